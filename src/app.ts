@@ -1,0 +1,75 @@
+/**
+ * Builds the HTTP app from the catalog and the surfaces. Free routes and
+ * discovery documents are added here as they arrive; paid routes all go
+ * through the same gate.
+ */
+import { Hono } from 'hono';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Capability } from './catalog/capability.js';
+import { errorBody } from './errors.js';
+import { paidRoute } from './http/paid-route.js';
+import type { PaymentGate } from './payments/gate.js';
+import type { PaymentRail } from './payments/rail.js';
+import type { Ledger } from './store/ledger.js';
+
+export interface AppDeps {
+  catalog: readonly Capability[];
+  gate: PaymentGate;
+  rail: PaymentRail;
+  ledger: Ledger;
+  publicBaseUrl: string | undefined;
+  log?: Logger;
+}
+
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  if (deps.log) {
+    const log = deps.log;
+    app.use('*', async (c, next) => {
+      const id = c.req.header('x-request-id')?.slice(0, 64) || randomUUID();
+      const start = performance.now();
+      await next();
+      c.res.headers.set('X-Request-Id', id);
+      // One line per request. No payment header, body or buyer data is logged.
+      log.info(
+        { reqId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - start) * 100) / 100, paid: c.req.header('payment-signature') !== undefined },
+        'request',
+      );
+    });
+  }
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const checks: Record<string, string> = {};
+    try {
+      await deps.ledger.ping();
+      checks.ledger = 'ok';
+    } catch {
+      checks.ledger = 'unavailable';
+    }
+    try {
+      if (!deps.rail.ready) await deps.rail.initialize();
+      await deps.rail.facilitator.getSupported();
+      checks.facilitator = 'ok';
+    } catch {
+      checks.facilitator = 'unavailable';
+    }
+    const ok = checks.ledger === 'ok' && checks.facilitator === 'ok';
+    return c.json({ status: ok ? 'ready' : 'not_ready', checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' });
+  });
+
+  for (const cap of deps.catalog) {
+    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl });
+    app.on(cap.method, cap.path, handler);
+    app.all(cap.path, (c) => c.json(errorBody('method_not_allowed', `Use ${cap.method} ${cap.path}.`), 405, { Allow: cap.method }));
+  }
+
+  app.notFound((c) => c.json(errorBody('not_found', `No resource at ${c.req.method} ${c.req.path}.`), 404));
+  app.onError((err, c) => {
+    deps.log?.error({ err: err.message, path: c.req.path }, 'unhandled error: failing closed');
+    return c.json(errorBody('service_unavailable', 'The service failed while handling this request; nothing was delivered or settled.'), 503);
+  });
+  return app;
+}

@@ -1,0 +1,47 @@
+import type { ErrorDetail } from '../errors.js';
+
+/** A JSON Schema (draft 2020-12) as a plain object. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A problem found in a request that passed its JSON Schema but breaks a rule
+ * of the capability (for example two fields with the same name). Reported as
+ * a 400 with `code` before any payment step.
+ */
+export interface InputProblem {
+  code: 'duplicate_field_name' | 'invalid_request';
+  message: string;
+  details: ErrorDetail[];
+}
+
+/**
+ * One paid capability. The catalog of these is the single source of truth for
+ * routes, validation, 402 requirements, OpenAPI, MCP tools and the router.
+ *
+ * `run` must be a pure, deterministic function of its validated input: no I/O,
+ * no clock, no randomness. It may assume the input already passed
+ * `inputSchema` and `check`.
+ */
+export interface Capability<I = any, O = any> {
+  /** Stable identifier, kebab-case, also the last path segment. */
+  id: string;
+  method: 'POST';
+  path: string;
+  /** Price in atomic units of the asset (USDC has 6 decimals: 1000 = US$0.001). */
+  priceAtomic: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  examples: Array<{ summary: string; input: I; output: O }>;
+  /** Rules beyond the JSON Schema, checked before any payment step. */
+  check?: (input: I) => InputProblem | undefined;
+  run: (input: I) => O;
+  /**
+   * Optional: build the input from a non-JSON body (e.g. raw `text/html`).
+   * Return undefined when the media type is not accepted.
+   */
+  fromRawBody?: (mediaType: string, body: string) => I | undefined;
+  /** Largest accepted request body in bytes (default 64 KiB). */
+  maxBodyBytes?: number;
+}

@@ -1,0 +1,186 @@
+/**
+ * Environment → typed configuration, read once at start-up.
+ *
+ * Every problem is reported as a `ConfigError` whose message is one line that
+ * names the variable; `main.ts` prints it and exits without a stack trace.
+ */
+import { resolve } from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Hex = `0x${string}`;
+
+/** An EIP-3009 asset the gate asks for. */
+export interface AssetConfig {
+  address: Hex;
+  /** EIP-712 domain name and version, copied into `extra` of the requirements. */
+  name: string;
+  version: string;
+  decimals: number;
+  symbol: string;
+}
+
+/** Networks this service knows how to price in; anything else must say its asset explicitly. */
+export const KNOWN_NETWORKS: Record<string, { label: string; asset: AssetConfig; rpcUrl: string }> = {
+  'eip155:8453': {
+    label: 'Base',
+    asset: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', decimals: 6, symbol: 'USDC' },
+    rpcUrl: 'https://mainnet.base.org',
+  },
+  'eip155:84532': {
+    label: 'Base Sepolia',
+    asset: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2', decimals: 6, symbol: 'USDC' },
+    rpcUrl: 'https://sepolia.base.org',
+  },
+};
+
+export const DEVNET_NETWORK = 'eip155:31337';
+
+export interface PaymentConfig {
+  network: string;
+  payTo: Hex;
+  asset: AssetConfig;
+  facilitatorUrl: string;
+  /** JSON-RPC endpoint used only to read `authorizationState` when reconciling unknown settlements. */
+  rpcUrl: string;
+  /** Per-request timeout for facilitator verify/settle, ms. */
+  facilitatorTimeoutMs: number;
+  /** `maxTimeoutSeconds` advertised in the requirements (authorization lifetime the client signs). */
+  maxTimeoutSeconds: number;
+  /** How long a request holds the lease on an attempt before another request may resume it. */
+  attemptLeaseMs: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicBaseUrl: string | undefined;
+  logLevel: string;
+  /**
+   * `devnet`: start the local payment rail (anvil + token + facilitator) in-process.
+   * `external`: use the network, payee and facilitator given in the environment.
+   */
+  rail: 'devnet' | 'external';
+  /** Present when rail is external; filled from the devnet when rail is devnet. */
+  payment: PaymentConfig | undefined;
+  reconcileIntervalMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function address(env: Env, name: string): Hex {
+  const raw = env[name];
+  if (raw === undefined || raw === '') throw new ConfigError(name, 'is required (a 0x-prefixed 20-byte address)');
+  if (!ADDRESS.test(raw)) throw new ConfigError(name, `is not a 0x-prefixed 20-byte hex address: "${raw}"`);
+  if (/^0x0{40}$/.test(raw)) throw new ConfigError(name, 'must not be the zero address');
+  return raw as Hex;
+}
+
+function httpUrl(env: Env, name: string, required: boolean): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') {
+    if (required) throw new ConfigError(name, 'is required (an http:// or https:// URL)');
+    return undefined;
+  }
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `is not a URL: "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must be http or https, got "${u.protocol}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env, 'PORT', 8402, 0, 65535);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL', 'must start with postgres:// or postgresql:// (leave it unset for the embedded SQLite ledger)');
+  }
+  const publicBaseUrl = httpUrl(env, 'PUBLIC_BASE_URL', false);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+  }
+  const facilitatorTimeoutMs = int(env, 'X402_FACILITATOR_TIMEOUT_MS', 15_000, 100, 600_000);
+  const maxTimeoutSeconds = int(env, 'X402_MAX_TIMEOUT_SECONDS', 300, 30, 3600);
+  const attemptLeaseMs = int(env, 'X402_ATTEMPT_LEASE_MS', 120_000, 500, 3_600_000);
+  const reconcileIntervalMs = int(env, 'RECONCILE_INTERVAL_MS', 15_000, 100, 3_600_000);
+
+  const network = env.X402_NETWORK || undefined;
+  if (network === undefined) {
+    // Embedded default: the devnet supplies network, asset, payee and facilitator.
+    for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET'] as const) {
+      if (env[v]) throw new ConfigError(v, 'is set but X402_NETWORK is not; set X402_NETWORK (e.g. eip155:8453) to use an external network');
+    }
+    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', payment: undefined, reconcileIntervalMs };
+  }
+  if (!/^eip155:[0-9]+$/.test(network)) throw new ConfigError('X402_NETWORK', `must be a CAIP-2 EVM network such as eip155:8453, got "${network}"`);
+  if (network === 'eip155:1') throw new ConfigError('X402_NETWORK', 'eip155:1 is not supported; use eip155:8453 (Base) or eip155:84532 (Base Sepolia)');
+  const known = KNOWN_NETWORKS[network];
+  const payTo = address(env, 'X402_PAY_TO');
+  const facilitatorUrl = httpUrl(env, 'X402_FACILITATOR_URL', true)!;
+
+  let asset: AssetConfig;
+  if (env.X402_ASSET) {
+    const a = address(env, 'X402_ASSET');
+    asset = {
+      address: a,
+      name: env.X402_ASSET_NAME || known?.asset.name || 'USD Coin',
+      version: env.X402_ASSET_VERSION || known?.asset.version || '2',
+      decimals: int(env, 'X402_ASSET_DECIMALS', 6, 0, 36),
+      symbol: env.X402_ASSET_SYMBOL || 'USDC',
+    };
+    if (known && a.toLowerCase() !== known.asset.address.toLowerCase() && env.X402_ALLOW_CUSTOM_ASSET !== '1') {
+      throw new ConfigError('X402_ASSET', `differs from ${known.label}'s USDC ${known.asset.address}; set X402_ALLOW_CUSTOM_ASSET=1 if that is intended`);
+    }
+  } else if (known) {
+    asset = known.asset;
+  } else {
+    throw new ConfigError('X402_NETWORK', `"${network}" is not a known network (eip155:8453, eip155:84532); set X402_ASSET, X402_ASSET_NAME and X402_ASSET_VERSION to use it`);
+  }
+  const rpcUrl = httpUrl(env, 'X402_RPC_URL', false) ?? known?.rpcUrl;
+  if (!rpcUrl) throw new ConfigError('X402_RPC_URL', `is required for ${network} (the reconciler reads authorizationState from the chain)`);
+
+  return {
+    host,
+    port,
+    dataDir,
+    databaseUrl,
+    publicBaseUrl,
+    logLevel,
+    rail: 'external',
+    payment: { network, payTo, asset, facilitatorUrl, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs },
+    reconcileIntervalMs,
+  };
+}
+
+/** Settings shared by both rails that do not depend on where the rail comes from. */
+export function paymentTimings(env: Env = process.env) {
+  return {
+    facilitatorTimeoutMs: int(env, 'X402_FACILITATOR_TIMEOUT_MS', 15_000, 100, 600_000),
+    maxTimeoutSeconds: int(env, 'X402_MAX_TIMEOUT_SECONDS', 300, 30, 3600),
+    attemptLeaseMs: int(env, 'X402_ATTEMPT_LEASE_MS', 120_000, 500, 3_600_000),
+  };
+}

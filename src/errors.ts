@@ -1,0 +1,68 @@
+/**
+ * The closed set of error codes this service answers with, and the one place
+ * that maps them to HTTP status codes. Every surface (HTTP route, MCP tool,
+ * router) reports problems as a `ServiceError`; only the surface glue turns it
+ * into a response.
+ */
+export const ERROR_CODES = {
+  // 400 — the request is wrong; nothing about payment has happened.
+  invalid_json: 400,
+  invalid_request: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  duplicate_field_name: 400,
+  invalid_payment_header: 400,
+  // 402 — pay (again).
+  payment_required: 402,
+  payment_invalid: 402,
+  payment_expired: 402,
+  settlement_failed: 402,
+  // 409 — the payment is bound elsewhere or busy.
+  payment_bound_to_other_request: 409,
+  payment_identifier_conflict: 409,
+  payment_in_progress: 409,
+  // 404 / 405
+  not_found: 404,
+  method_not_allowed: 405,
+  // 503 — fail closed: nothing delivered, nothing settled by this response.
+  ledger_unavailable: 503,
+  facilitator_unavailable: 503,
+  settlement_unknown: 503,
+  handler_failed: 503,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetail {
+  /** JSON pointer into the request (e.g. `/source_fields/0/name`), or `` for the whole body. */
+  path: string;
+  /** The rule that was broken: a JSON Schema keyword (`required`, `enum`, …) or a service rule. */
+  rule: string;
+  message?: string;
+}
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[];
+  readonly status: number;
+  constructor(code: ErrorCode, message: string, details: ErrorDetail[] = []) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.details = details;
+    this.status = ERROR_CODES[code];
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details: ErrorDetail[] };
+}
+
+export function errorBody(code: ErrorCode, message: string, details: ErrorDetail[] = []): ErrorBody {
+  return { error: { code, message, details } };
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code];
+}

@@ -1,0 +1,161 @@
+/**
+ * HTTP glue for one paid capability: read and validate the body, decode the
+ * payment header, ask the gate, translate its outcome into x402 v2 headers.
+ * Every decision lives in `payments/gate.ts`; this file only translates.
+ */
+import type { Context } from 'hono';
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import type { Capability } from '../catalog/capability.js';
+import { compileValidator } from '../catalog/validation.js';
+import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { requestFingerprint } from '../payments/canonical-json.js';
+import type { GateOutcome, PaymentGate } from '../payments/gate.js';
+import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+export interface PaidRouteOptions {
+  gate: PaymentGate;
+  /** Absolute base URL for `resource.url`; the request's origin when undefined. */
+  publicBaseUrl: string | undefined;
+}
+
+type Parsed = { ok: true; input: unknown } | { ok: false; status: number; body: unknown };
+
+function fail(code: ErrorCode, message: string, details: ErrorDetail[] = []): Parsed {
+  return { ok: false, status: statusOf(code), body: errorBody(code, message, details) };
+}
+
+/** Body → validated, defaulted input. Shared by HTTP and (later) MCP surfaces. */
+export function makeInputReader(cap: Capability) {
+  const validate = compileValidator(cap.inputSchema);
+  const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  return {
+    limit,
+    /** Validate an already-parsed JSON value. */
+    fromValue(value: unknown): Parsed {
+      const details = validate(value);
+      if (details) return fail('invalid_request', `The request does not match the ${cap.id} input schema.`, details);
+      const problem = cap.check?.(value);
+      if (problem) return fail(problem.code, problem.message, problem.details);
+      return { ok: true, input: value };
+    },
+    fromBody(contentType: string | undefined, raw: string): Parsed {
+      if (Buffer.byteLength(raw, 'utf8') > limit) return fail('payload_too_large', `The request body exceeds ${limit} bytes.`);
+      const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+      let value: unknown;
+      if (mediaType === '' || mediaType === 'application/json' || mediaType.endsWith('+json')) {
+        if (raw.trim() === '') return fail('invalid_json', 'A JSON request body is required.', [{ path: '', rule: 'required' }]);
+        try {
+          value = JSON.parse(raw);
+        } catch (e) {
+          return fail('invalid_json', `The request body is not valid JSON: ${(e as Error).message}`, [{ path: '', rule: 'json' }]);
+        }
+      } else {
+        value = cap.fromRawBody?.(mediaType, raw);
+        if (value === undefined) {
+          return fail('unsupported_media_type', `Content-Type ${mediaType} is not accepted here; send application/json.`, [{ path: '', rule: 'content-type' }]);
+        }
+      }
+      return this.fromValue(value);
+    },
+  };
+}
+
+function decodePayment(header: string): PaymentPayload | undefined {
+  if (header.length > 16_384) return undefined;
+  try {
+    const p = decodePaymentSignatureHeader(header);
+    return p && typeof p === 'object' ? p : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Encoded headers are cached per PaymentRequired object: the plain challenge object is reused by the gate.
+const encodedChallenges = new WeakMap<PaymentRequired, string>();
+function encodeChallenge(pr: PaymentRequired): string {
+  let h = encodedChallenges.get(pr);
+  if (!h) {
+    h = encodePaymentRequiredHeader(pr);
+    encodedChallenges.set(pr, h);
+  }
+  return h;
+}
+
+export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string) {
+  const pr = outcome.paymentRequired;
+  return {
+    error: { code: outcome.code, message: outcome.message, details: [] },
+    x402Version: pr.x402Version,
+    resource: pr.resource,
+    accepts: pr.accepts,
+    price: { amount_atomic: priceAtomic, asset: pr.accepts[0]?.asset, network: pr.accepts[0]?.network, pay_to: pr.accepts[0]?.payTo },
+    how_to_pay:
+      'x402 v2: base64-decode the PAYMENT-REQUIRED header, sign accepts[0] as an EIP-3009 transferWithAuthorization, and repeat this exact request with the PAYMENT-SIGNATURE header. Any x402 v2 client (e.g. @x402/fetch) does this for you.',
+  };
+}
+
+export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
+  const reader = makeInputReader(cap);
+  return async function paidCapabilityRoute(c: Context): Promise<Response> {
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (declared > reader.limit) return c.json(errorBody('payload_too_large', `The request body exceeds ${reader.limit} bytes.`), 413);
+    const raw = await c.req.text();
+    const parsed = reader.fromBody(c.req.header('content-type'), raw);
+    if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
+
+    const sig = c.req.header('payment-signature');
+    let payment: PaymentPayload | undefined;
+    if (sig !== undefined) {
+      payment = decodePayment(sig);
+      if (!payment) {
+        return c.json(errorBody('invalid_payment_header', 'PAYMENT-SIGNATURE is not base64-encoded JSON of an x402 PaymentPayload.', [{ path: 'header:PAYMENT-SIGNATURE', rule: 'base64-json' }]), 400);
+      }
+    }
+    const input = parsed.input;
+    const base = opts.publicBaseUrl ?? new URL(c.req.url).origin;
+    const outcome = await opts.gate.handle({
+      resource: cap.id,
+      description: cap.description,
+      priceAtomic: cap.priceAtomic,
+      resourceUrl: base + cap.path,
+      fingerprint: requestFingerprint(cap.id, input),
+      payment,
+      execute: () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(cap.run(input)) }),
+    });
+    return respond(c, outcome, cap.priceAtomic);
+  };
+}
+
+export function respond(c: Context, outcome: GateOutcome, priceAtomic: string): Response {
+  switch (outcome.kind) {
+    case 'challenge': {
+      const headers: Record<string, string> = {
+        'PAYMENT-REQUIRED': encodeChallenge(outcome.paymentRequired),
+        'Cache-Control': 'no-store',
+        'Content-Type': 'application/json',
+      };
+      if (outcome.paymentResponse) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(outcome.paymentResponse);
+      return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), { status: 402, headers });
+    }
+    case 'deliver': {
+      const t = outcome.timings;
+      return new Response(outcome.response.body, {
+        status: outcome.response.status,
+        headers: {
+          'Content-Type': outcome.response.contentType,
+          'PAYMENT-RESPONSE': encodePaymentResponseHeader(outcome.paymentResponse),
+          'Cache-Control': 'no-store',
+          'X-Payment-Replayed': outcome.replayed ? 'true' : 'false',
+          'Server-Timing': `ledger;dur=${t.ledgerMs.toFixed(2)}, verify;dur=${t.verifyMs.toFixed(2)}, handler;dur=${t.handlerMs.toFixed(2)}, settle;dur=${t.settleMs.toFixed(2)}, chain;dur=${t.chainMs.toFixed(2)}`,
+        },
+      });
+    }
+    case 'refuse': {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+      if (outcome.retryAfterSeconds) headers['Retry-After'] = String(outcome.retryAfterSeconds);
+      return new Response(JSON.stringify(errorBody(outcome.code, outcome.message)), { status: statusOf(outcome.code), headers });
+    }
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Wires a configured service together: ledger, payment rail (devnet or
+ * external), gate, HTTP app, reconciler. Used by `main.ts` and by tests that
+ * want the real service in-process.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import pino, { type Logger } from 'pino';
+import { createApp } from './app.js';
+import { assertCatalog, CATALOG, type Capability } from './catalog/index.js';
+import { ConfigError, DEVNET_NETWORK, paymentTimings, type Config, type PaymentConfig } from './config.js';
+import { rpcChainReader, type ChainReader } from './payments/chain.js';
+import { PaymentGate } from './payments/gate.js';
+import { PaymentRail } from './payments/rail.js';
+import { startReconciler } from './payments/reconciler.js';
+import { openLedger } from './store/index.js';
+import type { Ledger } from './store/ledger.js';
+import type { FacilitatorClient } from '@x402/core/server';
+
+export interface RunningService {
+  url: string;
+  config: Config;
+  payment: PaymentConfig;
+  ledger: Ledger;
+  rail: PaymentRail;
+  gate: PaymentGate;
+  /** Present when the service started its own devnet. */
+  devnet?: { rpcUrl: string; facilitatorUrl: string; buyer: { address: string; privateKey: string } };
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  catalog?: readonly Capability[];
+  log?: Logger;
+  /** Replace the facilitator client (fault-injection tests). */
+  facilitator?: FacilitatorClient;
+  chain?: ChainReader;
+  env?: Record<string, string | undefined>;
+}
+
+export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
+  const log = opts.log ?? pino({ level: config.logLevel });
+  const catalog = opts.catalog ?? CATALOG;
+  assertCatalog(catalog);
+  const ledger = await openLedger({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const cleanups: Array<() => Promise<void> | void> = [() => ledger.close()];
+  try {
+    let payment: PaymentConfig;
+    let devnetInfo: RunningService['devnet'];
+    if (config.rail === 'devnet') {
+      const { startDevnet } = await import('../devnet/index.js');
+      const devnet = await startDevnet({ log: (m: string) => log.info(m) });
+      cleanups.unshift(() => devnet.stop());
+      payment = {
+        network: devnet.network,
+        payTo: devnet.payTo,
+        asset: { address: devnet.asset, name: devnet.assetName, version: devnet.assetVersion, decimals: devnet.decimals, symbol: 'USDC' },
+        facilitatorUrl: devnet.facilitatorUrl,
+        rpcUrl: devnet.rpcUrl,
+        ...paymentTimings(opts.env ?? process.env),
+      };
+      devnetInfo = { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer };
+      mkdirSync(config.dataDir, { recursive: true });
+      const file = join(config.dataDir, 'devnet.json');
+      writeFileSync(
+        file,
+        JSON.stringify(
+          { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer },
+          null,
+          2,
+        ) + '\n',
+      );
+      log.info({ file, network: DEVNET_NETWORK, rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl }, `devnet payment rail ready; buyer key in ${file}`);
+    } else {
+      payment = config.payment!;
+    }
+
+    const chain = opts.chain ?? rpcChainReader(payment.rpcUrl);
+    const rail = new PaymentRail({ payment, chain, facilitator: opts.facilitator });
+    const initRail = async () => {
+      try {
+        await rail.initialize();
+        return true;
+      } catch (e) {
+        log.warn({ err: (e as Error).message, facilitator: payment.facilitatorUrl }, 'facilitator not reachable yet; paid routes answer 503 until it is');
+        return false;
+      }
+    };
+    if (!(await initRail())) {
+      const timer = setInterval(async () => {
+        if (await initRail()) clearInterval(timer);
+      }, 5000);
+      timer.unref();
+      cleanups.push(() => clearInterval(timer));
+    }
+
+    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
+    const app = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, log });
+    const stopReconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'));
+    cleanups.push(stopReconciler);
+
+    const server: ServerType = await new Promise((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+      s.once('error', (e: NodeJS.ErrnoException) =>
+        reject(e.code === 'EADDRINUSE' ? new ConfigError('PORT', `${config.host}:${config.port} is already in use`) : e),
+      );
+    });
+    cleanups.unshift(() => new Promise<void>((r) => server.close(() => r())));
+    const addr = server.address() as AddressInfo;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${addr.port}`;
+    return {
+      url,
+      config,
+      payment,
+      ledger,
+      rail,
+      gate,
+      devnet: devnetInfo,
+      async close() {
+        for (const c of cleanups) await c();
+      },
+    };
+  } catch (e) {
+    for (const c of cleanups) await Promise.resolve(c()).catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,65 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../config.js';
+import type { Ledger } from './ledger.js';
+import { openPostgres } from './postgres/driver.js';
+import { openSqlite } from './sqlite/driver.js';
+import { SqlLedger } from './sql-ledger.js';
+
+export type { Ledger } from './ledger.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The embedded SQLite ledger belongs to one process: a second service on the
+ * same DATA_DIR would share leases it cannot see. A pid file makes that a
+ * start-up error; with it held, leases left by a crashed predecessor are
+ * released at once, so a buyer's retry after a crash is served immediately.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'ledger.pid');
+  if (existsSync(file)) {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+      throw new ConfigError('DATA_DIR', `the SQLite ledger in ${dataDir} is in use by process ${pid}; use another DATA_DIR or DATABASE_URL for several instances`);
+    }
+  }
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}
+
+export async function openLedger(opts: { dataDir: string; databaseUrl?: string }): Promise<Ledger> {
+  if (opts.databaseUrl) {
+    let driver;
+    try {
+      driver = await openPostgres(opts.databaseUrl);
+    } catch (e) {
+      throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL: ${(e as Error).message || String(e)}`);
+    }
+    return SqlLedger.open(driver);
+  }
+  const unlock = lockDataDir(opts.dataDir);
+  let driver;
+  try {
+    driver = openSqlite(join(opts.dataDir, 'ledger.sqlite'));
+  } catch (e) {
+    unlock();
+    throw new ConfigError('DATA_DIR', `cannot open the SQLite ledger: ${(e as Error).message}`);
+  }
+  const ledger = await SqlLedger.open(driver);
+  await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
+  const close = ledger.close.bind(ledger);
+  ledger.close = async () => {
+    await close();
+    unlock();
+  };
+  return ledger;
+}

@@ -1,0 +1,111 @@
+/**
+ * The payment ledger: a durable write-ahead record of every payment attempt.
+ *
+ *   reserved → verified → executed → settling → settled
+ *        ↘         ↘          ↘          ↘
+ *                 failed                  unknown → (reconciler) settled | failed
+ *
+ * The chain (through the facilitator) is the source of truth for settlement;
+ * this ledger is the source of truth for delivery. Every write that moves an
+ * attempt is a compare-and-set on the lease owner, so two requests (or two
+ * processes) can never both drive the same authorization.
+ */
+export const ATTEMPT_STATES = ['reserved', 'verified', 'executed', 'settling', 'settled', 'failed', 'unknown'] as const;
+export type AttemptState = (typeof ATTEMPT_STATES)[number];
+
+export interface StoredResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export interface PaymentAttempt {
+  id: string;
+  network: string;
+  asset: string;
+  payer: string;
+  nonce: string;
+  payTo: string;
+  amount: string;
+  resource: string;
+  requestFingerprint: string;
+  /** Payer-scoped key of the x402 `payment-identifier` extension, when the client sent one. */
+  paymentKey: string | null;
+  state: AttemptState;
+  /** Unix seconds after which the authorization can no longer be settled. */
+  validBefore: number;
+  /** The PaymentPayload JSON, kept so a resumed attempt can settle it. */
+  payload: string;
+  /** The PaymentRequirements JSON it was matched against. */
+  requirements: string;
+  response: StoredResponse | null;
+  settleResponse: string | null;
+  txHash: string | null;
+  failureCode: string | null;
+  failureDetail: string | null;
+  leaseOwner: string | null;
+  leaseUntil: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewAttempt = Omit<
+  PaymentAttempt,
+  'state' | 'response' | 'settleResponse' | 'txHash' | 'failureCode' | 'failureDetail' | 'leaseOwner' | 'leaseUntil' | 'createdAt' | 'updatedAt'
+>;
+
+export interface Lease {
+  owner: string;
+  until: number;
+}
+
+export interface TransitionPatch {
+  response?: StoredResponse;
+  settleResponse?: string;
+  txHash?: string;
+  failureCode?: string | null;
+  failureDetail?: string | null;
+  note?: string;
+}
+
+export type ReserveResult = { created: true; attempt: PaymentAttempt } | { created: false; attempt: PaymentAttempt | undefined };
+
+export interface LedgerSummary {
+  byState: Record<AttemptState, number>;
+  /** Delivered = settled with a stored response. A 402, a failed or unresolved attempt is never counted. */
+  paidDeliveries: number;
+  settledAtomic: string;
+}
+
+export interface Ledger {
+  readonly kind: 'sqlite' | 'postgres';
+  ping(): Promise<void>;
+  /**
+   * Record a new attempt holding the lease. Never a select-then-insert: the
+   * insert itself is the claim (`ON CONFLICT DO NOTHING` + affected rows).
+   * When the authorization or its payment key is already recorded, returns
+   * the existing row instead.
+   */
+  reserve(attempt: NewAttempt, lease: Lease, now: number): Promise<ReserveResult>;
+  /** Take the lease of an existing, unfinished attempt if nobody holds it. */
+  acquire(id: string, lease: Lease, now: number): Promise<boolean>;
+  /** Move an attempt the caller holds the lease of; false when the lease was lost. */
+  transition(id: string, owner: string, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
+  /** Move an attempt nobody holds (used by the reconciler); false when someone holds it. */
+  transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
+  release(id: string, owner: string): Promise<void>;
+  get(id: string): Promise<PaymentAttempt | undefined>;
+  getByPaymentKey(key: string): Promise<PaymentAttempt | undefined>;
+  /** Attempts whose settlement may have happened but is not recorded, and whose lease is free. */
+  listUnresolved(now: number, limit: number): Promise<PaymentAttempt[]>;
+  history(id: string): Promise<Array<{ at: number; state: AttemptState; note: string | null }>>;
+  summary(): Promise<LedgerSummary>;
+  close(): Promise<void>;
+}
+
+export class LedgerUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`ledger unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'LedgerUnavailableError';
+  }
+}

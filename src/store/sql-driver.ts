@@ -1,0 +1,20 @@
+/**
+ * The smallest surface both databases share. SQL is written once with `?`
+ * placeholders; the PostgreSQL driver rewrites them to `$1, $2, …`.
+ */
+export interface SqlDriver {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Run a statement; resolves to the number of rows it changed. */
+  run(sql: string, params?: unknown[]): Promise<number>;
+  all<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Run several statements (migrations), atomically where the database allows. */
+  execScript(sql: string): Promise<void>;
+  /** Run fn while holding a cross-process lock (PostgreSQL advisory lock; SQLite: a write transaction). */
+  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function toPostgresPlaceholders(sql: string): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+}

@@ -1,0 +1,257 @@
+import {
+  ATTEMPT_STATES,
+  LedgerUnavailableError,
+  type AttemptState,
+  type Lease,
+  type Ledger,
+  type LedgerSummary,
+  type NewAttempt,
+  type PaymentAttempt,
+  type ReserveResult,
+  type TransitionPatch,
+} from './ledger.js';
+import { migrate } from './migrate.js';
+import type { SqlDriver } from './sql-driver.js';
+
+interface Row {
+  id: string;
+  network: string;
+  asset: string;
+  payer: string;
+  nonce: string;
+  pay_to: string;
+  amount: string;
+  resource: string;
+  request_fingerprint: string;
+  payment_key: string | null;
+  state: AttemptState;
+  valid_before: number;
+  payload: string;
+  requirements: string;
+  response_status: number | null;
+  response_type: string | null;
+  response_body: string | null;
+  settle_response: string | null;
+  tx_hash: string | null;
+  failure_code: string | null;
+  failure_detail: string | null;
+  lease_owner: string | null;
+  lease_until: number;
+  created_at: number;
+  updated_at: number;
+}
+
+function fromRow(r: Row): PaymentAttempt {
+  return {
+    id: r.id,
+    network: r.network,
+    asset: r.asset,
+    payer: r.payer,
+    nonce: r.nonce,
+    payTo: r.pay_to,
+    amount: r.amount,
+    resource: r.resource,
+    requestFingerprint: r.request_fingerprint,
+    paymentKey: r.payment_key,
+    state: r.state,
+    validBefore: Number(r.valid_before),
+    payload: r.payload,
+    requirements: r.requirements,
+    response:
+      r.response_status === null || r.response_body === null
+        ? null
+        : { status: Number(r.response_status), contentType: r.response_type ?? 'application/json', body: r.response_body },
+    settleResponse: r.settle_response,
+    txHash: r.tx_hash,
+    failureCode: r.failure_code,
+    failureDetail: r.failure_detail,
+    leaseOwner: r.lease_owner,
+    leaseUntil: Number(r.lease_until),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+/** States an attempt never leaves. */
+const FINAL: ReadonlySet<AttemptState> = new Set(['settled', 'failed']);
+
+/**
+ * The ledger over either database. Every method turns a database failure
+ * into `LedgerUnavailableError`, which the gate answers with a fail-closed 503.
+ */
+export class SqlLedger implements Ledger {
+  readonly kind: 'sqlite' | 'postgres';
+  constructor(private readonly db: SqlDriver) {
+    this.kind = db.kind;
+  }
+
+  static async open(db: SqlDriver): Promise<SqlLedger> {
+    await migrate(db);
+    return new SqlLedger(db);
+  }
+
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof LedgerUnavailableError) throw e;
+      throw new LedgerUnavailableError(e);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.guard(() => this.db.all('SELECT 1 AS ok'));
+  }
+
+  async reserve(a: NewAttempt, lease: Lease, now: number): Promise<ReserveResult> {
+    return this.guard(async () => {
+      const changed = await this.db.run(
+        `INSERT INTO payment_attempts (id, network, asset, payer, nonce, pay_to, amount, resource, request_fingerprint,
+           payment_key, state, valid_before, payload, requirements, lease_owner, lease_until, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+        [
+          a.id, a.network, a.asset, a.payer, a.nonce, a.payTo, a.amount, a.resource, a.requestFingerprint,
+          a.paymentKey, a.validBefore, a.payload, a.requirements, lease.owner, lease.until, now, now,
+        ],
+      );
+      if (changed === 1) {
+        await this.event(a.id, 'reserved', null, now);
+        const attempt = await this.get(a.id);
+        return { created: true as const, attempt: attempt! };
+      }
+      const existing = (await this.get(a.id)) ?? (a.paymentKey ? await this.getByPaymentKey(a.paymentKey) : undefined);
+      return { created: false as const, attempt: existing };
+    });
+  }
+
+  async acquire(id: string, lease: Lease, now: number): Promise<boolean> {
+    return this.guard(async () => {
+      const changed = await this.db.run(
+        `UPDATE payment_attempts SET lease_owner = ?, lease_until = ?, updated_at = ?
+         WHERE id = ? AND state NOT IN ('settled', 'failed') AND (lease_owner IS NULL OR lease_until < ?)`,
+        [lease.owner, lease.until, now, id, now],
+      );
+      return changed === 1;
+    });
+  }
+
+  async transition(id: string, owner: string, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean> {
+    return this.guard(async () => {
+      const { sets, params } = this.patchSql(to, patch, now);
+      const releaseLease = FINAL.has(to) ? ', lease_owner = NULL, lease_until = 0' : '';
+      const changed = await this.db.run(
+        `UPDATE payment_attempts SET ${sets}${releaseLease} WHERE id = ? AND lease_owner = ? AND state NOT IN ('settled', 'failed')`,
+        [...params, id, owner],
+      );
+      if (changed === 1) await this.event(id, to, patch.note ?? patch.failureCode ?? null, now);
+      return changed === 1;
+    });
+  }
+
+  async transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean> {
+    return this.guard(async () => {
+      const { sets, params } = this.patchSql(to, patch, now);
+      const changed = await this.db.run(
+        `UPDATE payment_attempts SET ${sets}, lease_owner = NULL, lease_until = 0
+         WHERE id = ? AND state = ? AND (lease_owner IS NULL OR lease_until < ?)`,
+        [...params, id, from, now],
+      );
+      if (changed === 1) await this.event(id, to, patch.note ?? patch.failureCode ?? 'reconciled', now);
+      return changed === 1;
+    });
+  }
+
+  private patchSql(to: AttemptState, patch: TransitionPatch, now: number): { sets: string; params: unknown[] } {
+    const sets = ['state = ?', 'updated_at = ?'];
+    const params: unknown[] = [to, now];
+    if (patch.response) {
+      sets.push('response_status = ?', 'response_type = ?', 'response_body = ?');
+      params.push(patch.response.status, patch.response.contentType, patch.response.body);
+    }
+    if (patch.settleResponse !== undefined) {
+      sets.push('settle_response = ?');
+      params.push(patch.settleResponse);
+    }
+    if (patch.txHash !== undefined) {
+      sets.push('tx_hash = ?');
+      params.push(patch.txHash);
+    }
+    if (patch.failureCode !== undefined) {
+      sets.push('failure_code = ?');
+      params.push(patch.failureCode);
+    }
+    if (patch.failureDetail !== undefined) {
+      sets.push('failure_detail = ?');
+      params.push(patch.failureDetail?.slice(0, 500) ?? null);
+    }
+    return { sets: sets.join(', '), params };
+  }
+
+  async release(id: string, owner: string): Promise<void> {
+    await this.guard(() =>
+      this.db.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE id = ? AND lease_owner = ?', [id, owner]),
+    );
+  }
+
+  async get(id: string): Promise<PaymentAttempt | undefined> {
+    return this.guard(async () => {
+      const rows = await this.db.all<Row>('SELECT * FROM payment_attempts WHERE id = ?', [id]);
+      return rows[0] ? fromRow(rows[0]) : undefined;
+    });
+  }
+
+  async getByPaymentKey(key: string): Promise<PaymentAttempt | undefined> {
+    return this.guard(async () => {
+      const rows = await this.db.all<Row>('SELECT * FROM payment_attempts WHERE payment_key = ?', [key]);
+      return rows[0] ? fromRow(rows[0]) : undefined;
+    });
+  }
+
+  async listUnresolved(now: number, limit: number): Promise<PaymentAttempt[]> {
+    return this.guard(async () => {
+      const rows = await this.db.all<Row>(
+        `SELECT * FROM payment_attempts
+         WHERE state IN ('executed', 'settling', 'unknown') AND (lease_owner IS NULL OR lease_until < ?)
+         ORDER BY updated_at LIMIT ?`,
+        [now, limit],
+      );
+      return rows.map(fromRow);
+    });
+  }
+
+  async history(id: string) {
+    return this.guard(async () => {
+      const rows = await this.db.all<{ at: number; state: AttemptState; note: string | null }>(
+        'SELECT at, state, note FROM payment_attempt_events WHERE attempt_id = ? ORDER BY at, state',
+        [id],
+      );
+      return rows.map((r) => ({ at: Number(r.at), state: r.state, note: r.note }));
+    });
+  }
+
+  async summary(): Promise<LedgerSummary> {
+    return this.guard(async () => {
+      const byState = Object.fromEntries(ATTEMPT_STATES.map((s) => [s, 0])) as Record<AttemptState, number>;
+      for (const r of await this.db.all<{ state: AttemptState; n: number | string }>(
+        'SELECT state, COUNT(*) AS n FROM payment_attempts GROUP BY state',
+      )) {
+        byState[r.state] = Number(r.n);
+      }
+      const settled = await this.db.all<{ amount: string }>(
+        "SELECT amount FROM payment_attempts WHERE state = 'settled' AND response_body IS NOT NULL",
+      );
+      let total = 0n;
+      for (const r of settled) total += BigInt(r.amount);
+      return { byState, paidDeliveries: settled.length, settledAtomic: total.toString() };
+    });
+  }
+
+  private async event(id: string, state: AttemptState, note: string | null, now: number): Promise<void> {
+    await this.db.run('INSERT INTO payment_attempt_events (attempt_id, at, state, note) VALUES (?, ?, ?, ?)', [id, now, state, note]);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * One conformance suite, run against both ledgers: the embedded SQLite and a
+ * real PostgreSQL server.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqlLedger } from '../src/store/sql-ledger.js';
+import { openSqlite } from '../src/store/sqlite/driver.js';
+import { openPostgres } from '../src/store/postgres/driver.js';
+import type { Ledger, NewAttempt } from '../src/store/ledger.js';
+import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
+
+let n = 0;
+function attempt(over: Partial<NewAttempt> = {}): NewAttempt {
+  n++;
+  return {
+    id: `a${n}-${Math.random()}`,
+    network: 'eip155:31337',
+    asset: '0xasset',
+    payer: '0xpayer',
+    nonce: '0x' + String(n).padStart(64, '0'),
+    payTo: '0xpayto',
+    amount: '1000',
+    resource: 'accessibility-contrast-calculator',
+    requestFingerprint: 'fp',
+    paymentKey: null,
+    validBefore: 2_000_000_000,
+    payload: '{}',
+    requirements: '{}',
+    ...over,
+  };
+}
+
+const suites: Array<[string, () => Promise<Ledger>, string | undefined]> = [
+  ['sqlite', async () => SqlLedger.open(openSqlite(join(mkdtempSync(join(tmpdir(), 'ledger-')), 'l.sqlite'))), undefined],
+  ['postgres', async () => SqlLedger.open(await openPostgres(await freshPgUrl())), pgConfigured() ? undefined : PG_SKIP_REASON],
+];
+
+for (const [name, open, skip] of suites) {
+  describe(`ledger conformance: ${name}`, { skip }, () => {
+    let ledger: Ledger;
+    before(async () => {
+      ledger = await open();
+    });
+    after(async () => {
+      await ledger?.close();
+    });
+
+    test('reserve claims a new authorization exactly once', async () => {
+      const a = attempt();
+      const first = await ledger.reserve(a, { owner: 'p1', until: 10_000 }, 1);
+      assert.equal(first.created, true);
+      assert.equal(first.attempt.state, 'reserved');
+      const second = await ledger.reserve({ ...a, resource: 'other' }, { owner: 'p2', until: 10_000 }, 2);
+      assert.equal(second.created, false);
+      assert.equal(second.attempt?.resource, a.resource, 'the first binding wins and is returned');
+    });
+
+    test('concurrent reserves of one authorization: exactly one is created', async () => {
+      const a = attempt();
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.reserve(a, { owner: `p${i}`, until: 10_000 }, 1)));
+      assert.equal(results.filter((r) => r.created).length, 1);
+    });
+
+    test('a payment key is unique: a second authorization with the same key returns the first row', async () => {
+      const a = attempt({ paymentKey: 'key-' + n });
+      await ledger.reserve(a, { owner: 'p', until: 10 }, 1);
+      const b = await ledger.reserve(attempt({ paymentKey: a.paymentKey }), { owner: 'q', until: 10 }, 1);
+      assert.equal(b.created, false);
+      assert.equal(b.attempt?.id, a.id);
+    });
+
+    test('transitions require the lease; final states release it and cannot be left', async () => {
+      const a = attempt();
+      await ledger.reserve(a, { owner: 'p1', until: 1000 }, 1);
+      assert.equal(await ledger.transition(a.id, 'intruder', 'verified', {}, 2), false);
+      assert.equal(await ledger.transition(a.id, 'p1', 'verified', {}, 2), true);
+      assert.equal(await ledger.transition(a.id, 'p1', 'executed', { response: { status: 200, contentType: 'application/json', body: '{"x":1}' } }, 3), true);
+      assert.equal(await ledger.transition(a.id, 'p1', 'settling', {}, 4), true);
+      assert.equal(await ledger.transition(a.id, 'p1', 'settled', { settleResponse: '{"success":true}', txHash: '0xabc' }, 5), true);
+      const got = await ledger.get(a.id);
+      assert.equal(got?.state, 'settled');
+      assert.equal(got?.txHash, '0xabc');
+      assert.deepEqual(got?.response, { status: 200, contentType: 'application/json', body: '{"x":1}' });
+      assert.equal(got?.leaseOwner, null);
+      assert.equal(await ledger.transition(a.id, 'p1', 'failed', {}, 6), false, 'settled is final');
+      assert.equal(await ledger.acquire(a.id, { owner: 'p2', until: 99 }, 7), false, 'a settled attempt cannot be leased');
+      const h = await ledger.history(a.id);
+      assert.deepEqual(h.map((e) => e.state), ['reserved', 'verified', 'executed', 'settling', 'settled']);
+    });
+
+    test('acquire takes an expired lease only, and only one contender wins', async () => {
+      const a = attempt();
+      await ledger.reserve(a, { owner: 'p1', until: 100 }, 1);
+      assert.equal(await ledger.acquire(a.id, { owner: 'p2', until: 500 }, 50), false, 'lease still held');
+      const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.acquire(a.id, { owner: `c${i}`, until: 500 }, 200)));
+      assert.equal(wins.filter(Boolean).length, 1);
+    });
+
+    test('unresolved listing and reconciler transitions respect leases', async () => {
+      const a = attempt();
+      await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
+      await ledger.transition(a.id, 'p', 'verified', {}, 2);
+      await ledger.transition(a.id, 'p', 'executed', { response: { status: 200, contentType: 'application/json', body: '{}' } }, 3);
+      await ledger.transition(a.id, 'p', 'unknown', {}, 4);
+      assert.equal((await ledger.listUnresolved(50, 1000)).some((x) => x.id === a.id), false, 'leased rows are not listed');
+      assert.equal(await ledger.transitionUnleased(a.id, 'unknown', 'settled', {}, 50), false);
+      assert.equal((await ledger.listUnresolved(150, 1000)).some((x) => x.id === a.id), true);
+      assert.equal(await ledger.transitionUnleased(a.id, 'unknown', 'settled', { txHash: '0x1', settleResponse: '{}' }, 150), true);
+      assert.equal((await ledger.get(a.id))?.state, 'settled');
+    });
+
+    test('summary counts only settled deliveries as paid', async () => {
+      const s = await ledger.summary();
+      assert.ok(s.byState.settled >= 2);
+      assert.equal(s.paidDeliveries, s.byState.settled);
+      assert.ok(BigInt(s.settledAtomic) >= 2000n);
+      assert.ok(s.byState.reserved >= 1, 'reserved attempts exist but are not paid deliveries');
+    });
+
+    test('after close every call fails as LedgerUnavailableError', async () => {
+      const l = await open();
+      await l.close();
+      await assert.rejects(() => l.ping(), { name: 'LedgerUnavailableError' });
+      await assert.rejects(() => l.reserve(attempt(), { owner: 'p', until: 1 }, 1), { name: 'LedgerUnavailableError' });
+    });
+  });
+}
