@@ -1,0 +1,98 @@
+/**
+ * Test harness: a real devnet (anvil + DevUSDC + SDK facilitator), optionally
+ * behind the fault-injecting proxy, and the real service wired to it exactly
+ * as production is (X402_NETWORK, X402_PAY_TO, X402_FACILITATOR_URL …).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { startDevnet, balanceOf, transferLogs, type Devnet, type DevnetAccount } from '../../devnet/index.js';
+import { loadConfig } from '../../src/config.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
+import { startFaultyFacilitator, type FaultyFacilitator } from './faulty-facilitator.js';
+
+export { balanceOf, transferLogs, decodePaymentResponseHeader, decodePaymentRequiredHeader, encodePaymentSignatureHeader };
+export type { Devnet, RunningService, FaultyFacilitator, PaymentPayload, PaymentRequired };
+
+export function tempDir(prefix = 'svc-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** The environment that points a service at this devnet, as an operator would. */
+export function devnetEnv(devnet: Devnet, facilitatorUrl = devnet.facilitatorUrl, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    X402_NETWORK: devnet.network,
+    X402_PAY_TO: devnet.payTo,
+    X402_FACILITATOR_URL: facilitatorUrl,
+    X402_ASSET: devnet.asset,
+    X402_ASSET_NAME: devnet.assetName,
+    X402_ASSET_VERSION: devnet.assetVersion,
+    X402_RPC_URL: devnet.rpcUrl,
+    X402_FACILITATOR_TIMEOUT_MS: '3000',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
+}
+
+export interface Rig {
+  devnet: Devnet;
+  proxy: FaultyFacilitator;
+  service: RunningService;
+  close(): Promise<void>;
+}
+
+/** Devnet + fault proxy (passing by default) + service. */
+export async function startRig(opts: { env?: Record<string, string>; service?: ServiceOptions; dataDir?: string } = {}): Promise<Rig> {
+  const devnet = await startDevnet();
+  const proxy = await startFaultyFacilitator(devnet.facilitatorUrl);
+  const env = devnetEnv(devnet, proxy.url, { DATA_DIR: opts.dataDir ?? tempDir(), ...opts.env });
+  const service = await startService(loadConfig(env), { env, ...opts.service });
+  return {
+    devnet,
+    proxy,
+    service,
+    async close() {
+      await service.close().catch(() => {});
+      await proxy.close().catch(() => {});
+      await devnet.stop().catch(() => {});
+    },
+  };
+}
+
+/** The official x402 client for a devnet buyer, allowed to pay the devnet token. */
+export function buyerClient(devnet: Devnet, buyer: DevnetAccount = devnet.buyer): x402Client {
+  const client = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(buyer.privateKey)));
+  client.setSpendControls({ allowedAssets: [{ network: devnet.network, asset: devnet.asset, maxAmountPerPayment: '1000000' }] });
+  return client;
+}
+
+export function payingFetch(devnet: Devnet, buyer?: DevnetAccount) {
+  return wrapFetchWithPayment(fetch, buyerClient(devnet, buyer));
+}
+
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}
+
+/** Ask for the 402 and sign it: a PAYMENT-SIGNATURE header value for exactly this request. */
+export async function signFor(url: string, body: unknown, devnet: Devnet, opts: { buyer?: DevnetAccount; mutate?: (p: PaymentRequired) => void; extensions?: Record<string, unknown> } = {}) {
+  const res = await postJson(url, body);
+  if (res.status !== 402) throw new Error(`expected 402, got ${res.status}: ${await res.text()}`);
+  const pr = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  opts.mutate?.(pr);
+  const client = buyerClient(devnet, opts.buyer);
+  client.setSpendControls(false);
+  const payload = await client.createPaymentPayload(pr);
+  if (opts.extensions) payload.extensions = { ...(payload.extensions ?? {}), ...opts.extensions };
+  return { header: encodePaymentSignatureHeader(payload), payload, paymentRequired: pr };
+}
+
+export const CONTRAST = '/x402/v1/accessibility-contrast-calculator';
+export const BLACK_ON_WHITE = { foreground: '#000000', background: '#ffffff', large_text: false };
