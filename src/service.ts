@@ -37,6 +37,8 @@ export interface ServiceOptions {
   /** Replace the facilitator client (fault-injection tests). */
   facilitator?: FacilitatorClient;
   chain?: ChainReader;
+  /** Wrap the opened ledger (fault-injection tests). */
+  wrapLedger?: (ledger: Ledger) => Ledger;
   env?: Record<string, string | undefined>;
 }
 
@@ -44,8 +46,9 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const log = opts.log ?? pino({ level: config.logLevel });
   const catalog = opts.catalog ?? CATALOG;
   assertCatalog(catalog);
-  const ledger = await openLedger({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  const cleanups: Array<() => Promise<void> | void> = [() => ledger.close()];
+  const opened = await openLedger({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const ledger = opts.wrapLedger ? opts.wrapLedger(opened) : opened;
+  const cleanups: Array<() => Promise<void> | void> = [() => opened.close()];
   try {
     let payment: PaymentConfig;
     let devnetInfo: RunningService['devnet'];

@@ -4,10 +4,12 @@
  */
 import type { Capability } from './capability.js';
 import { accessibilityContrastCalculator } from '../capabilities/accessibility-contrast-calculator/index.js';
+import { dataCompatibilityChecker } from '../capabilities/data-compatibility-checker/index.js';
+import { nftMetadataUriNormalizer } from '../capabilities/nft-metadata-uri-normalizer/index.js';
 
 export type { Capability, InputProblem, JsonSchema } from './capability.js';
 
-export const CATALOG: readonly Capability[] = Object.freeze([accessibilityContrastCalculator]);
+export const CATALOG: readonly Capability[] = Object.freeze([dataCompatibilityChecker, accessibilityContrastCalculator, nftMetadataUriNormalizer]);
 
 export function findCapability(catalog: readonly Capability[], method: string, path: string): Capability | undefined {
   return catalog.find((c) => c.method === method && c.path === path);

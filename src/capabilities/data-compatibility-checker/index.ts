@@ -1,0 +1,27 @@
+import type { Capability } from '../../catalog/capability.js';
+import {
+  checkCompatibility,
+  findDuplicateFieldNames,
+  type CheckerRequest,
+  type CheckerResponse,
+} from './checker.js';
+import { checkerExamples } from './examples.js';
+import { inputSchema, outputSchema } from './schema.js';
+
+export type { CheckerRequest, CheckerResponse } from './checker.js';
+
+export const dataCompatibilityChecker: Capability<CheckerRequest, CheckerResponse> = {
+  id: 'data-compatibility-checker',
+  method: 'POST',
+  path: '/x402/v1/data-compatibility-checker',
+  priceAtomic: '3000',
+  title: 'Data compatibility checker',
+  description:
+    'Compares a source (producer) and a target (consumer) field contract and reports every structural incompatibility — missing or newly required fields, null and type changes, case-mismatched names — with a stable code, a severity and remediation actions. Deterministic and order-independent; it fetches no data and does not validate API behaviour.',
+  inputSchema,
+  outputSchema,
+  examples: checkerExamples,
+  check: findDuplicateFieldNames,
+  run: checkCompatibility,
+  maxBodyBytes: 64 * 1024,
+};

@@ -1,0 +1,45 @@
+/**
+ * Two service processes sharing one PostgreSQL ledger, sent the same
+ * authorization concurrently: exactly one settlement and one delivery.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDevnet } from '../devnet/index.js';
+import { startFaultyFacilitator } from './support/faulty-facilitator.js';
+import { BLACK_ON_WHITE, CONTRAST, balanceOf, devnetEnv, postJson, signFor, tempDir } from './support/harness.js';
+import { spawnService } from './support/child-service.js';
+import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
+
+test('two processes on one PostgreSQL ledger: one authorization, one settlement, one delivery', { skip: pgConfigured() ? undefined : PG_SKIP_REASON }, async () => {
+  const devnet = await startDevnet();
+  const proxy = await startFaultyFacilitator(devnet.facilitatorUrl);
+  const databaseUrl = await freshPgUrl();
+  const a = await spawnService(devnetEnv(devnet, proxy.url, { DATA_DIR: tempDir('pg-a-'), DATABASE_URL: databaseUrl }));
+  const b = await spawnService(devnetEnv(devnet, proxy.url, { DATA_DIR: tempDir('pg-b-'), DATABASE_URL: databaseUrl }));
+  try {
+    for (let round = 0; round < 3; round++) {
+      const body = { ...BLACK_ON_WHITE, large_text: round % 2 === 0, foreground: `#00000${round}` };
+      const { header } = await signFor(a.url + CONTRAST, body, devnet);
+      const before = await balanceOf(devnet, devnet.payTo);
+      proxy.resetCalls();
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => postJson((i % 2 ? b.url : a.url) + CONTRAST, body, { 'PAYMENT-SIGNATURE': header })),
+      );
+      const fresh = results.filter((r) => r.status === 200 && r.headers.get('x-payment-replayed') === 'false');
+      assert.equal(fresh.length, 1, results.map((r) => r.status).join(','));
+      for (const r of results) assert.ok(r.status === 200 || r.status === 409, String(r.status));
+      assert.equal(proxy.forwarded.settle, 1, 'exactly one settlement sent');
+      assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 1000n, 'exactly one transfer');
+      const bodies = new Set(await Promise.all(results.filter((r) => r.status === 200).map((r) => r.text())));
+      assert.equal(bodies.size, 1, 'every delivery is the same stored result');
+      // The other instance serves the stored result afterwards.
+      const late = await postJson(b.url + CONTRAST, body, { 'PAYMENT-SIGNATURE': header });
+      assert.equal(late.status, 200);
+    }
+  } finally {
+    await a.kill();
+    await b.kill();
+    await proxy.close();
+    await devnet.stop();
+  }
+});
