@@ -20,6 +20,8 @@ export interface AppDeps {
   ledger: Ledger;
   publicBaseUrl: string | undefined;
   log?: Logger;
+  /** Route registrations of service modules, run after the built-in routes. */
+  modules?: Array<(app: Hono) => void>;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -63,6 +65,12 @@ export function createApp(deps: AppDeps): Hono {
   for (const cap of deps.catalog) {
     const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl });
     app.on(cap.method, cap.path, handler);
+  }
+
+  for (const register of deps.modules ?? []) register(app);
+
+  // After module routes, so a free GET on a paid POST path (changes-since) is not shadowed.
+  for (const cap of deps.catalog) {
     app.all(cap.path, (c) => c.json(errorBody('method_not_allowed', `Use ${cap.method} ${cap.path}.`), 405, { Allow: cap.method }));
   }
 

@@ -71,6 +71,12 @@ export interface Config {
   /** Present when rail is external; filled from the devnet when rail is devnet. */
   payment: PaymentConfig | undefined;
   reconcileIntervalMs: number;
+  /** Bearer token for /admin/v1/…; the admin API is off when undefined. */
+  adminToken: string | undefined;
+  /** The operator's own wallets: their payments are not independent revenue. Lower-case addresses. */
+  operatorWallets: string[];
+  /** OUTCOME_ROUTER_COMPOSITE=1 enables the paid composite resource /x402/v1/outcome-router. */
+  outcomeRouterComposite: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -128,13 +134,28 @@ export function loadConfig(env: Env = process.env): Config {
   const attemptLeaseMs = int(env, 'X402_ATTEMPT_LEASE_MS', 120_000, 500, 3_600_000);
   const reconcileIntervalMs = int(env, 'RECONCILE_INTERVAL_MS', 15_000, 100, 3_600_000);
 
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+  const operatorWallets = (env.OPERATOR_WALLETS ?? '')
+    .split(',')
+    .map((w) => w.trim())
+    .filter(Boolean)
+    .map((w) => {
+      if (!ADDRESS.test(w)) throw new ConfigError('OPERATOR_WALLETS', `"${w}" is not a 0x-prefixed 20-byte hex address (comma-separated list expected)`);
+      return w.toLowerCase();
+    });
+  const composite = env.OUTCOME_ROUTER_COMPOSITE ?? '';
+  if (!['', '0', '1'].includes(composite)) throw new ConfigError('OUTCOME_ROUTER_COMPOSITE', `must be 0 or 1, got "${composite}"`);
+  const outcomeRouterComposite = composite === '1';
+  const common = { adminToken, operatorWallets, outcomeRouterComposite };
+
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {
     // Embedded default: the devnet supplies network, asset, payee and facilitator.
     for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET'] as const) {
       if (env[v]) throw new ConfigError(v, 'is set but X402_NETWORK is not; set X402_NETWORK (e.g. eip155:8453) to use an external network');
     }
-    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', payment: undefined, reconcileIntervalMs };
+    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', payment: undefined, reconcileIntervalMs, ...common };
   }
   if (!/^eip155:[0-9]+$/.test(network)) throw new ConfigError('X402_NETWORK', `must be a CAIP-2 EVM network such as eip155:8453, got "${network}"`);
   if (network === 'eip155:1') throw new ConfigError('X402_NETWORK', 'eip155:1 is not supported; use eip155:8453 (Base) or eip155:84532 (Base Sepolia)');
@@ -173,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     rail: 'external',
     payment: { network, payTo, asset, facilitatorUrl, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs },
     reconcileIntervalMs,
+    ...common,
   };
 }
 

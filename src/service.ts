@@ -15,17 +15,22 @@ import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
 import { PaymentRail } from './payments/rail.js';
 import { startReconciler } from './payments/reconciler.js';
-import { openLedger } from './store/index.js';
+import { openDatabase, type SqlDriver } from './store/index.js';
 import type { Ledger } from './store/ledger.js';
 import type { FacilitatorClient } from '@x402/core/server';
+import type { ModuleInit, ServiceModule } from './module.js';
+import { DEFAULT_MODULES } from './modules.js';
 
 export interface RunningService {
   url: string;
   config: Config;
   payment: PaymentConfig;
   ledger: Ledger;
+  /** The database the ledger lives in (content stores share it). */
+  db: SqlDriver;
   rail: PaymentRail;
   gate: PaymentGate;
+  catalog: readonly Capability[];
   /** Present when the service started its own devnet. */
   devnet?: { rpcUrl: string; facilitatorUrl: string; buyer: { address: string; privateKey: string } };
   close(): Promise<void>;
@@ -40,15 +45,17 @@ export interface ServiceOptions {
   /** Wrap the opened ledger (fault-injection tests). */
   wrapLedger?: (ledger: Ledger) => Ledger;
   env?: Record<string, string | undefined>;
+  /** Service modules to run; defaults to DEFAULT_MODULES. */
+  modules?: readonly ServiceModule[];
 }
 
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
   const log = opts.log ?? pino({ level: config.logLevel });
-  const catalog = opts.catalog ?? CATALOG;
-  assertCatalog(catalog);
-  const opened = await openLedger({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  const ledger = opts.wrapLedger ? opts.wrapLedger(opened) : opened;
-  const cleanups: Array<() => Promise<void> | void> = [() => opened.close()];
+  const baseCatalog = opts.catalog ?? CATALOG;
+  const modules = opts.modules ?? DEFAULT_MODULES;
+  const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const ledger = opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger;
+  const cleanups: Array<() => Promise<void> | void> = [() => database.close()];
   try {
     let payment: PaymentConfig;
     let devnetInfo: RunningService['devnet'];
@@ -99,8 +106,23 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       cleanups.push(() => clearInterval(timer));
     }
 
+    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now };
+    const catalog = [...baseCatalog];
+    for (const m of modules) {
+      if (m.capabilities) catalog.push(...(await m.capabilities(init)));
+      if (m.stop) cleanups.unshift(() => m.stop!());
+    }
+    assertCatalog(catalog);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
-    const app = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, log });
+    const app = createApp({
+      catalog,
+      gate,
+      rail,
+      ledger,
+      publicBaseUrl: config.publicBaseUrl,
+      log,
+      modules: modules.map((m) => (a: import('hono').Hono) => m.routes?.(a, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl })),
+    });
     const stopReconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'));
     cleanups.push(stopReconciler);
 
@@ -118,8 +140,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       config,
       payment,
       ledger,
+      db: database.db,
       rail,
       gate,
+      catalog,
       devnet: devnetInfo,
       async close() {
         for (const c of cleanups) await c();

@@ -121,6 +121,37 @@ for (const [name, open, skip] of suites) {
       assert.ok(s.byState.reserved >= 1, 'reserved attempts exist but are not paid deliveries');
     });
 
+    test('driver transactions commit together or not at all', async () => {
+      const db = name === 'sqlite' ? openSqlite(join(mkdtempSync(join(tmpdir(), 'tx-')), 'tx.sqlite')) : await openPostgres(await freshPgUrl());
+      try {
+        await db.execScript('CREATE TABLE t (k TEXT PRIMARY KEY)');
+        await db.transaction(async (tx) => {
+          await tx.run('INSERT INTO t (k) VALUES (?)', ['a']);
+          await tx.run('INSERT INTO t (k) VALUES (?)', ['b']);
+        });
+        await assert.rejects(() =>
+          db.transaction(async (tx) => {
+            await tx.run('INSERT INTO t (k) VALUES (?)', ['c']);
+            await tx.run('INSERT INTO t (k) VALUES (?)', ['a']);
+          }),
+        );
+        if (name === 'sqlite') {
+          await assert.rejects(
+            () =>
+              db.transaction(async (tx) => {
+                await tx.run('INSERT INTO t (k) VALUES (?)', ['d']);
+                await new Promise((r) => setTimeout(r, 5));
+              }),
+            /awaited I\/O/,
+          );
+        }
+        const rows = await db.all<{ k: string }>('SELECT k FROM t ORDER BY k');
+        assert.deepEqual(rows.map((r) => r.k), ['a', 'b']);
+      } finally {
+        await db.close();
+      }
+    });
+
     test('after close every call fails as LedgerUnavailableError', async () => {
       const l = await open();
       await l.close();

@@ -22,7 +22,7 @@ export interface InputProblem {
  * no clock, no randomness. It may assume the input already passed
  * `inputSchema` and `check`.
  */
-export interface Capability<I = any, O = any> {
+export interface Capability<I = any, O = any, R extends O | Promise<O> = O> {
   /** Stable identifier, kebab-case, also the last path segment. */
   id: string;
   method: 'POST';
@@ -36,7 +36,13 @@ export interface Capability<I = any, O = any> {
   examples: Array<{ summary: string; input: I; output: O }>;
   /** Rules beyond the JSON Schema, checked before any payment step. */
   check?: (input: I) => InputProblem | undefined;
-  run: (input: I) => O;
+  /**
+   * Produce the result. Paid utilities are pure and synchronous. A capability
+   * that reads service-owned content (e.g. changes-since) is built by a factory
+   * that closes over a read-only store and may return a promise; it must still
+   * be deterministic for the content it reads.
+   */
+  run: (input: I) => R;
   /**
    * Optional: build the input from a non-JSON body (e.g. raw `text/html`).
    * Return undefined when the media type is not accepted.

@@ -122,7 +122,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       resourceUrl: base + cap.path,
       fingerprint: requestFingerprint(cap.id, input),
       payment,
-      execute: () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(cap.run(input)) }),
+      execute: async () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(await cap.run(input)) }),
     });
     return respond(c, outcome, cap.priceAtomic);
   };

@@ -36,7 +36,7 @@ export interface PaidCall {
   fingerprint: string;
   payment: PaymentPayload | undefined;
   /** Produce the deliverable; must be deterministic for the fingerprint. Throwing means "cannot deliver". */
-  execute: () => StoredResponse;
+  execute: () => StoredResponse | Promise<StoredResponse>;
 }
 
 export interface Timings {
@@ -368,7 +368,7 @@ export class PaymentGate {
     if (state === 'verified') {
       const t = performance.now();
       try {
-        stored = call.execute();
+        stored = await call.execute();
       } catch (e) {
         timings.handlerMs += performance.now() - t;
         this.log.error({ attempt: id, err: e instanceof Error ? e.message : String(e) }, 'handler failed; payment will not be settled');

@@ -5,8 +5,10 @@ import type { Ledger } from './ledger.js';
 import { openPostgres } from './postgres/driver.js';
 import { openSqlite } from './sqlite/driver.js';
 import { SqlLedger } from './sql-ledger.js';
+import type { SqlDriver } from './sql-driver.js';
 
 export type { Ledger } from './ledger.js';
+export type { SqlDriver } from './sql-driver.js';
 
 function alive(pid: number): boolean {
   try {
@@ -36,7 +38,18 @@ function lockDataDir(dataDir: string): () => void {
   return () => rmSync(file, { force: true });
 }
 
+export interface Database {
+  /** The same database the ledger lives in, for other stores (content). Migrations are already applied. */
+  db: SqlDriver;
+  ledger: Ledger;
+  close(): Promise<void>;
+}
+
 export async function openLedger(opts: { dataDir: string; databaseUrl?: string }): Promise<Ledger> {
+  return (await openDatabase(opts)).ledger;
+}
+
+export async function openDatabase(opts: { dataDir: string; databaseUrl?: string }): Promise<Database> {
   if (opts.databaseUrl) {
     let driver;
     try {
@@ -44,7 +57,8 @@ export async function openLedger(opts: { dataDir: string; databaseUrl?: string }
     } catch (e) {
       throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL: ${(e as Error).message || String(e)}`);
     }
-    return SqlLedger.open(driver);
+    const ledger = await SqlLedger.open(driver);
+    return { db: driver, ledger, close: () => ledger.close() };
   }
   const unlock = lockDataDir(opts.dataDir);
   let driver;
@@ -61,5 +75,5 @@ export async function openLedger(opts: { dataDir: string; databaseUrl?: string }
     await close();
     unlock();
   };
-  return ledger;
+  return { db: driver, ledger, close: () => ledger.close() };
 }

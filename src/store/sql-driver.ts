@@ -9,6 +9,13 @@ export interface SqlDriver {
   all<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Run several statements (migrations), atomically where the database allows. */
   execScript(sql: string): Promise<void>;
+  /**
+   * Run fn atomically. fn may only await calls on the driver it is given:
+   * with SQLite (one connection) the transaction must finish within one turn
+   * of the event loop so no other request's statement can land inside it;
+   * the driver rolls back and throws if fn awaited anything else.
+   */
+  transaction<T>(fn: (tx: Pick<SqlDriver, 'run' | 'all' | 'kind'>) => Promise<T>): Promise<T>;
   /** Run fn while holding a cross-process lock (PostgreSQL advisory lock; SQLite: a write transaction). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -52,6 +52,29 @@ export async function openPostgres(url: string, opts: { max?: number; connectTim
         c.release();
       }
     },
+    async transaction(fn) {
+      const c = await pool.connect();
+      try {
+        await c.query('BEGIN');
+        const tx = {
+          kind: 'postgres' as const,
+          async run(sql: string, params: unknown[] = []) {
+            return (await c.query(text(sql), params)).rowCount ?? 0;
+          },
+          async all<T>(sql: string, params: unknown[] = []) {
+            return (await c.query(text(sql), params)).rows as T[];
+          },
+        };
+        const out = await fn(tx);
+        await c.query('COMMIT');
+        return out;
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        c.release();
+      }
+    },
     async withMigrationLock(fn) {
       const c = await pool.connect();
       try {

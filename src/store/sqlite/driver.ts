@@ -50,6 +50,23 @@ export function openSqlite(file: string): SqlDriver {
         throw e;
       }
     },
+    async transaction(fn) {
+      guard();
+      db.exec('BEGIN IMMEDIATE');
+      let crossedTurn = false;
+      const probe = setImmediate(() => (crossedTurn = true));
+      try {
+        const out = await fn(this);
+        if (crossedTurn) throw new Error('sqlite transaction awaited I/O: it must complete within one event-loop turn');
+        db.exec('COMMIT');
+        return out;
+      } catch (e) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw e;
+      } finally {
+        clearImmediate(probe);
+      }
+    },
     async withMigrationLock(fn) {
       guard();
       return fn();

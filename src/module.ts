@@ -1,0 +1,43 @@
+/**
+ * A service module: a slice of the product (intelligence, router, discovery,
+ * MCP) that may add capabilities to the catalog and routes to the app.
+ * `service.ts` runs every module in two phases: capabilities first (so the
+ * catalog is complete), then routes (which may read the whole catalog).
+ */
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Capability } from './catalog/capability.js';
+import type { Config, PaymentConfig } from './config.js';
+import type { PaymentGate } from './payments/gate.js';
+import type { PaymentRail } from './payments/rail.js';
+import type { Ledger } from './store/ledger.js';
+import type { SqlDriver } from './store/sql-driver.js';
+
+export interface ModuleInit {
+  config: Config;
+  /** The database the ledger lives in; all migrations in src/store/migrations are applied. */
+  db: SqlDriver;
+  ledger: Ledger;
+  log: Logger;
+  now: () => number;
+}
+
+export interface ModuleContext extends ModuleInit {
+  /** The complete catalog: base capabilities plus every module's. */
+  catalog: readonly Capability[];
+  gate: PaymentGate;
+  rail: PaymentRail;
+  payment: PaymentConfig;
+  /** PUBLIC_BASE_URL when set; otherwise routes use the request's origin. */
+  publicBaseUrl: string | undefined;
+}
+
+export interface ServiceModule {
+  name: string;
+  /** Called once at start-up, before the catalog is frozen (e.g. load a starter corpus, build a capability over a store). */
+  capabilities?(init: ModuleInit): Promise<Capability[]> | Capability[];
+  /** Register free routes (and any paid route that is not a plain catalog entry). */
+  routes?(app: Hono, ctx: ModuleContext): void;
+  /** Called on shutdown. */
+  stop?(): Promise<void> | void;
+}

@@ -1,0 +1,4 @@
+import type { ServiceModule } from './module.js';
+
+/** The modules `npm start` runs, in order. */
+export const DEFAULT_MODULES: readonly ServiceModule[] = [];
