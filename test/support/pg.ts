@@ -10,6 +10,9 @@ import { randomBytes } from 'node:crypto';
 export const PG_SKIP_REASON = 'TEST_DATABASE_URL is not set: PostgreSQL tests skipped (set it, e.g. postgres://postgres@127.0.0.1:5432/test)';
 
 export function pgConfigured(): boolean {
+  if (!process.env.TEST_DATABASE_URL && process.env.CI === 'true') {
+    throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL tests must run in CI');
+  }
   return !!process.env.TEST_DATABASE_URL;
 }
 
