@@ -32,12 +32,29 @@ export interface ModuleContext extends ModuleInit {
   publicBaseUrl: string | undefined;
 }
 
+/** An OpenAPI 3.1 path item object, keyed by path (`{param}` style). */
+export type OpenApiPaths = Record<string, Record<string, unknown>>;
+
+/** A free MCP tool backed by one of the module's free HTTP routes. */
+export interface FreeTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** Build the in-process HTTP request the tool stands for. */
+  request(args: Record<string, unknown>): { method: 'GET' | 'POST'; path: string; query?: Record<string, string>; body?: unknown };
+}
+
 export interface ServiceModule {
   name: string;
   /** Called once at start-up, before the catalog is frozen (e.g. load a starter corpus, build a capability over a store). */
   capabilities?(init: ModuleInit): Promise<Capability[]> | Capability[];
   /** Register free routes (and any paid route that is not a plain catalog entry). */
   routes?(app: Hono, ctx: ModuleContext): void;
+  /** OpenAPI path items for the free routes this module registers (every route must be described). */
+  openapi?(ctx: ModuleContext): OpenApiPaths;
+  /** Free MCP tools this module offers. */
+  mcpTools?(ctx: ModuleContext): FreeTool[];
   /** Called on shutdown. */
   stop?(): Promise<void> | void;
 }

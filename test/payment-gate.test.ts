@@ -225,3 +225,29 @@ describe('payment gate on the devnet', () => {
     assert.equal(BigInt(s.settledAtomic), BigInt(s.paidDeliveries) * 1000n);
   });
 });
+
+describe('402 challenges of every capability', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig();
+  });
+  after(async () => rig?.close());
+
+  test('carry the Bazaar discovery extension and keep PAYMENT-REQUIRED under 2 KB', async () => {
+    const { CATALOG } = await import('../src/catalog/index.js');
+    for (const cap of rig.service.catalog) {
+      const input = [...cap.examples].sort((a, b) => JSON.stringify(a.input).length - JSON.stringify(b.input).length)[0]!.input;
+      const res = await postJson(rig.service.url + cap.path, input);
+      assert.equal(res.status, 402, cap.id);
+      const header = res.headers.get('payment-required')!;
+      assert.ok(header.length < 2048, `${cap.id}: ${header.length} bytes`);
+      const pr = decodePaymentRequiredHeader(header);
+      assert.equal(pr.accepts[0]!.amount, cap.priceAtomic, cap.id);
+      const bazaar = pr.extensions?.bazaar as { info: { input: { body: unknown } } } | undefined;
+      assert.ok(bazaar, `${cap.id} has a bazaar extension`);
+      assert.deepEqual(bazaar.info.input.body, input, `${cap.id}: bazaar carries the example input`);
+      assert.ok(pr.extensions?.['payment-identifier'], `${cap.id} advertises payment-identifier`);
+    }
+    assert.ok(CATALOG.length >= 3);
+  });
+});

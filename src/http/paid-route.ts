@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Capability } from '../catalog/capability.js';
+import { bazaarCandidates, shortDescription } from '../discovery/bazaar.js';
 import { compileValidator } from '../catalog/validation.js';
 import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { requestFingerprint } from '../payments/canonical-json.js';
@@ -98,6 +99,8 @@ export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' 
 
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const reader = makeInputReader(cap);
+  const extensionCandidates = bazaarCandidates(cap);
+  const description = shortDescription(cap);
   return async function paidCapabilityRoute(c: Context): Promise<Response> {
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > reader.limit) return c.json(errorBody('payload_too_large', `The request body exceeds ${reader.limit} bytes.`), 413);
@@ -117,11 +120,12 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const base = opts.publicBaseUrl ?? new URL(c.req.url).origin;
     const outcome = await opts.gate.handle({
       resource: cap.id,
-      description: cap.description,
+      description,
       priceAtomic: cap.priceAtomic,
       resourceUrl: base + cap.path,
       fingerprint: requestFingerprint(cap.id, input),
       payment,
+      extensionCandidates,
       execute: async () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(await cap.run(input)) }),
     });
     return respond(c, outcome, cap.priceAtomic);

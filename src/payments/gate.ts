@@ -16,12 +16,16 @@
  * - The same payment and the same request always get the same stored bytes.
  */
 import { randomUUID } from 'node:crypto';
+import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import type { ErrorCode } from '../errors.js';
 import { LedgerUnavailableError, type Ledger, type PaymentAttempt, type StoredResponse } from '../store/ledger.js';
 import { sha256Hex } from './canonical-json.js';
 import type { PaymentPayload, PaymentRail, PaymentRequired, PaymentRequirements, SettleResponse } from './rail.js';
+
+/** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
+export const HEADER_BUDGET_BYTES = 2040;
 
 /** A facilitator rejects authorizations that expire within 6 s; we refuse to start settling closer than this. */
 export const SETTLE_MARGIN_SECONDS = 10;
@@ -35,6 +39,11 @@ export interface PaidCall {
   /** SHA-256 of the resource and its canonical request. */
   fingerprint: string;
   payment: PaymentPayload | undefined;
+  /**
+   * Extensions to advertise on the 402 (e.g. Bazaar discovery), richest first:
+   * the first whose encoded PAYMENT-REQUIRED header fits HEADER_BUDGET_BYTES is used.
+   */
+  extensionCandidates?: Array<Record<string, unknown>>;
   /** Produce the deliverable; must be deterministic for the fingerprint. Throwing means "cannot deliver". */
   execute: () => StoredResponse | Promise<StoredResponse>;
 }
@@ -164,11 +173,14 @@ export class PaymentGate {
     const key = `${call.resourceUrl}|${call.priceAtomic}`;
     let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
     if (!paymentRequired) {
-      paymentRequired = await this.rail.paymentRequired(
-        requirements,
-        { url: call.resourceUrl, description: call.description, mimeType: 'application/json' },
-        code === 'payment_required' ? undefined : message,
-      );
+      const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
+      const error = code === 'payment_required' ? undefined : message;
+      // Oversized 402 headers get payments rejected by production facilitators: keep it small.
+      for (const extra of [...(call.extensionCandidates ?? []), {}]) {
+        paymentRequired = await this.rail.paymentRequired(requirements, resource, error, extra);
+        if (encodePaymentRequiredHeader(paymentRequired).length <= HEADER_BUDGET_BYTES) break;
+      }
+      paymentRequired = paymentRequired!;
       if (code === 'payment_required') {
         // Bounded: Host headers are caller-controlled and must not grow memory without limit.
         if (this.plainChallenges.size >= 256) this.plainChallenges.clear();

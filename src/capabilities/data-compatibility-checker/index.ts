@@ -20,7 +20,17 @@ export const dataCompatibilityChecker: Capability<CheckerRequest, CheckerRespons
     'Compares a source (producer) and a target (consumer) field contract and reports every structural incompatibility — missing or newly required fields, null and type changes, case-mismatched names — with a stable code, a severity and remediation actions. Deterministic and order-independent; it fetches no data and does not validate API behaviour.',
   inputSchema,
   outputSchema,
-  examples: checkerExamples,
+  examples: [
+    ...checkerExamples,
+    (() => {
+      // The smallest useful call; it is the example the 402's Bazaar extension carries.
+      const input: CheckerRequest = {
+        source_fields: [{ name: 'id', type: 'integer', required: true, nullable: false }],
+        target_fields: [{ name: 'id', type: 'string', required: true, nullable: false }],
+      };
+      return { summary: 'One field whose type changed from integer to string', input, output: checkCompatibility(structuredClone(input)) };
+    })(),
+  ],
   check: findDuplicateFieldNames,
   run: checkCompatibility,
   maxBodyBytes: 64 * 1024,
