@@ -30,6 +30,8 @@ export interface ModuleContext extends ModuleInit {
   payment: PaymentConfig;
   /** PUBLIC_BASE_URL when set; otherwise routes use the request's origin. */
   publicBaseUrl: string | undefined;
+  /** Every module of this service (discovery documents describe them all). */
+  modules: readonly ServiceModule[];
 }
 
 /** An OpenAPI 3.1 path item object, keyed by path (`{param}` style). */

@@ -121,7 +121,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       ledger,
       publicBaseUrl: config.publicBaseUrl,
       log,
-      modules: modules.map((m) => (a: import('hono').Hono) => m.routes?.(a, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl })),
+      modules: modules.map((m) => (a: import('hono').Hono) => m.routes?.(a, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl, modules })),
     });
     const stopReconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'));
     cleanups.push(stopReconciler);

@@ -4,12 +4,18 @@
  */
 import type { Capability } from './capability.js';
 import { accessibilityContrastCalculator } from '../capabilities/accessibility-contrast-calculator/index.js';
+import { catalogOfferEvidenceExtractor } from '../capabilities/catalog-offer-evidence-extractor/index.js';
 import { dataCompatibilityChecker } from '../capabilities/data-compatibility-checker/index.js';
 import { nftMetadataUriNormalizer } from '../capabilities/nft-metadata-uri-normalizer/index.js';
 
 export type { Capability, InputProblem, JsonSchema } from './capability.js';
 
-export const CATALOG: readonly Capability[] = Object.freeze([dataCompatibilityChecker, accessibilityContrastCalculator, nftMetadataUriNormalizer]);
+export const CATALOG: readonly Capability[] = Object.freeze([
+  dataCompatibilityChecker,
+  accessibilityContrastCalculator,
+  catalogOfferEvidenceExtractor,
+  nftMetadataUriNormalizer,
+]);
 
 export function findCapability(catalog: readonly Capability[], method: string, path: string): Capability | undefined {
   return catalog.find((c) => c.method === method && c.path === path);

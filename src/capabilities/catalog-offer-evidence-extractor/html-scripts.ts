@@ -1,0 +1,459 @@
+/**
+ * Linear-time scanner that finds `<script type="application/ld+json">` elements (and the
+ * first `<base href>`) the way an HTML5 tokenizer would see them, without building a DOM.
+ *
+ * What it follows from the HTML standard's tokenizer:
+ *  - tag names and attribute names are ASCII case-insensitive; attributes may come in any
+ *    order, quoted with " or ', or unquoted; the first of duplicated attributes wins;
+ *    character references in attribute values are decoded;
+ *  - comments (`<!-- … -->`, also `<!-->`, `--!>`), doctype / bogus comments are skipped, so a
+ *    script inside a comment is not a script;
+ *  - RAWTEXT / RCDATA elements (style, textarea, title, xmp, iframe, noembed, noframes) are
+ *    skipped to their end tag; `<plaintext>` ends markup;
+ *  - script data: the script ends at the first `</script` followed by whitespace, `/` or `>`,
+ *    with the "escaped" (`<!--`) and "double escaped" (`<!-- … <script>`) states applied, so the
+ *    element ends exactly where a browser ends it — also when that `</script>` sits inside a
+ *    JSON string (the extractor may then try a flagged re-join, see `continuationEnd`);
+ *  - nothing special happens at `</html>`: scripts after it are found (and marked).
+ * Every loop advances the position, and every search starts where the previous one stopped
+ * (or inside a region that is then skipped), so the cost is linear in the page length.
+ */
+import { decodeCharacterReferences } from './lenient-json.js';
+
+export interface FoundScript {
+  /** Raw `type` attribute value (after character-reference decoding), null when absent. */
+  typeAttribute: string | null;
+  /** How the type attribute deviates from exactly `application/ld+json`. */
+  typeFlags: string[];
+  /** Offset of the `<` of the start tag (UTF-16 code units). */
+  tagStart: number;
+  /** Offsets of the script text (UTF-16 code units), end exclusive. */
+  contentStart: number;
+  contentEnd: number;
+  /** Offset just after the end tag, or the page length when the script is unterminated. */
+  endTagEnd: number;
+  unterminated: boolean;
+  /** The script text passed through the "double escaped" state (`<!--` then `<script`). */
+  doubleEscaped: boolean;
+  /**
+   * When the text after this script's end tag holds no other script start tag before a stray
+   * `</script` end tag, the offset of that stray end tag: a JSON string containing `</script>`
+   * most likely split the script there. Null otherwise.
+   */
+  continuationEnd: number | null;
+  src: string | null;
+  afterHtmlEnd: boolean;
+  insideNoscript: boolean;
+  insideTemplate: boolean;
+}
+
+export interface ScanResult {
+  scripts: FoundScript[];
+  /** Count of script elements of other types (skipped). */
+  otherScripts: number;
+  baseHref: { raw: string; offset: number } | null;
+  /** Offset of the first `</html>` end tag, if any. */
+  htmlEnd: number | null;
+  notes: Array<{ code: string; message: string; offset: number }>;
+}
+
+const RAW_TEXT = new Set(['style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes']);
+
+function isAlpha(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
+}
+/** A character that ends a tag name in the tokenizer ("whitespace, / or >"). */
+function isTagTerm(c: number): boolean {
+  return isSpace(c) || c === 0x2f || c === 0x3e;
+}
+
+/** Case-insensitive match of lowercase ASCII `word` at `at`. */
+function matchWordCI(s: string, at: number, word: string): boolean {
+  if (at + word.length > s.length) return false;
+  for (let k = 0; k < word.length; k++) {
+    if ((s.charCodeAt(at + k) | 0x20) !== word.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/** `</name` followed by a tag-name terminator (or end of input) at `at`. */
+function isEndTagAt(s: string, at: number, name: string): boolean {
+  if (s.charCodeAt(at) !== 0x3c || s.charCodeAt(at + 1) !== 0x2f) return false;
+  if (!matchWordCI(s, at + 2, name)) return false;
+  const t = at + 2 + name.length;
+  return t >= s.length || isTagTerm(s.charCodeAt(t));
+}
+
+interface TagParse {
+  /** Offset just after the closing `>` (or the page length when the tag never closes). */
+  end: number;
+  closed: boolean;
+  attrs: Map<string, string>;
+}
+
+/**
+ * Parse attributes from `pos` (just after the tag name) up to the closing `>`.
+ * Follows the tokenizer's attribute states, including quoted values containing `>`.
+ */
+function parseAttributes(s: string, pos: number, wantAttrs: boolean): TagParse {
+  const n = s.length;
+  const attrs = new Map<string, string>();
+  while (pos < n) {
+    let c = s.charCodeAt(pos);
+    if (isSpace(c) || c === 0x2f) {
+      pos++;
+      continue;
+    }
+    if (c === 0x3e) return { end: pos + 1, closed: true, attrs };
+    // attribute name: the first character may be '=' (a tokenizer parse error, kept in the name)
+    const ns = pos;
+    pos++;
+    while (pos < n) {
+      c = s.charCodeAt(pos);
+      if (isSpace(c) || c === 0x2f || c === 0x3e || c === 0x3d) break;
+      pos++;
+    }
+    const name = wantAttrs ? s.slice(ns, pos).toLowerCase() : '';
+    while (pos < n && isSpace(s.charCodeAt(pos))) pos++;
+    let value = '';
+    if (s.charCodeAt(pos) === 0x3d /* = */) {
+      pos++;
+      while (pos < n && isSpace(s.charCodeAt(pos))) pos++;
+      const q = s.charCodeAt(pos);
+      if (q === 0x22 || q === 0x27) {
+        const e = s.indexOf(q === 0x22 ? '"' : "'", pos + 1);
+        if (e === -1) return { end: n, closed: false, attrs };
+        if (wantAttrs) value = s.slice(pos + 1, e);
+        pos = e + 1;
+      } else {
+        const vs = pos;
+        while (pos < n) {
+          c = s.charCodeAt(pos);
+          if (isSpace(c) || c === 0x3e) break;
+          pos++;
+        }
+        if (wantAttrs) value = s.slice(vs, pos);
+      }
+    }
+    if (wantAttrs && !attrs.has(name)) {
+      attrs.set(name, value.indexOf('&') === -1 ? value : decodeCharacterReferences(value).text);
+    }
+  }
+  return { end: n, closed: false, attrs };
+}
+
+/** Strip leading and trailing ASCII whitespace (no regex: linear on any input). */
+export function trimAsciiSpace(v: string): string {
+  let a = 0;
+  let b = v.length;
+  while (a < b && isSpace(v.charCodeAt(a))) a++;
+  while (b > a && isSpace(v.charCodeAt(b - 1))) b--;
+  return a === 0 && b === v.length ? v : v.slice(a, b);
+}
+
+/** Result of classifying a `type` attribute. */
+export function classifyType(raw: string | null): { ldJson: boolean; flags: string[] } {
+  if (raw === null) return { ldJson: false, flags: [] };
+  const flags: string[] = [];
+  let a = 0;
+  let b = raw.length;
+  const trimAB = (): boolean => {
+    const a0 = a;
+    const b0 = b;
+    while (a < b && isSpace(raw.charCodeAt(a))) a++;
+    while (b > a && isSpace(raw.charCodeAt(b - 1))) b--;
+    return a !== a0 || b !== b0;
+  };
+  if (trimAB()) flags.push('whitespace');
+  let quoted = false;
+  while (b - a >= 2) {
+    const q = raw.charCodeAt(a);
+    if ((q !== 0x22 && q !== 0x27) || raw.charCodeAt(b - 1) !== q) break;
+    a++;
+    b--;
+    quoted = true;
+    trimAB();
+  }
+  if (quoted) flags.push('quotes');
+  // An essence longer than any media type we accept cannot match: no need to copy it.
+  const semi = raw.indexOf(';', a);
+  const essEnd = semi === -1 || semi >= b ? b : semi;
+  if (essEnd !== b) flags.push('parameters');
+  let ea = a;
+  let eb = essEnd;
+  while (ea < eb && isSpace(raw.charCodeAt(ea))) ea++;
+  while (eb > ea && isSpace(raw.charCodeAt(eb - 1))) eb--;
+  if ((ea !== a || eb !== essEnd) && !flags.includes('whitespace')) flags.push('whitespace');
+  if (eb - ea !== 19) return { ldJson: false, flags };
+  const essence = raw.slice(ea, eb);
+  const lower = essence.toLowerCase();
+  if (lower !== essence) flags.push('uppercase');
+  return { ldJson: lower === 'application/ld+json', flags };
+}
+
+/**
+ * Find where script data ends, starting at `from` (just after the start tag).
+ * Returns the offset of the end tag's `<` (or the page length) and whether the double-escaped
+ * state was entered.
+ */
+function findScriptEnd(s: string, from: number): { contentEnd: number; doubleEscaped: boolean } {
+  const n = s.length;
+  const DATA = 0;
+  const ESCAPED = 1;
+  const DOUBLE = 2;
+  let state = DATA;
+  let dashes = 0;
+  let doubleEscaped = false;
+  let i = from;
+  while (i < n) {
+    if (state === DATA) {
+      const j = s.indexOf('<', i);
+      if (j === -1) return { contentEnd: n, doubleEscaped };
+      i = j;
+      if (isEndTagAt(s, i, 'script')) return { contentEnd: i, doubleEscaped };
+      if (s.startsWith('<!--', i)) {
+        state = ESCAPED;
+        dashes = 2;
+        i += 4;
+        continue;
+      }
+      i++;
+      continue;
+    }
+    const c = s.charCodeAt(i);
+    if (c === 0x2d /* - */) {
+      dashes++;
+      i++;
+      continue;
+    }
+    if (c === 0x3e /* > */ && dashes >= 2) {
+      state = DATA;
+      dashes = 0;
+      i++;
+      continue;
+    }
+    dashes = 0;
+    if (c === 0x3c /* < */) {
+      if (state === ESCAPED) {
+        if (isEndTagAt(s, i, 'script')) return { contentEnd: i, doubleEscaped };
+        if (matchWordCI(s, i + 1, 'script') && i + 7 < n && isTagTerm(s.charCodeAt(i + 7))) {
+          state = DOUBLE;
+          doubleEscaped = true;
+          i += 7;
+          continue;
+        }
+      } else if (isEndTagAt(s, i, 'script')) {
+        state = ESCAPED;
+        i += 8;
+        continue;
+      }
+    }
+    i++;
+  }
+  return { contentEnd: n, doubleEscaped };
+}
+
+/** Skip a comment starting at `lt` (`<!--`). Returns the offset after it, or -1 if unterminated. */
+function skipComment(s: string, lt: number): number {
+  let p = lt + 4;
+  if (s.charCodeAt(p) === 0x3e) return p + 1; // <!-->
+  if (s.charCodeAt(p) === 0x2d && s.charCodeAt(p + 1) === 0x3e) return p + 2; // <!--->
+  while (true) {
+    const d = s.indexOf('--', p);
+    if (d === -1) return -1;
+    let q = d + 2;
+    while (s.charCodeAt(q) === 0x2d) q++; // runs of dashes: `--->`
+    if (s.charCodeAt(q) === 0x3e) return q + 1;
+    if (s.charCodeAt(q) === 0x21 && s.charCodeAt(q + 1) === 0x3e) return q + 2; // --!>
+    p = q;
+  }
+}
+
+const INTERESTING = ['script', 'base', 'html', 'noscript', 'template', 'plaintext', ...RAW_TEXT];
+
+/** The lower-case tag name if it is one the scanner acts on, else '' (no string is built). */
+function tagNameOfInterest(s: string, from: number, to: number): string {
+  const len = to - from;
+  if (len < 3 || len > 9) return '';
+  for (const name of INTERESTING) {
+    if (name.length === len && matchWordCI(s, from, name)) return name;
+  }
+  return '';
+}
+
+export function scanHtml(html: string): ScanResult {
+  const n = html.length;
+  const scripts: FoundScript[] = [];
+  const notes: ScanResult['notes'] = [];
+  let otherScripts = 0;
+  let baseHref: ScanResult['baseHref'] = null;
+  let htmlEnd: number | null = null;
+  let noscriptDepth = 0;
+  let templateDepth = 0;
+  /** The last ld+json script, while no other script start tag has been seen after it. */
+  let openForContinuation: FoundScript | null = null;
+
+  let i = 0;
+  while (i < n) {
+    const lt = html.indexOf('<', i);
+    if (lt === -1) break;
+    const c1 = html.charCodeAt(lt + 1);
+    if (c1 === 0x21 /* ! */) {
+      if (html.startsWith('<!--', lt)) {
+        const e = skipComment(html, lt);
+        if (e === -1) {
+          notes.push({
+            code: 'unterminated_html_comment',
+            message:
+              'An HTML comment is never closed; like a browser, everything after it is treated as comment text and no scripts are taken from it.',
+            offset: lt,
+          });
+          break;
+        }
+        i = e;
+        continue;
+      }
+      const e = html.indexOf('>', lt + 2);
+      i = e === -1 ? n : e + 1;
+      continue;
+    }
+    if (c1 === 0x3f /* ? */) {
+      const e = html.indexOf('>', lt + 2);
+      i = e === -1 ? n : e + 1;
+      continue;
+    }
+    if (c1 === 0x2f /* / */) {
+      const ns = lt + 2;
+      if (!isAlpha(html.charCodeAt(ns))) {
+        // `</>` is dropped; `</` + non-letter is a bogus comment up to `>`
+        const e = html.indexOf('>', ns);
+        i = e === -1 ? n : e + 1;
+        continue;
+      }
+      let ne = ns;
+      while (ne < n && !isTagTerm(html.charCodeAt(ne))) ne++;
+      const name = tagNameOfInterest(html, ns, ne);
+      if (name === 'script' && openForContinuation && openForContinuation.continuationEnd === null) {
+        openForContinuation.continuationEnd = lt;
+        openForContinuation = null;
+      } else if (name === 'html' && htmlEnd === null) {
+        htmlEnd = lt;
+      } else if (name === 'noscript' && noscriptDepth > 0) {
+        noscriptDepth--;
+      } else if (name === 'template' && templateDepth > 0) {
+        templateDepth--;
+      }
+      const t = parseAttributes(html, ne, false);
+      i = t.end;
+      continue;
+    }
+    if (!isAlpha(c1)) {
+      i = lt + 1;
+      continue;
+    }
+    // start tag
+    const ns = lt + 1;
+    let ne = ns;
+    while (ne < n && !isTagTerm(html.charCodeAt(ne))) ne++;
+    const name = tagNameOfInterest(html, ns, ne);
+    const isScript = name === 'script';
+    const wantAttrs = isScript || name === 'base';
+    const tag = parseAttributes(html, ne, wantAttrs);
+    if (!tag.closed) break; // EOF inside a tag: the tokenizer emits nothing more
+    i = tag.end;
+    if (isScript) {
+      openForContinuation = null;
+      const typeAttr = tag.attrs.has('type') ? (tag.attrs.get('type') as string) : null;
+      const cls = classifyType(typeAttr);
+      const end = findScriptEnd(html, tag.end);
+      let endTagEnd = n;
+      const unterminated = end.contentEnd >= n;
+      if (!unterminated) {
+        const et = parseAttributes(html, end.contentEnd + 8, false);
+        endTagEnd = et.end;
+      }
+      if (cls.ldJson) {
+        const found: FoundScript = {
+          typeAttribute: typeAttr,
+          typeFlags: cls.flags,
+          tagStart: lt,
+          contentStart: tag.end,
+          contentEnd: end.contentEnd,
+          endTagEnd,
+          unterminated,
+          doubleEscaped: end.doubleEscaped,
+          continuationEnd: null,
+          src: tag.attrs.has('src') ? (tag.attrs.get('src') as string) : null,
+          afterHtmlEnd: htmlEnd !== null,
+          insideNoscript: noscriptDepth > 0,
+          insideTemplate: templateDepth > 0,
+        };
+        scripts.push(found);
+        if (!unterminated) openForContinuation = found;
+      } else {
+        otherScripts++;
+      }
+      i = endTagEnd;
+      continue;
+    }
+    if (name === 'base') {
+      if (baseHref === null && tag.attrs.has('href')) {
+        baseHref = { raw: tag.attrs.get('href') as string, offset: lt };
+      }
+      continue;
+    }
+    if (name === 'noscript') {
+      noscriptDepth++;
+      continue;
+    }
+    if (name === 'template') {
+      templateDepth++;
+      continue;
+    }
+    if (name === 'plaintext') break;
+    if (RAW_TEXT.has(name)) {
+      // skip to the matching end tag
+      let p = i;
+      while (true) {
+        const j = html.indexOf('</', p);
+        if (j === -1) {
+          p = n;
+          break;
+        }
+        if (isEndTagAt(html, j, name)) {
+          p = j;
+          break;
+        }
+        p = j + 2;
+      }
+      i = p;
+      continue;
+    }
+  }
+  return { scripts, otherScripts, baseHref, htmlEnd, notes };
+}
+
+/**
+ * UTF-8 length of s[from, to). Lone surrogates count 3 bytes, as U+FFFD — the same bytes
+ * `Buffer.from(s, 'utf8')` produces — so offsets agree with the hashed bytes.
+ */
+export function utf8Length(s: string, from: number, to: number): number {
+  if (to - from > 256) return Buffer.byteLength(from === 0 && to === s.length ? s : s.slice(from, to), 'utf8');
+  let bytes = 0;
+  for (let k = from; k < to; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && k + 1 < to) {
+      const d = s.charCodeAt(k + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 4;
+        k++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}

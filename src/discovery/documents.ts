@@ -1,0 +1,176 @@
+/**
+ * The machine-readable documents agents discover the service by. All of them
+ * are derived from the OpenAPI description (itself generated from the
+ * catalog and the modules), so they cannot disagree with each other.
+ */
+import type { ModuleContext } from '../module.js';
+import { OPENAPI_VERSION } from './openapi.js';
+
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  'x-payment-info'?: { amount_atomic?: string; price?: { amount?: string } };
+};
+
+export interface ListedOperation {
+  method: string;
+  path: string;
+  op: Operation;
+  paid: boolean;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+export function operations(openapi: Record<string, unknown>): ListedOperation[] {
+  const out: ListedOperation[] = [];
+  for (const [path, item] of Object.entries(openapi.paths as Record<string, Record<string, Operation>>)) {
+    for (const m of METHODS) {
+      const op = item[m];
+      if (op) out.push({ method: m.toUpperCase(), path, op, paid: !!op['x-payment-info'] });
+    }
+  }
+  return out;
+}
+
+/** MCP tool name of a paid capability: the catalog id. */
+export function mcpToolName(capabilityId: string): string {
+  return capabilityId;
+}
+
+export function wellKnownX402(openapi: Record<string, unknown>, base: string) {
+  return {
+    version: 1,
+    resources: operations(openapi)
+      .filter((o) => o.paid)
+      .map((o) => base + o.path),
+    instructions:
+      `Paid resources use x402 v2 (scheme exact, EIP-3009 USDC). Call a resource without payment to get 402 with PAYMENT-REQUIRED, sign it, repeat the request with PAYMENT-SIGNATURE. ` +
+      `Schemas and prices: ${base}/openapi.json. Guide: ${base}/llms.txt.`,
+  };
+}
+
+export function servicesListing(ctx: ModuleContext, openapi: Record<string, unknown>, base: string) {
+  const byPath = new Map(ctx.catalog.map((c) => [`${c.method} ${c.path}`, c]));
+  return {
+    service: 'agent-pay-service',
+    version: OPENAPI_VERSION,
+    payment: {
+      protocol: 'x402',
+      x402Version: 2,
+      scheme: 'exact',
+      network: ctx.payment.network,
+      asset: ctx.payment.asset.address,
+      assetSymbol: ctx.payment.asset.symbol,
+      decimals: ctx.payment.asset.decimals,
+      payTo: ctx.payment.payTo,
+    },
+    services: operations(openapi)
+      .filter((o) => !['/healthz', '/readyz'].includes(o.path))
+      .map((o) => {
+        const cap = byPath.get(`${o.method} ${o.path}`);
+        const pointer = `#/paths/${o.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${o.method.toLowerCase()}`;
+        return {
+          id: cap?.id ?? o.op.operationId ?? `${o.method} ${o.path}`,
+          method: o.method,
+          route: o.path,
+          url: base + o.path,
+          paid: o.paid,
+          price_atomic: o.paid ? (o.op['x-payment-info']?.amount_atomic ?? null) : '0',
+          description: o.op.summary ?? o.op.description ?? '',
+          schemas: {
+            openapi: `${base}/openapi.json${pointer}`,
+            ...(cap ? { input: `${base}/openapi.json${pointer}/requestBody/content/application~1json/schema`, output: `${base}/openapi.json${pointer}/responses/200/content/application~1json/schema` } : {}),
+          },
+          mcp_tool: cap ? mcpToolName(cap.id) : null,
+        };
+      }),
+  };
+}
+
+/** An A2A agent card (the JSON form of the A2A SDK's AgentCard). */
+export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, base: string) {
+  const skills = operations(openapi)
+    .filter((o) => !['/healthz', '/readyz', '/mcp'].includes(o.path) && o.method !== 'DELETE')
+    .map((o) => {
+      const cap = ctx.catalog.find((c) => c.path === o.path && c.method === o.method);
+      return {
+        id: cap?.id ?? o.op.operationId ?? `${o.method.toLowerCase()}-${o.path}`,
+        name: o.op.summary ?? o.path,
+        description:
+          (o.op.description ?? o.op.summary ?? '').split('\n')[0]! +
+          (o.paid ? ` Paid: ${o.op['x-payment-info']?.amount_atomic} atomic ${ctx.payment.asset.symbol} per call via x402 (${o.method} ${base}${o.path}).` : ` Free: ${o.method} ${base}${o.path}.`),
+        tags: [o.paid ? 'paid' : 'free', ...(o.op.tags ?? []).filter((t) => t !== 'paid')],
+        examples: cap ? cap.examples.slice(0, 2).map((e) => e.summary) : [],
+        inputModes: ['application/json'],
+        outputModes: [o.path === '/llms.txt' ? 'text/plain' : 'application/json'],
+        securityRequirements: [],
+      };
+    });
+  return {
+    name: 'Agent pay-per-call utilities',
+    description:
+      'Deterministic paid utilities for agents (data-contract compatibility, WCAG contrast, Product JSON-LD offer evidence, NFT metadata URI normalization), a paid changes-since feed, and free discovery: newswire, entity graph, presence catalog and an outcome router. Payment is per call with x402 v2 in USDC; no account or API key.',
+    supportedInterfaces: [{ url: `${base}/mcp`, protocolBinding: 'MCP', tenant: '', protocolVersion: '2025-06-18' }],
+    provider: { url: base, organization: 'agent-pay-service operator' },
+    version: OPENAPI_VERSION,
+    documentationUrl: `${base}/llms.txt`,
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      extensions: [
+        {
+          uri: 'https://github.com/google-agentic-commerce/a2a-x402',
+          description: `Paid skills are HTTP resources paid per call with x402 v2 (exact, ${ctx.payment.network}, asset ${ctx.payment.asset.address}, payTo ${ctx.payment.payTo}).`,
+          required: false,
+        },
+      ],
+      extendedAgentCard: false,
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['application/json'],
+    defaultOutputModes: ['application/json'],
+    skills,
+    signatures: [],
+  };
+}
+
+export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, base: string): string {
+  const ops = operations(openapi);
+  const paid = ops.filter((o) => o.paid);
+  const free = ops.filter((o) => !o.paid);
+  const a = ctx.payment.asset;
+  const lines = [
+    '# Agent pay-per-call utilities',
+    '',
+    '> Deterministic paid utilities and free machine-economy discovery for software agents. Pay per call with x402 v2 in USDC; no account, no API key.',
+    '',
+    '## How to pay',
+    `1. Send the request without payment. Paid resources answer 402 with a PAYMENT-REQUIRED header (base64 JSON, x402 v2) naming scheme "exact", network ${ctx.payment.network}, asset ${a.address} (${a.symbol}, ${a.decimals} decimals), payTo ${ctx.payment.payTo} and the amount in atomic units.`,
+    '2. Sign an EIP-3009 transferWithAuthorization for exactly that amount and repeat the same request with the PAYMENT-SIGNATURE header (base64 JSON PaymentPayload). Standard clients such as @x402/fetch do this.',
+    '3. The 200 carries the result and PAYMENT-RESPONSE (the settlement receipt). If the response is lost, repeat the same request with the same PAYMENT-SIGNATURE: you get the same result and are not charged again.',
+    '4. Invalid requests get 400 with a stable error code before any payment step. 503 means nothing was delivered and nothing was charged; retry with the same payment.',
+    '',
+    '## Paid resources',
+    ...paid.map((o) => `- ${o.method} ${base}${o.path} — ${o.op['x-payment-info']?.amount_atomic} atomic ${a.symbol}: ${o.op.summary ?? ''}`),
+    '',
+    '## Free resources',
+    ...free.map((o) => `- ${o.method} ${base}${o.path} — ${o.op.summary ?? ''}`),
+    '',
+    ...(ops.some((o) => o.path === '/v1/router/quote')
+      ? [
+          '## Quotes',
+          `Not sure which resource fits? POST ${base}/v1/router/quote with {"objective": "...", "inputs": {...}} (free): it names the paid route, the native body and the unchanged price. The contract is at GET ${base}/v1/router.`,
+          '',
+        ]
+      : []),
+    '## MCP',
+    `${base}/mcp is a Model Context Protocol endpoint (Streamable HTTP, stateless). Paid tools return the x402 payment-required result; pay by repeating the call with _meta["x402/payment"]. The endpoint never pays and holds no wallet.`,
+    '',
+    `Schemas: ${base}/openapi.json · Manifest: ${base}/.well-known/x402 · Agent card: ${base}/.well-known/agent-card.json · Services: ${base}/v1/services`,
+    '',
+  ];
+  return lines.join('\n');
+}

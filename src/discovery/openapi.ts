@@ -1,0 +1,169 @@
+/**
+ * The OpenAPI 3.1.0 description, generated from the catalog (paid
+ * operations, with the very schemas that validate requests) and from each
+ * module's own description of its free routes.
+ */
+import { ERROR_CODES } from '../errors.js';
+import type { Capability } from '../catalog/capability.js';
+import type { ModuleContext, OpenApiPaths } from '../module.js';
+import { shortDescription } from './bazaar.js';
+
+export const OPENAPI_VERSION = '1.0.0';
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'message', 'details'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path', 'rule'],
+            properties: { path: { type: 'string', description: 'JSON pointer into the request' }, rule: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** Error codes grouped by status, for response descriptions. */
+function codesFor(status: number): string[] {
+  return Object.entries(ERROR_CODES)
+    .filter(([, s]) => s === status)
+    .map(([c]) => c);
+}
+
+export function errorResponse(status: number, what: string) {
+  return {
+    description: `${what}. Stable codes: ${codesFor(status).join(', ') || 'see ErrorCode'}.`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+}
+
+function priceUsd(atomic: string, decimals: number): string {
+  const s = atomic.padStart(decimals + 1, '0');
+  const whole = s.slice(0, s.length - decimals);
+  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : whole;
+}
+
+function operationId(id: string): string {
+  return id.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function paidOperation(cap: Capability, ctx: ModuleContext) {
+  const { network, asset, payTo } = ctx.payment;
+  const content: Record<string, unknown> = {
+    'application/json': {
+      schema: cap.inputSchema,
+      examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { summary: e.summary, value: e.input }])),
+    },
+  };
+  if (cap.fromRawBody) content['text/html'] = { schema: { type: 'string', description: 'The page itself, instead of the JSON envelope.' } };
+  return {
+    operationId: operationId(cap.id),
+    summary: cap.title,
+    description: `${cap.description}\n\nPrice: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${priceUsd(cap.priceAtomic, asset.decimals)}) per call, paid with x402 v2 (scheme exact) on ${network}.`,
+    tags: ['paid'],
+    security: [],
+    'x-payment-info': {
+      price: { mode: 'fixed', currency: 'USD', amount: priceUsd(cap.priceAtomic, asset.decimals) },
+      protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } }],
+      amount_atomic: cap.priceAtomic,
+      asset: asset.address,
+      network,
+      payTo,
+      protocol: 'x402',
+      scheme: 'exact',
+    },
+    parameters: [
+      {
+        name: 'PAYMENT-SIGNATURE',
+        in: 'header',
+        required: false,
+        description: 'x402 v2 PaymentPayload, base64 JSON. Absent: the answer is 402 with PAYMENT-REQUIRED.',
+        schema: { type: 'string' },
+      },
+    ],
+    requestBody: { required: true, content },
+    responses: {
+      '200': {
+        description: 'The result; delivered only after settlement. The same payment and request get these bytes again.',
+        headers: {
+          'PAYMENT-RESPONSE': { description: 'x402 SettleResponse, base64 JSON (transaction hash, network, payer).', schema: { type: 'string' } },
+        },
+        content: { 'application/json': { schema: cap.outputSchema, examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { value: e.output }])) } },
+      },
+      '400': errorResponse(400, 'The request breaks the input schema or a rule; no payment step happened'),
+      '402': {
+        description: `Payment required (${shortDescription(cap)}). PAYMENT-REQUIRED carries the x402 v2 PaymentRequired; the body says the price and how to pay. Codes: ${codesFor(402).join(', ')}.`,
+        headers: {
+          'PAYMENT-REQUIRED': { description: 'x402 v2 PaymentRequired, base64 JSON, under 2 KB.', schema: { type: 'string' } },
+          'PAYMENT-RESPONSE': { description: 'Present when a settlement was attempted and failed (success false).', schema: { type: 'string' } },
+        },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } },
+      },
+      '409': errorResponse(409, 'The payment is bound to another request, its identifier was used for another request, or it is being processed'),
+      '413': errorResponse(413, 'The body is larger than this resource accepts'),
+      '415': errorResponse(415, 'The content type is not accepted'),
+      '503': errorResponse(503, 'Fail closed: nothing was delivered and nothing was settled by this response'),
+    },
+  };
+}
+
+export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string, unknown> {
+  const paths: OpenApiPaths = {};
+  for (const cap of ctx.catalog) {
+    paths[cap.path] = { ...(paths[cap.path] ?? {}), [cap.method.toLowerCase()]: paidOperation(cap, ctx) };
+  }
+  for (const m of ctx.modules) {
+    for (const [path, item] of Object.entries(m.openapi?.(ctx) ?? {})) {
+      paths[path] = { ...(paths[path] ?? {}), ...item };
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pay-per-call utilities and machine-economy intelligence for agents',
+      version: OPENAPI_VERSION,
+      description:
+        'Deterministic paid utilities (x402 v2, USDC) and free discovery resources for software agents. Paid operations answer 402 with PAYMENT-REQUIRED until paid; no API key or account is used anywhere.',
+      'x-guidance': 'Read /llms.txt for how to pay and how to get a quote from the outcome router.',
+    },
+    servers: [{ url: baseUrl }],
+    'x-agentcash-guidance': { llmsTxtUrl: `${baseUrl}/llms.txt` },
+    tags: [
+      { name: 'paid', description: 'x402 paid resources' },
+      { name: 'discovery', description: 'Free documents that describe the service' },
+      { name: 'operations', description: 'Health and readiness' },
+    ],
+    paths,
+    components: {
+      schemas: {
+        Error: ERROR_SCHEMA,
+        ErrorCode: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'Closed set of stable error codes.' },
+        PaymentChallenge: {
+          type: 'object',
+          required: ['error', 'x402Version', 'resource', 'accepts', 'price', 'how_to_pay'],
+          properties: {
+            error: ERROR_SCHEMA.properties.error,
+            x402Version: { type: 'integer', const: 2 },
+            resource: { type: 'object' },
+            accepts: { type: 'array', items: { type: 'object' } },
+            price: { type: 'object' },
+            how_to_pay: { type: 'string' },
+          },
+        },
+      },
+    },
+  };
+}
