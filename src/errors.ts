@@ -30,6 +30,31 @@ export const ERROR_CODES = {
   settlement_unknown: 503,
   handler_failed: 503,
   service_unavailable: 503,
+  // Outcome router (POST /v1/router/quote and the composite resource). Every
+  // router rejection happens before any payment step.
+  // 400 — the inputs do not make a valid native body for the chosen capability.
+  invalid_inputs: 400,
+  // 422 — the request is valid but the router cannot serve it as asked.
+  missing_inputs: 422,
+  no_matching_outcome: 422,
+  price_above_max: 422,
+  batch_too_large: 422,
+  constraint_unsatisfiable: 422,
+  url_fetch_unsupported: 422,
+  domain_lookup_unsupported: 422,
+  browsing_unsupported: 422,
+  screenshot_unsupported: 422,
+  wallet_signing_unsupported: 422,
+  refund_unsupported: 422,
+  mcp_payer_unsupported: 422,
+  supplier_not_allowlisted: 422,
+  negative_contribution: 422,
+  // Intelligence (newswire, graph, content import and admin API).
+  invalid_parameter: 400,
+  invalid_cursor: 400,
+  unknown_reference: 400,
+  unauthorized: 401,
+  content_conflict: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

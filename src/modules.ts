@@ -1,4 +1,6 @@
+import { discoveryModule } from './discovery/module.js';
 import type { ServiceModule } from './module.js';
+import { mcpModule } from './mcp/module.js';
 
 /** The modules `npm start` runs, in order. */
-export const DEFAULT_MODULES: readonly ServiceModule[] = [];
+export const DEFAULT_MODULES: readonly ServiceModule[] = [discoveryModule, mcpModule];

@@ -4,6 +4,7 @@
  * want the real service in-process.
  */
 import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,8 @@ export interface RunningService {
   rail: PaymentRail;
   gate: PaymentGate;
   catalog: readonly Capability[];
+  /** The HTTP app (its route table is what the discovery tests compare with OpenAPI). */
+  app: Hono;
   /** Present when the service started its own devnet. */
   devnet?: { rpcUrl: string; facilitatorUrl: string; buyer: { address: string; privateKey: string } };
   close(): Promise<void>;
@@ -114,14 +117,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     }
     assertCatalog(catalog);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
-    const app = createApp({
+    const app: Hono = createApp({
       catalog,
       gate,
       rail,
       ledger,
       publicBaseUrl: config.publicBaseUrl,
       log,
-      modules: modules.map((m) => (a: import('hono').Hono) => m.routes?.(a, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl, modules })),
+      modules: modules.map((m) => (a: Hono) => m.routes?.(a, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl, modules })),
     });
     const stopReconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'));
     cleanups.push(stopReconciler);
@@ -144,6 +147,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       rail,
       gate,
       catalog,
+      app,
       devnet: devnetInfo,
       async close() {
         for (const c of cleanups) await c();

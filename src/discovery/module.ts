@@ -8,6 +8,11 @@ import type { ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { agentCard, llmsTxt, servicesListing, wellKnownX402 } from './documents.js';
 import { buildOpenApi, errorResponse } from './openapi.js';
 
+/** A small coin with a 402 on it: registries look for an icon at the origin. */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#2775ca"/>' +
+  '<text x="32" y="41" font-family="sans-serif" font-size="22" font-weight="700" text-anchor="middle" fill="#fff">402</text></svg>';
+
 interface Docs {
   openapi: Record<string, unknown>;
   manifest: unknown;
@@ -43,6 +48,7 @@ function discoveryPaths(): OpenApiPaths {
       json('The listing', { type: 'object', required: ['services', 'payment'], properties: { services: { type: 'array', items: { type: 'object' } }, payment: { type: 'object' } } }),
     ),
     '/llms.txt': get('getLlmsTxt', 'A short plain-text guide for language-model agents', { description: 'The guide', content: { 'text/plain': { schema: { type: 'string' } } } }),
+    '/favicon.svg': get('getFavicon', 'Site icon', { description: 'SVG icon', content: { 'image/svg+xml': { schema: { type: 'string' } } } }),
     '/healthz': get('getHealth', 'Liveness: 200 when the process is up', json('Up', { type: 'object', properties: { status: { type: 'string', const: 'ok' } } }), ['operations']),
     '/readyz': {
       get: {
@@ -81,6 +87,7 @@ export const discoveryModule: ServiceModule = {
     app.get('/.well-known/x402', (c) => c.json(docs(c).d.manifest, 200, cacheHeaders));
     app.get('/.well-known/agent-card.json', (c) => c.json(docs(c).d.card, 200, cacheHeaders));
     app.get('/v1/services', (c) => c.json(docs(c).d.services, 200, cacheHeaders));
+    app.get('/favicon.svg', (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }));
     app.get('/llms.txt', (c) => c.text(docs(c).d.llms, 200, { ...cacheHeaders, 'Content-Type': 'text/plain; charset=utf-8' }));
   },
 };

@@ -4,7 +4,8 @@
  * module's own description of its free routes.
  */
 import { ERROR_CODES } from '../errors.js';
-import type { Capability } from '../catalog/capability.js';
+import type { Capability, JsonSchema } from '../catalog/capability.js';
+import { relocateDefs } from '../catalog/schema-refs.js';
 import type { ModuleContext, OpenApiPaths } from '../module.js';
 import { shortDescription } from './bazaar.js';
 
@@ -60,11 +61,20 @@ function operationId(id: string): string {
   return id.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-function paidOperation(cap: Capability, ctx: ModuleContext) {
+/** Move a capability schema's `$defs` into components.schemas (prefixed by the capability) so its refs resolve inside the OpenAPI document. */
+function embed(schema: JsonSchema, prefix: string, components: Record<string, unknown>): JsonSchema {
+  const { body, defs } = relocateDefs(schema, `#/components/schemas/${prefix}.`);
+  for (const [k, v] of Object.entries(defs)) components[`${prefix}.${k}`] = v;
+  return body;
+}
+
+function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<string, unknown>) {
   const { network, asset, payTo } = ctx.payment;
+  const inputSchema = embed(cap.inputSchema, operationId(cap.id), components);
+  const outputSchema = embed(cap.outputSchema, operationId(cap.id), components);
   const content: Record<string, unknown> = {
     'application/json': {
-      schema: cap.inputSchema,
+      schema: inputSchema,
       examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { summary: e.summary, value: e.input }])),
     },
   };
@@ -101,7 +111,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext) {
         headers: {
           'PAYMENT-RESPONSE': { description: 'x402 SettleResponse, base64 JSON (transaction hash, network, payer).', schema: { type: 'string' } },
         },
-        content: { 'application/json': { schema: cap.outputSchema, examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { value: e.output }])) } },
+        content: { 'application/json': { schema: outputSchema, examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { value: e.output }])) } },
       },
       '400': errorResponse(400, 'The request breaks the input schema or a rule; no payment step happened'),
       '402': {
@@ -122,8 +132,9 @@ function paidOperation(cap: Capability, ctx: ModuleContext) {
 
 export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string, unknown> {
   const paths: OpenApiPaths = {};
+  const capabilitySchemas: Record<string, unknown> = {};
   for (const cap of ctx.catalog) {
-    paths[cap.path] = { ...(paths[cap.path] ?? {}), [cap.method.toLowerCase()]: paidOperation(cap, ctx) };
+    paths[cap.path] = { ...(paths[cap.path] ?? {}), [cap.method.toLowerCase()]: paidOperation(cap, ctx, capabilitySchemas) };
   }
   for (const m of ctx.modules) {
     for (const [path, item] of Object.entries(m.openapi?.(ctx) ?? {})) {
@@ -138,6 +149,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
       description:
         'Deterministic paid utilities (x402 v2, USDC) and free discovery resources for software agents. Paid operations answer 402 with PAYMENT-REQUIRED until paid; no API key or account is used anywhere.',
       'x-guidance': 'Read /llms.txt for how to pay and how to get a quote from the outcome router.',
+      contact: { name: 'Service operator', url: `${baseUrl}/llms.txt` },
     },
     servers: [{ url: baseUrl }],
     'x-agentcash-guidance': { llmsTxtUrl: `${baseUrl}/llms.txt` },
@@ -149,6 +161,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
     paths,
     components: {
       schemas: {
+        ...capabilitySchemas,
         Error: ERROR_SCHEMA,
         ErrorCode: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'Closed set of stable error codes.' },
         PaymentChallenge: {

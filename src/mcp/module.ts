@@ -1,0 +1,212 @@
+/**
+ * The MCP endpoint: Streamable HTTP, stateless, in the same process.
+ *
+ * One tool per paid capability (input schema = the HTTP body schema) and
+ * free tools for the discovery resources. A paid tool called without payment
+ * returns the x402 MCP transport's payment-required result and the caller
+ * pays by repeating the call with `_meta["x402/payment"]`; the endpoint never
+ * pays and holds no wallet. Paid calls go through the same gate as HTTP:
+ * same ledger, same binding, same idempotency and fail-closed rules.
+ */
+import type { Context, Hono } from 'hono';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Capability } from '../catalog/capability.js';
+import { relocateDefs } from '../catalog/schema-refs.js';
+import { bazaarCandidates, shortDescription } from '../discovery/bazaar.js';
+import { mcpToolName } from '../discovery/documents.js';
+import { errorBody } from '../errors.js';
+import { makeInputReader } from '../http/paid-route.js';
+import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import { requestFingerprint } from '../payments/canonical-json.js';
+import type { GateOutcome } from '../payments/gate.js';
+import type { PaymentPayload } from '../payments/rail.js';
+
+export const PAYMENT_META_KEY = 'x402/payment';
+export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
+
+/** What a paid tool may return in structuredContent: the result, or the x402 PaymentRequired. */
+const PAYMENT_REQUIRED_SCHEMA = {
+  type: 'object',
+  required: ['x402Version', 'accepts'],
+  properties: { x402Version: { type: 'integer' }, error: { type: 'string' }, resource: { type: 'object' }, accepts: { type: 'array' }, extensions: { type: 'object' } },
+};
+
+function textResult(value: unknown, isError: boolean, structured?: Record<string, unknown>, meta?: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }],
+    ...(structured ? { structuredContent: structured } : {}),
+    ...(isError ? { isError: true } : {}),
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+function outcomeToResult(outcome: GateOutcome): CallToolResult {
+  switch (outcome.kind) {
+    case 'challenge': {
+      // Both forms: some clients read only structuredContent, others only the text.
+      const pr = outcome.paymentRequired as unknown as Record<string, unknown>;
+      const meta = outcome.paymentResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse } : undefined;
+      return textResult(pr, true, pr, meta);
+    }
+    case 'deliver': {
+      const body = outcome.response.body;
+      return textResult(body, false, JSON.parse(body) as Record<string, unknown>, { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse });
+    }
+    case 'refuse':
+      return textResult(errorBody(outcome.code, outcome.message), true);
+  }
+}
+
+interface PaidTool {
+  cap: Capability;
+  reader: ReturnType<typeof makeInputReader>;
+  extensionCandidates: Array<Record<string, unknown>>;
+  description: string;
+}
+
+function builtInFreeTools(): FreeTool[] {
+  return [
+    {
+      name: 'list-services',
+      title: 'List services',
+      description: 'Every resource of this service with method, route, price, schema links and MCP tool name.',
+      inputSchema: { type: 'object', additionalProperties: false, properties: {} },
+      request: () => ({ method: 'GET', path: '/v1/services' }),
+    },
+  ];
+}
+
+function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string) {
+  return {
+    endpoint: `${base}/mcp`,
+    transport: 'Model Context Protocol, Streamable HTTP (stateless): POST JSON-RPC messages here with Accept: application/json, text/event-stream.',
+    payment:
+      'Paid tools answer without payment with isError true, structuredContent = the x402 PaymentRequired and content[0].text = the same JSON. Sign one of its accepts (x402 v2, exact, EIP-3009) and repeat the tools/call with params._meta["x402/payment"] = the PaymentPayload object. The receipt comes back in result._meta["x402/payment-response"]. This endpoint never pays and holds no wallet.',
+    tools: [
+      ...paid.map((t) => ({ name: mcpToolName(t.cap.id), paid: true, price_atomic: t.cap.priceAtomic, description: t.description })),
+      ...free.map((t) => ({ name: t.name, paid: false, price_atomic: '0', description: t.description })),
+    ],
+  };
+}
+
+export const mcpModule: ServiceModule = {
+  name: 'mcp',
+  openapi(): OpenApiPaths {
+    return {
+      '/mcp': {
+        get: {
+          operationId: 'describeMcp',
+          summary: 'MCP challenge-handoff endpoint: what it is and which tools it has (JSON)',
+          tags: ['discovery'],
+          security: [],
+          responses: { '200': { description: 'Endpoint description', content: { 'application/json': { schema: { type: 'object' } } } }, '405': { description: 'Event streams are not offered: the endpoint is stateless' } },
+        },
+        post: {
+          operationId: 'mcpJsonRpc',
+          summary: 'MCP Streamable HTTP transport (JSON-RPC): tools/list, tools/call; paid tools hand the x402 challenge back',
+          tags: ['discovery'],
+          security: [],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message or batch' } } } },
+          responses: { '200': { description: 'JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } }, '202': { description: 'Notification accepted' } },
+        },
+      },
+    };
+  },
+  routes(app: Hono, ctx: ModuleContext) {
+    const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), extensionCandidates: bazaarCandidates(cap), description: shortDescription(cap) }));
+    const free: FreeTool[] = [...builtInFreeTools(), ...ctx.modules.flatMap((m) => m.mcpTools?.(ctx) ?? [])];
+    const paidByName = new Map(paid.map((t) => [mcpToolName(t.cap.id), t]));
+    const freeByName = new Map(free.map((t) => [t.name, t]));
+
+    const tools = [
+      ...paid.map((t) => ({
+        name: mcpToolName(t.cap.id),
+        title: t.cap.title,
+        description: `${t.cap.description} Paid: ${t.cap.priceAtomic} atomic units of ${ctx.payment.asset.symbol} per call via x402 (pay with _meta["x402/payment"]).`,
+        inputSchema: t.cap.inputSchema as { type: 'object' },
+        // The same schema as the HTTP 200, or the x402 PaymentRequired of an unpaid call.
+        outputSchema: (() => {
+          const { body, defs } = relocateDefs(t.cap.outputSchema, '#/$defs/');
+          return { type: 'object' as const, ...(Object.keys(defs).length ? { $defs: defs } : {}), anyOf: [body, PAYMENT_REQUIRED_SCHEMA] };
+        })(),
+        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+        _meta: { 'x402/price': { amount: t.cap.priceAtomic, asset: ctx.payment.asset.address, network: ctx.payment.network, payTo: ctx.payment.payTo } },
+      })),
+      ...free.map((t) => ({ name: t.name, title: t.title, description: `${t.description} Free.`, inputSchema: t.inputSchema as { type: 'object' }, annotations: { readOnlyHint: true } })),
+    ];
+
+    const callFree = async (tool: FreeTool, args: Record<string, unknown>): Promise<CallToolResult> => {
+      const r = tool.request(args);
+      const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
+      const res = await app.request(r.path + qs, {
+        method: r.method,
+        headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
+        body: r.body === undefined ? undefined : JSON.stringify(r.body),
+      });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const structured = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+      return textResult(text, res.status >= 400, res.status >= 400 ? undefined : structured);
+    };
+
+    const callPaid = async (tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string): Promise<CallToolResult> => {
+      const parsed = tool.reader.fromValue(structuredClone(args ?? {}));
+      if (!parsed.ok) return textResult(parsed.body, true);
+      const raw = meta?.[PAYMENT_META_KEY];
+      if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
+        return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
+      }
+      const input = parsed.input;
+      const outcome = await ctx.gate.handle({
+        resource: tool.cap.id,
+        description: tool.description,
+        priceAtomic: tool.cap.priceAtomic,
+        resourceUrl: base + tool.cap.path,
+        fingerprint: requestFingerprint(tool.cap.id, input),
+        payment: raw as PaymentPayload | undefined,
+        extensionCandidates: tool.extensionCandidates,
+        execute: async () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(await tool.cap.run(input)) }),
+      });
+      return outcomeToResult(outcome);
+    };
+
+    const serve = async (c: Context) => {
+      const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+      const server = new Server({ name: 'agent-pay-service', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+      server.setRequestHandler(CallToolRequestSchema, async (req) => {
+        const name = req.params.name;
+        const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+        const p = paidByName.get(name);
+        if (p) return callPaid(p, args, req.params._meta as Record<string, unknown> | undefined, base);
+        const f = freeByName.get(name);
+        if (f) return callFree(f, args);
+        return textResult(errorBody('not_found', `No tool named "${name}".`), true);
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(c.req.raw);
+      } finally {
+        await transport.close().catch(() => {});
+        await server.close().catch(() => {});
+      }
+    };
+
+    app.get('/mcp', (c) => {
+      const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+      if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
+        return c.json(errorBody('method_not_allowed', 'This MCP endpoint is stateless and offers no event stream; POST JSON-RPC messages instead.'), 405, { Allow: 'POST' });
+      }
+      return c.json(describeEndpoint(paid, free, base));
+    });
+    app.post('/mcp', serve);
+  },
+};

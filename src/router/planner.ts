@@ -1,0 +1,538 @@
+/**
+ * The outcome router's planner: request → canonical request → plan, or a
+ * rejection with a stable code. Pure and synchronous: no clock, no I/O, no
+ * randomness, so the same request always gets the same plan. Built once from
+ * the catalog at start-up; a capability added to the catalog is routable
+ * without a change here.
+ */
+import type { Capability } from '../catalog/capability.js';
+import { compileValidator, type Validator } from '../catalog/validation.js';
+import type { PaymentConfig } from '../config.js';
+import { ServiceError, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
+import { makeInputReader } from '../http/paid-route.js';
+import { canonicalJson, requestFingerprint } from '../payments/canonical-json.js';
+import { DESCRIPTORS, descriptorFor, schemaProperties, type EvidenceLevel, type Extraction, type RoutingDescriptor, type UnitDraft } from './descriptors.js';
+import {
+  EVIDENCE,
+  FRESHNESS,
+  LATENCY,
+  OBJECTIVE_FIELDS,
+  PREFERRED_PROTOCOLS,
+  quoteRequestSchema,
+  ROUTER_FIELDS,
+} from './schemas.js';
+import { stripSecrets } from './secrets.js';
+import { normalizeText, readUris } from './text.js';
+import { FOLDED_REFUSAL_KEYS, screen, unsupportedOf } from './unsupported.js';
+
+export const CONTRACT_PATH = '/v1/router';
+export const QUOTE_PATH = '/v1/router/quote';
+export const COMPOSITE_PATH = '/x402/v1/outcome-router';
+/** The composite resource's id: what a payment for it is bound to. */
+export const COMPOSITE_RESOURCE = 'outcome-router';
+/** A batch is "small": at most this many steps (paid calls) per quote. */
+export const DEFAULT_MAX_STEPS = 20;
+/** Probability that one paid call settles and delivers, when a descriptor does not say (deterministic handler; settlement is the risk). */
+const DEFAULT_RELIABILITY = 0.999;
+
+export type Freshness = (typeof FRESHNESS)[number];
+export type Latency = (typeof LATENCY)[number];
+export type Evidence = (typeof EVIDENCE)[number];
+export type PreferredProtocol = (typeof PREFERRED_PROTOCOLS)[number];
+export type ObjectiveField = (typeof OBJECTIVE_FIELDS)[number];
+
+/** The request after aliases and folding: objective plus inputs, plus constraints. */
+export interface QuoteRequest {
+  objective: string;
+  inputs: Record<string, unknown>;
+  required_output?: Record<string, unknown>;
+  freshness: Freshness;
+  latency: Latency;
+  evidence: Evidence;
+  preferred_protocol: PreferredProtocol;
+  max_price?: string;
+}
+
+export interface ParsedRequest {
+  request: QuoteRequest;
+  objectiveField: ObjectiveField;
+  /** Top-level fields moved into inputs. */
+  folded: string[];
+  /** Aliases renamed to native names, as "fg → foreground". */
+  renamed: string[];
+  buyerMetadata: { received: boolean; secretKeysStripped: number; keysKept: number };
+}
+
+export interface Route {
+  cap: Capability;
+  d: RoutingDescriptor;
+  reader: ReturnType<typeof makeInputReader>;
+  /** Lower-case phrases that name the product: title, title before "(", descriptor names. */
+  names: string[];
+}
+
+export interface PlannedStep {
+  step: number;
+  route: Route;
+  /** The native body: valid against the capability's input schema. */
+  body: Record<string, unknown>;
+  /** JSON pointer of the request part it came from. */
+  source: string;
+}
+
+export interface Plan {
+  parsed: ParsedRequest;
+  /** Objective plus inputs, plus constraints that differ from their defaults. */
+  canonical: Record<string, unknown>;
+  /** What a composite payment is bound to: SHA-256 of the resource and the canonical request. */
+  fingerprint: string;
+  steps: PlannedStep[];
+  /** Distinct routes of the steps, in step order. */
+  routes: Route[];
+  matched: Array<{ capability_id: string; signals: string[] }>;
+  assumptions: string[];
+  unusedInputs: string[];
+  total: bigint;
+  cogs: bigint;
+  evidenceLevel: EvidenceLevel;
+  expectedLatencyMs: number;
+  /** Per paid call, in step order. */
+  reliabilities: number[];
+  constraintNotes: string[];
+  requiredOutput: { covered: string[]; not_covered: string[] } | null;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
+
+const fail = (code: ErrorCode, message: string, details: ErrorDetail[] = []): Outcome<never> => ({ ok: false, error: new ServiceError(code, message, details) });
+
+export function errorBodyOf(e: ServiceError): ErrorBody {
+  return { error: { code: e.code, message: e.message, details: e.details } };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function phraseIn(text: string, phrase: string): boolean {
+  return new RegExp(`(?<![a-z0-9])${escapeRegExp(phrase)}(?![a-z0-9])`).test(text);
+}
+
+export interface RouterOptions {
+  /** Descriptors to use before the built-in table (same id or path wins). */
+  descriptors?: readonly RoutingDescriptor[];
+  /** Supplier ids a plan may pay besides the service's own handlers (default none). */
+  supplierAllowlist?: readonly string[];
+  maxSteps?: number;
+}
+
+export class OutcomeRouter {
+  readonly routes: Route[];
+  /** Every top-level field accepted besides the router's own → the inputs key it becomes. */
+  readonly foldable: Map<string, string>;
+  /** Field aliases applied inside inputs (fg → foreground). */
+  readonly aliases: Map<string, string>;
+  /** Input keys some capability declares: never refused by name. */
+  readonly declaredKeys: Set<string>;
+  readonly allowlist: Set<string>;
+  readonly ownPaths: Set<string>;
+  readonly maxSteps: number;
+  /** Largest quote body accepted: the largest capability body plus room for the envelope. */
+  readonly bodyLimit: number;
+  private readonly validate: Validator;
+
+  constructor(
+    catalog: readonly Capability[],
+    readonly payment: Pick<PaymentConfig, 'network' | 'payTo' | 'asset'>,
+    opts: RouterOptions = {},
+  ) {
+    const table = [...(opts.descriptors ?? []), ...DESCRIPTORS];
+    this.routes = catalog.map((cap) => {
+      const d = descriptorFor(cap, table);
+      const title = cap.title.toLowerCase();
+      const names = [title, title.split(' (')[0]!.trim(), ...(d.names ?? []).map((n) => n.toLowerCase())];
+      return { cap, d, reader: makeInputReader(cap), names: [...new Set(names)].filter((n) => n.length >= 4) };
+    });
+    this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.declaredKeys = new Set(this.routes.flatMap((r) => schemaProperties(r.cap)));
+    this.aliases = new Map();
+    for (const r of this.routes) {
+      for (const [alias, target] of Object.entries(r.d.fieldAliases ?? {})) if (!this.aliases.has(alias) && !this.declaredKeys.has(alias)) this.aliases.set(alias, target);
+    }
+    this.foldable = new Map();
+    const fold = (k: string) => {
+      if (!ROUTER_FIELDS.includes(k) && !this.foldable.has(k)) this.foldable.set(k, this.aliases.get(k) ?? k);
+    };
+    for (const r of this.routes) for (const k of [...schemaProperties(r.cap), ...r.d.reads]) fold(k);
+    for (const k of this.aliases.keys()) fold(k);
+    for (const k of FOLDED_REFUSAL_KEYS) fold(k);
+    fold('items');
+    this.allowlist = new Set([...catalog.map((c) => c.id), ...(opts.supplierAllowlist ?? [])]);
+    this.ownPaths = new Set([...catalog.map((c) => c.path), CONTRACT_PATH, QUOTE_PATH, COMPOSITE_PATH]);
+    this.bodyLimit = Math.max(64 * 1024, ...catalog.map((c) => c.maxBodyBytes ?? 64 * 1024)) + 64 * 1024;
+    this.validate = compileValidator(quoteRequestSchema(this.foldable, { forValidation: true }));
+  }
+
+  /** The published quote request schema for this catalog. */
+  requestSchema() {
+    return quoteRequestSchema(this.foldable);
+  }
+
+  isOwnUrl = (url: string): boolean => {
+    try {
+      return this.ownPaths.has(new URL(url).pathname.replace(/\/+$/, ''));
+    } catch {
+      return false;
+    }
+  };
+
+  // ─── reading ────────────────────────────────────────────────────────────
+
+  /** Body text → parsed request. Secrets in buyer_metadata are gone before validation sees the value. */
+  readBody(contentType: string | undefined, raw: string): Outcome<ParsedRequest> {
+    if (Buffer.byteLength(raw, 'utf8') > this.bodyLimit) return fail('payload_too_large', `The request body exceeds ${this.bodyLimit} bytes.`);
+    const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    if (mediaType !== '' && mediaType !== 'application/json' && !mediaType.endsWith('+json')) {
+      return fail('unsupported_media_type', `Content-Type ${mediaType} is not accepted here; send application/json.`, [{ path: '', rule: 'content-type' }]);
+    }
+    if (raw.trim() === '') return fail('invalid_json', 'A JSON request body is required.', [{ path: '', rule: 'required' }]);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (e) {
+      return fail('invalid_json', `The request body is not valid JSON: ${(e as Error).message}`, [{ path: '', rule: 'json' }]);
+    }
+    return this.readValue(value);
+  }
+
+  readValue(value: unknown): Outcome<ParsedRequest> {
+    let secretKeysStripped = 0;
+    // A copy: validation fills defaults in place, and the caller's value stays as it was.
+    if (isObject(value)) value = { ...value };
+    if (isObject(value) && 'buyer_metadata' in value) {
+      const s = stripSecrets(value.buyer_metadata);
+      secretKeysStripped = s.removed;
+      value = { ...value, buyer_metadata: s.value };
+    }
+    const schemaProblems = this.validate(value);
+    if (schemaProblems) return fail('invalid_request', 'The request does not match the router quote request schema.', schemaProblems);
+    const body = value as Record<string, unknown>;
+
+    const present = OBJECTIVE_FIELDS.filter((f) => body[f] !== undefined);
+    if (present.length === 0) {
+      return fail('invalid_request', 'objective is required (goal, task, outcome and query are accepted aliases).', [{ path: '/objective', rule: 'required', message: 'is required' }]);
+    }
+    if (present.length > 1) {
+      return fail(
+        'invalid_request',
+        `Send the objective once: ${present.join(', ')} are aliases of the same field.`,
+        present.slice(1).map((f) => ({ path: `/${f}`, rule: 'alias_conflict', message: `${f} is an alias of ${present[0]}` })),
+      );
+    }
+    const objectiveField = present[0]!;
+
+    const conflicts: ErrorDetail[] = [];
+    const inputs: Record<string, unknown> = { ...((body.inputs as Record<string, unknown> | undefined) ?? {}) };
+    const renamed: string[] = [];
+    const rename = (from: string, to: string, where: string) => {
+      if (inputs[to] !== undefined && canonicalJson(inputs[to]) !== canonicalJson(inputs[from])) {
+        conflicts.push({ path: where, rule: 'conflicts_with_inputs', message: `${from} is an alias of ${to}, which is also given with another value` });
+        return;
+      }
+      inputs[to] = inputs[from];
+      delete inputs[from];
+      renamed.push(`${from} → ${to}`);
+    };
+    for (const [alias, target] of this.aliases) if (inputs[alias] !== undefined) rename(alias, target, `/inputs/${alias}`);
+
+    const folded: string[] = [];
+    for (const [k, v] of Object.entries(body)) {
+      if (ROUTER_FIELDS.includes(k) || v === undefined) continue;
+      const target = this.foldable.get(k) ?? k;
+      if (inputs[target] !== undefined && canonicalJson(inputs[target]) !== canonicalJson(v)) {
+        conflicts.push({ path: `/${k}`, rule: 'conflicts_with_inputs', message: `inputs.${target} is also given, with another value` });
+        continue;
+      }
+      inputs[target] = v;
+      folded.push(k);
+      if (target !== k) renamed.push(`${k} → ${target}`);
+    }
+    if (conflicts.length) return fail('invalid_request', 'A field is given twice with different values.', conflicts);
+
+    const metadata = body.buyer_metadata as Record<string, unknown> | undefined;
+    return {
+      ok: true,
+      value: {
+        request: {
+          objective: body[objectiveField] as string,
+          inputs,
+          ...(body.required_output !== undefined ? { required_output: body.required_output as Record<string, unknown> } : {}),
+          freshness: (body.freshness as Freshness | undefined) ?? 'any',
+          latency: (body.latency as Latency | undefined) ?? 'any',
+          evidence: (body.evidence as Evidence | undefined) ?? 'any',
+          preferred_protocol: (body.preferred_protocol as PreferredProtocol | undefined) ?? 'any',
+          ...(body.max_price !== undefined ? { max_price: body.max_price as string } : {}),
+        },
+        objectiveField,
+        folded: folded.sort(),
+        renamed,
+        buyerMetadata: { received: metadata !== undefined, secretKeysStripped, keysKept: metadata ? Object.keys(metadata).length : 0 },
+      },
+    };
+  }
+
+  /** Objective plus inputs, plus the constraints that differ from their defaults. */
+  canonical(r: QuoteRequest): Record<string, unknown> {
+    const c: Record<string, unknown> = { objective: r.objective, inputs: r.inputs };
+    if (r.required_output !== undefined) c.required_output = r.required_output;
+    for (const k of ['freshness', 'latency', 'evidence', 'preferred_protocol'] as const) if (r[k] !== 'any') c[k] = r[k];
+    if (r.max_price !== undefined) c.max_price = r.max_price;
+    return c;
+  }
+
+  // ─── planning ───────────────────────────────────────────────────────────
+
+  plan(parsed: ParsedRequest): Outcome<Plan> {
+    const r = parsed.request;
+    const objective = r.objective;
+    const text = normalizeText(objective);
+
+    // 1. Refused categories, whatever else the request asks.
+    const findings = screen({
+      objective,
+      inputs: r.inputs,
+      declaredKeys: this.declaredKeys,
+      allowlist: this.allowlist,
+      payTo: this.payment.payTo,
+      ownPaths: this.ownPaths,
+    });
+    if (findings.length) {
+      const first = unsupportedOf(findings[0]!.category);
+      return fail(first.code, `Not supported (${first.category.replace(/_/g, ' ')}): ${first.reason} Nothing was charged.`, findings.map((f) => f.detail));
+    }
+
+    // 2. Which outcomes the words name.
+    const matched = new Map<Route, string[]>();
+    for (const route of this.routes) {
+      const signals = this.mentionSignals(route, objective, text);
+      if (signals.length) matched.set(route, signals);
+    }
+    const mentioned = this.routes.filter((rt) => matched.has(rt));
+
+    // 3. items: each element is a native body for one outcome.
+    const itemUnits = new Map<Route, Array<{ inputs: Record<string, unknown>; at: string }>>();
+    if (r.inputs.items !== undefined) {
+      if (!Array.isArray(r.inputs.items)) return fail('invalid_inputs', 'inputs.items must be an array of native bodies.', [{ path: '/inputs/items', rule: 'type', message: 'must be an array' }]);
+      const problems: ErrorDetail[] = [];
+      r.inputs.items.forEach((raw, i) => {
+        const at = `/inputs/items/${i}`;
+        if (!isObject(raw)) {
+          problems.push({ path: at, rule: 'type', message: 'must be an object (a native body, optionally with capability_id)' });
+          return;
+        }
+        const { capability_id: named, ...item } = raw;
+        for (const [alias, target] of this.aliases) {
+          if (item[alias] !== undefined && item[target] === undefined) {
+            item[target] = item[alias];
+            delete item[alias];
+          }
+        }
+        let route: Route | undefined;
+        if (named !== undefined) {
+          route = this.routes.find((rt) => rt.cap.id === named);
+          if (!route) problems.push({ path: `${at}/capability_id`, rule: 'enum', message: `no capability ${JSON.stringify(named)}; see GET ${CONTRACT_PATH}` });
+        } else {
+          const pool = mentioned.length ? mentioned : this.routes;
+          const candidates = pool.filter((rt) => rt.d.detect(item));
+          if (candidates.length === 1) route = candidates[0];
+          else problems.push({ path: at, rule: candidates.length ? 'ambiguous_item' : 'unrecognized_item', message: candidates.length ? `matches ${candidates.map((c) => c.cap.id).join(' and ')}; add capability_id` : 'matches no supported outcome; add capability_id' });
+        }
+        if (route) {
+          const list = itemUnits.get(route) ?? [];
+          list.push({ inputs: item, at });
+          itemUnits.set(route, list);
+          if (!matched.has(route)) matched.set(route, [`inputs.items (${named !== undefined ? 'capability_id' : 'its fields'})`]);
+        }
+      });
+      if (problems.length) return fail('no_matching_outcome', 'Some inputs.items match no single supported outcome.', problems);
+    }
+
+    // 4. Selected outcomes: named ones; else the ones the inputs identify.
+    let selected = this.routes.filter((rt) => matched.has(rt));
+    if (selected.length === 0) {
+      selected = this.routes.filter((rt) => rt.d.detect(r.inputs));
+      for (const rt of selected) matched.set(rt, [`inputs: ${rt.d.reads.filter((k) => r.inputs[k] !== undefined).join(', ')}`]);
+    }
+    const foreignUrls = readUris(objective).filter((u) => u.kind === 'url' && !this.isOwnUrl(u.value));
+    if (selected.length === 0) {
+      if (foreignUrls.length) return this.fetchRefusal(foreignUrls[0]!.value, []);
+      return fail(
+        'no_matching_outcome',
+        `No supported outcome matches this objective and these inputs. Supported: ${this.routes.map((rt) => rt.cap.id).join(', ')} (and compositions of them). See GET ${CONTRACT_PATH}. Nothing was charged.`,
+        [{ path: '/objective', rule: 'supported_outcome', message: 'name an outcome, a capability id or a route, or send its native inputs' }],
+      );
+    }
+
+    // 5. Native bodies.
+    const drafts: Array<{ route: Route; unit: UnitDraft }> = [];
+    const missing: ErrorDetail[] = [];
+    const invalid: ErrorDetail[] = [];
+    const assumptions: string[] = [];
+    const take = (route: Route, x: Extraction) => {
+      if (x.kind === 'missing') missing.push(...x.missing);
+      else if (x.kind === 'invalid') invalid.push(...x.details);
+      else {
+        for (const unit of x.units) drafts.push({ route, unit });
+        for (const a of x.assumptions) if (!assumptions.includes(a)) assumptions.push(a);
+      }
+    };
+    for (const route of selected) {
+      const fromItems = itemUnits.get(route) ?? [];
+      if (fromItems.length === 0 || route.d.detect(r.inputs)) {
+        take(route, route.d.extract({ objective, inputs: r.inputs, at: '/inputs', fromItems: false, isOwnUrl: this.isOwnUrl }));
+      }
+    }
+    for (const route of selected) {
+      for (const it of itemUnits.get(route) ?? []) take(route, route.d.extract({ objective, inputs: it.inputs, at: it.at, fromItems: true, isOwnUrl: this.isOwnUrl }));
+    }
+    if (invalid.length) return fail('invalid_inputs', 'The inputs cannot be read as the native fields of the chosen outcome.', invalid);
+    if (missing.length) {
+      const consumed = new Set(drafts.map((d) => d.unit.body.uri).filter((u): u is string => typeof u === 'string'));
+      const unconsumed = foreignUrls.filter((u) => !consumed.has(u.value));
+      if (unconsumed.length) return this.fetchRefusal(unconsumed[0]!.value, missing);
+      return fail(
+        'missing_inputs',
+        `The request is valid but inputs are missing: ${missing.map((m) => `${m.path} (${m.message})`).join('; ')}. Nothing was charged.`,
+        missing,
+      );
+    }
+    if (drafts.length > this.maxSteps) {
+      return fail('batch_too_large', `The plan has ${drafts.length} steps; a quote takes at most ${this.maxSteps}. Split the batch.`, [{ path: '/inputs', rule: 'maxItems', message: `at most ${this.maxSteps} items` }]);
+    }
+
+    // 6. Every native body must pass the very validation its paid route runs.
+    const steps: PlannedStep[] = [];
+    for (const { route, unit } of drafts) {
+      const checked = route.reader.fromValue(structuredClone(unit.body));
+      if (!checked.ok) {
+        const e = (checked.body as ErrorBody).error;
+        for (const d of e.details) invalid.push({ path: unit.at === '/objective' ? '/objective' : `${unit.at}${d.path}`, rule: d.rule, message: `${route.cap.id}: ${d.message ?? e.message}` });
+        continue;
+      }
+      steps.push({ step: steps.length + 1, route, body: unit.body, source: unit.at });
+    }
+    if (invalid.length) return fail('invalid_inputs', `The inputs do not make a valid request for ${[...new Set(drafts.map((d) => d.route.cap.id))].join(', ')}.`, invalid);
+
+    const routes = [...new Set(steps.map((s) => s.route))];
+
+    // 7. Constraints the buyer set.
+    const constraintNotes: string[] = [];
+    const unsatisfied: ErrorDetail[] = [];
+    if (r.evidence !== 'any') {
+      for (const rt of routes) {
+        if (!rt.d.evidence.includes(r.evidence)) unsatisfied.push({ path: '/evidence', rule: r.evidence, message: `${rt.cap.id} delivers ${rt.d.evidence.join(' / ')} evidence, not ${r.evidence}` });
+      }
+    }
+    if (r.latency === 'interactive') {
+      for (const rt of routes) if (rt.d.expectedLatencyMs > 1000) unsatisfied.push({ path: '/latency', rule: 'interactive', message: `${rt.cap.id} typically takes ${rt.d.expectedLatencyMs} ms` });
+    }
+    if (unsatisfied.length) return fail('constraint_unsatisfiable', 'The plan cannot meet the evidence or latency asked for. Nothing was charged.', unsatisfied);
+    if (r.freshness !== 'any') constraintNotes.push('Every step is computed when it is called, from the inputs sent with it; nothing is served from a cache.');
+    if (r.latency === 'batch' || steps.length > 1) constraintNotes.push('Steps are separate calls made one after another; each is typically well under a second plus its settlement.');
+    if (r.preferred_protocol === 'mcp') constraintNotes.push('Every route is paid with x402 over HTTP. The MCP endpoint exposes the same resources but never pays: it hands the 402 challenge back to you.');
+
+    // 8. Suppliers, economics, budget.
+    const offList = routes.flatMap((rt) => (rt.d.suppliers ?? []).filter((s) => !this.allowlist.has(s)).map((s) => ({ rt, s })));
+    if (offList.length) {
+      const u = unsupportedOf('non_allowlisted_supplier');
+      return fail(u.code, `Not supported (non-allowlisted supplier): ${u.reason} Nothing was charged.`, offList.map(({ rt, s }) => ({ path: '/objective', rule: 'supplier_allowlist', message: `${rt.cap.id} would pay ${s}` })));
+    }
+    const total = steps.reduce((sum, s) => sum + BigInt(s.route.cap.priceAtomic), 0n);
+    const cogs = steps.reduce((sum, s) => sum + BigInt(s.route.d.cogsAtomic ?? '0'), 0n);
+    if (total - cogs < 0n) {
+      const u = unsupportedOf('negative_contribution');
+      return fail(u.code, `Not supported (negative contribution): the plan would cost ${cogs} atomic units to deliver for a price of ${total}. ${u.reason} Nothing was charged.`, [
+        { path: '/objective', rule: 'contribution', message: `price ${total} < cost of goods ${cogs}` },
+      ]);
+    }
+    if (r.max_price !== undefined && total > BigInt(r.max_price)) {
+      return fail('price_above_max', `The plan costs ${total} atomic units (${steps.length} paid call${steps.length === 1 ? '' : 's'}), above max_price ${r.max_price}. Prices are fixed; raise max_price or send fewer items. Nothing was charged.`, [
+        { path: '/max_price', rule: 'maximum', message: `total ${total} > ${r.max_price}` },
+      ]);
+    }
+
+    const reads = new Set(['items', ...routes.flatMap((rt) => [...rt.d.reads, ...schemaProperties(rt.cap)])]);
+    const unusedInputs = Object.keys(r.inputs).filter((k) => !reads.has(k)).sort();
+    if (unusedInputs.length) assumptions.push(`Inputs not used by any step: ${unusedInputs.join(', ')}.`);
+    const urlsNotFetched = foreignUrls.filter((u) => !steps.some((s) => s.body.uri === u.value));
+    if (urlsNotFetched.length) assumptions.push('URLs in the objective were not fetched (the service fetches no URLs).');
+
+    const canonical = this.canonical(r);
+    return {
+      ok: true,
+      value: {
+        parsed,
+        canonical,
+        fingerprint: requestFingerprint(COMPOSITE_RESOURCE, canonical),
+        steps,
+        routes,
+        matched: routes.map((rt) => ({ capability_id: rt.cap.id, signals: matched.get(rt) ?? [] })),
+        assumptions,
+        unusedInputs,
+        total,
+        cogs,
+        evidenceLevel: routes.every((rt) => rt.d.evidence.includes('sourced')) ? 'sourced' : 'deterministic',
+        expectedLatencyMs: steps.reduce((sum, s) => sum + s.route.d.expectedLatencyMs, 0),
+        reliabilities: steps.map((s) => s.route.d.reliability ?? DEFAULT_RELIABILITY),
+        constraintNotes,
+        requiredOutput: r.required_output ? this.coverage(r.required_output, routes) : null,
+      },
+    };
+  }
+
+  /** Parse and plan a value in one go (contract examples, bench, MCP). */
+  quote(value: unknown): Outcome<Plan> {
+    const parsed = this.readValue(value);
+    return parsed.ok ? this.plan(parsed.value) : parsed;
+  }
+
+  private mentionSignals(route: Route, objective: string, text: string): string[] {
+    const signals: string[] = [];
+    if (phraseIn(text, route.cap.id)) signals.push(`capability id ${route.cap.id}`);
+    const path = route.cap.path.toLowerCase();
+    if (new RegExp(`${escapeRegExp(path)}(?![a-z0-9-])`).test(text)) signals.push(`route ${route.cap.path}`);
+    const name = route.names.find((n) => phraseIn(text, n));
+    if (name) signals.push(`name "${name}"`);
+    for (const re of route.d.keywords ?? []) {
+      const m = re.exec(text);
+      if (m) {
+        signals.push(`wording "${m[0].slice(0, 60)}"`);
+        break;
+      }
+    }
+    const data = route.d.textSignal?.(objective);
+    if (data) signals.push(data);
+    return signals;
+  }
+
+  private fetchRefusal(url: string, missing: ErrorDetail[]): Outcome<never> {
+    const u = unsupportedOf('url_fetching');
+    return fail(u.code, `Not supported (URL fetching): the objective points at ${url.slice(0, 200)}, which would have to be fetched. ${u.reason} Nothing was charged.`, [
+      { path: '/objective', rule: 'url_fetching', message: 'a URL to fetch' },
+      ...missing,
+    ]);
+  }
+
+  private coverage(required: Record<string, unknown>, routes: Route[]): { covered: string[]; not_covered: string[] } {
+    const fields = new Set(
+      routes.flatMap((rt) => {
+        const props = (rt.cap.outputSchema as { properties?: Record<string, unknown> }).properties;
+        return props ? Object.keys(props) : [];
+      }),
+    );
+    const keys = Object.keys(required).sort();
+    return { covered: keys.filter((k) => fields.has(k)), not_covered: keys.filter((k) => !fields.has(k)) };
+  }
+}

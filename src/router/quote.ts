@@ -1,0 +1,153 @@
+/**
+ * The quote body: a plan rendered for the buyer — the routes to call, the
+ * native bodies to send, the prices and payee (the live resources' own, never
+ * changed), the economics and how to pay. Everything except `quote_id` and
+ * `created_at` is a function of the plan, hence of the request.
+ */
+import type { PaymentConfig } from '../config.js';
+import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
+
+export const ROUTER_LIMITATIONS: readonly string[] = [
+  'The router plans only onto this service\'s own deterministic handlers: it fetches no URLs, calls no models and pays no suppliers.',
+  'Objective wording is read with fixed rules, not a language model. When in doubt, name the capability id or its route and send its native inputs.',
+  'A quote reserves nothing and expires never: the prices and the payee it names are the live resources\' own, and they do not change.',
+  'Each step\'s result carries that capability\'s own limitations.',
+];
+
+type Payment = Pick<PaymentConfig, 'network' | 'payTo' | 'asset'>;
+
+export interface QuoteEnv {
+  baseUrl: string;
+  payment: Payment;
+  compositeEnabled: boolean;
+  quoteId: string;
+  createdAt: string;
+}
+
+export function priceOf(amount: bigint | string, payment: Payment) {
+  return {
+    amount_atomic: String(amount),
+    asset: payment.asset.address,
+    asset_symbol: payment.asset.symbol,
+    decimals: payment.asset.decimals,
+    network: payment.network,
+    pay_to: payment.payTo,
+    scheme: 'exact' as const,
+  };
+}
+
+export function routeOf(path: string, baseUrl: string) {
+  return { method: 'POST' as const, path, url: baseUrl + path };
+}
+
+export function outcomeOf(plan: Plan): { kind: 'single' | 'batch' | 'composed'; capability_ids: string[]; description: string } {
+  const ids = plan.routes.map((r) => r.cap.id);
+  const n = plan.steps.length;
+  if (plan.routes.length > 1) {
+    return { kind: 'composed', capability_ids: ids, description: `${n} steps over ${ids.length} capabilities: ${plan.routes.map((r) => `${countOf(plan, r)} × ${r.cap.title}`).join(' + ')}.` };
+  }
+  const r = plan.routes[0]!;
+  if (n > 1) return { kind: 'batch', capability_ids: ids, description: `A batch of ${n} items on ${r.cap.path}: ${r.d.outcome}` };
+  return { kind: 'single', capability_ids: ids, description: r.d.outcome };
+}
+
+function countOf(plan: Plan, r: Route): number {
+  return plan.steps.filter((s) => s.route === r).length;
+}
+
+export function planSummary(plan: Plan, payments: number) {
+  const per = plan.reliabilities;
+  const reliability = payments === 1 ? Math.min(...per) : per.reduce((p, r) => p * r, 1);
+  return {
+    suppliers: plan.routes.map((r) => r.cap.id),
+    expected_cogs_atomic: String(plan.cogs),
+    expected_latency_ms: plan.expectedLatencyMs,
+    expected_reliability: Math.round(reliability * 10_000) / 10_000,
+    evidence_level: plan.evidenceLevel,
+    payments,
+  };
+}
+
+export function economicsOf(price: bigint, cogs: bigint, supplierSpend: bigint) {
+  const contribution = price - cogs;
+  return {
+    buyer_price_atomic: String(price),
+    cogs_atomic: String(cogs),
+    contribution_atomic: String(contribution),
+    supplier_spend_atomic: String(supplierSpend),
+    margin: price > 0n ? Math.round((Number(contribution) / Number(price)) * 10_000) / 10_000 : 0,
+  };
+}
+
+export function quoteBody(plan: Plan, env: QuoteEnv) {
+  const { payment, baseUrl } = env;
+  const n = plan.steps.length;
+  const steps = plan.steps.map((s) => ({
+    step: s.step,
+    capability_id: s.route.cap.id,
+    title: s.route.cap.title,
+    source: s.source,
+    execute_route: routeOf(s.route.cap.path, baseUrl),
+    native_body: s.body,
+    price: priceOf(s.route.cap.priceAtomic, payment),
+    evidence_level: (s.route.d.evidence.includes('sourced') ? 'sourced' : 'deterministic') as 'sourced' | 'deterministic',
+  }));
+  const oneRoute = plan.routes.length === 1 ? routeOf(plan.routes[0]!.cap.path, baseUrl) : null;
+  const r = plan.parsed.request;
+  const instructions = [
+    'For each step, in order: POST its native_body as application/json to its execute_route.url.',
+    `The first answer is 402 with a PAYMENT-REQUIRED header (x402 v2) whose accepts[0] asks for exactly that step's price.amount_atomic of ${payment.asset.symbol} on ${payment.network}, paid to ${payment.payTo}.`,
+    'Sign accepts[0] with your own wallet (scheme exact: an EIP-3009 transferWithAuthorization) and repeat the identical request with the PAYMENT-SIGNATURE header. The 200 answer is the capability\'s native result; PAYMENT-RESPONSE carries the settlement receipt.',
+    'Any x402 v2 client does this for you, e.g. wrapFetchWithPayment from @x402/fetch.',
+  ];
+  if (n > 1) instructions.push(`This plan is ${n} separate payments, one per step, made one after another on the routes above. A step that is refused or fails is not charged and does not affect the others.`);
+  if (r.preferred_protocol === 'mcp') instructions.push('The MCP endpoint never pays: its tools hand this same 402 challenge back to you, and your wallet pays.');
+  const how_to_pay: Record<string, unknown> = { protocol: 'x402', x402_version: 2, scheme: 'exact', payments: n, instructions };
+  if (env.compositeEnabled) {
+    how_to_pay.composite = { execute_route: routeOf(COMPOSITE_PATH, baseUrl), body: plan.canonical, price: priceOf(plan.total, payment) };
+    instructions.push(`Or make one payment of ${plan.total} for the whole plan: POST how_to_pay.composite.body to ${baseUrl + COMPOSITE_PATH} and pay its 402 the same way; the answer is a router execution result holding every step's native output.`);
+  }
+  return {
+    quote_id: env.quoteId,
+    created_at: env.createdAt,
+    status: 'QUOTED' as const,
+    objective: r.objective,
+    canonical_request: plan.canonical,
+    request_fingerprint: plan.fingerprint,
+    outcome: outcomeOf(plan),
+    interpretation: {
+      objective_field: plan.parsed.objectiveField,
+      folded_fields: plan.parsed.folded,
+      renamed_fields: plan.parsed.renamed,
+      matched: plan.matched,
+      assumptions: plan.assumptions,
+      unused_inputs: plan.unusedInputs,
+    },
+    steps,
+    execute_route: oneRoute,
+    native_body: n === 1 ? plan.steps[0]!.body : null,
+    batch_size: n,
+    composed: plan.routes.length > 1,
+    total_price: { ...priceOf(plan.total, payment), payments: n },
+    plan: planSummary(plan, n),
+    economics: economicsOf(plan.total, plan.cogs, plan.cogs),
+    constraints: {
+      max_price: r.max_price ?? null,
+      freshness: r.freshness,
+      latency: r.latency,
+      evidence: r.evidence,
+      preferred_protocol: r.preferred_protocol,
+      notes: plan.constraintNotes,
+    },
+    required_output: plan.requiredOutput,
+    how_to_pay,
+    buyer_metadata: {
+      received: plan.parsed.buyerMetadata.received,
+      secret_keys_stripped: plan.parsed.buyerMetadata.secretKeysStripped,
+      keys_kept: plan.parsed.buyerMetadata.keysKept,
+    },
+    limitations: [...ROUTER_LIMITATIONS],
+  };
+}
+
+export type QuoteBody = ReturnType<typeof quoteBody>;
