@@ -117,14 +117,9 @@ export function resolveAnvilBinary(): string {
       tried.push(`${pkg}/bin/${exe} (not installed)`);
     }
   }
-  try {
-    const p = join(dirname(require.resolve('@foundry-rs/anvil/package.json')), exe);
-    if (existsSync(p)) return p;
-    tried.push(p);
-  } catch {
-    tried.push('@foundry-rs/anvil (not installed)');
-  }
-  throw new Error(`anvil binary not found; tried: ${tried.join(', ')}. Set ANVIL_BIN to override.`);
+  // Only the linux-amd64 build is a dependency (the registry these machines use
+  // serves no other platform build); elsewhere install Foundry's anvil and set ANVIL_BIN.
+  throw new Error(`anvil binary not found; tried: ${tried.join(', ')}. Install anvil (Foundry) and set ANVIL_BIN to its path.`);
 }
 
 // ---------------------------------------------------------------- child-process hygiene
