@@ -71,6 +71,8 @@ export interface Config {
   /** Present when rail is external; filled from the devnet when rail is devnet. */
   payment: PaymentConfig | undefined;
   reconcileIntervalMs: number;
+  /** Facilitator timeout, authorization lifetime and attempt lease: the same for either rail. */
+  timings: Pick<PaymentConfig, 'facilitatorTimeoutMs' | 'maxTimeoutSeconds' | 'attemptLeaseMs'>;
   /** Bearer token for /admin/v1/…; the admin API is off when undefined. */
   adminToken: string | undefined;
   /** The operator's own wallets: their payments are not independent revenue. Lower-case addresses. */
@@ -147,7 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
   const composite = env.OUTCOME_ROUTER_COMPOSITE ?? '';
   if (!['', '0', '1'].includes(composite)) throw new ConfigError('OUTCOME_ROUTER_COMPOSITE', `must be 0 or 1, got "${composite}"`);
   const outcomeRouterComposite = composite === '1';
-  const common = { adminToken, operatorWallets, outcomeRouterComposite };
+  const timings = { facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs };
+  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings };
 
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {
@@ -195,14 +198,5 @@ export function loadConfig(env: Env = process.env): Config {
     payment: { network, payTo, asset, facilitatorUrl, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs },
     reconcileIntervalMs,
     ...common,
-  };
-}
-
-/** Settings shared by both rails that do not depend on where the rail comes from. */
-export function paymentTimings(env: Env = process.env) {
-  return {
-    facilitatorTimeoutMs: int(env, 'X402_FACILITATOR_TIMEOUT_MS', 15_000, 100, 600_000),
-    maxTimeoutSeconds: int(env, 'X402_MAX_TIMEOUT_SECONDS', 300, 30, 3600),
-    attemptLeaseMs: int(env, 'X402_ATTEMPT_LEASE_MS', 120_000, 500, 3_600_000),
   };
 }

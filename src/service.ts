@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { createApp } from './app.js';
 import { assertCatalog, CATALOG, type Capability } from './catalog/index.js';
-import { ConfigError, DEVNET_NETWORK, paymentTimings, type Config, type PaymentConfig } from './config.js';
+import { ConfigError, DEVNET_NETWORK, type Config, type PaymentConfig } from './config.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
 import { PaymentRail } from './payments/rail.js';
@@ -47,7 +47,6 @@ export interface ServiceOptions {
   chain?: ChainReader;
   /** Wrap the opened ledger (fault-injection tests). */
   wrapLedger?: (ledger: Ledger) => Ledger;
-  env?: Record<string, string | undefined>;
   /** Service modules to run; defaults to DEFAULT_MODULES. */
   modules?: readonly ServiceModule[];
 }
@@ -72,7 +71,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         asset: { address: devnet.asset, name: devnet.assetName, version: devnet.assetVersion, decimals: devnet.decimals, symbol: 'USDC' },
         facilitatorUrl: devnet.facilitatorUrl,
         rpcUrl: devnet.rpcUrl,
-        ...paymentTimings(opts.env ?? process.env),
+        ...config.timings,
       };
       devnetInfo = { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer };
       mkdirSync(config.dataDir, { recursive: true });

@@ -192,7 +192,7 @@ describe('facilitator and ledger faults', () => {
     const { accessibilityContrastCalculator } = await import('../src/capabilities/accessibility-contrast-calculator/index.js');
     const broken = { ...accessibilityContrastCalculator, run: () => { throw new Error('boom'); } };
     const env = devnetEnv(rig.devnet, rig.proxy.url, { DATA_DIR: tempDir() });
-    const svc = await startService(loadConfig(env), { env, catalog: [broken] });
+    const svc = await startService(loadConfig(env), { catalog: [broken] });
     try {
       const u = svc.url + CONTRAST;
       const { header } = await signFor(u, BLACK_ON_WHITE, rig.devnet);

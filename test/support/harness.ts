@@ -53,7 +53,7 @@ export async function startRig(opts: { env?: Record<string, string>; service?: S
   const devnet = await startDevnet();
   const proxy = await startFaultyFacilitator(devnet.facilitatorUrl);
   const env = devnetEnv(devnet, proxy.url, { DATA_DIR: opts.dataDir ?? tempDir(), ...opts.env });
-  const service = await startService(loadConfig(env), { env, ...opts.service });
+  const service = await startService(loadConfig(env), { ...opts.service });
   return {
     devnet,
     proxy,
