@@ -174,7 +174,7 @@ describe('facilitator and ledger faults', () => {
     const { header } = await signFor(url, body, rig.devnet);
     const before = await paid();
     const settles = rig.proxy.calls.settle;
-    ledgerFault = (method, args) => method === 'transition' && args[2] === 'executed';
+    ledgerFault = (method, args) => method === 'advance' && (args[2] as Array<{ to: string }>).some((step) => step.to === 'executed');
     const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
     assert.equal(res.status, 503);
     assert.equal(rig.proxy.calls.settle, settles, 'settle never sent');

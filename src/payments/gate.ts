@@ -360,6 +360,10 @@ export class PaymentGate {
       state = stored ? 'executed' : 'verified';
     }
 
+    // Verify, run and store are recorded in one durable write (one fsync) once
+    // the result exists; the history still shows each state. Nothing before
+    // that write has moved money, so a crash in between only repeats a verify.
+    const steps: Array<{ to: PaymentAttempt['state']; patch: Parameters<Ledger['transition']>[3] }> = [];
     if (state === 'reserved') {
       const t = performance.now();
       const v = await this.rail.verify(payment, requirements);
@@ -373,7 +377,7 @@ export class PaymentGate {
         await move('failed', { failureCode: 'payment_invalid', failureDetail: `${v.reason}: ${v.message}` });
         return this.challenge(call, all, 'payment_invalid', `The payment was rejected by the facilitator (${v.reason}); nothing was charged.`);
       }
-      if (!(await move('verified', { note: v.response.payer ? `payer ${v.response.payer}` : undefined }))) return lost();
+      steps.push({ to: 'verified', patch: { note: v.response.payer ? `payer ${v.response.payer}` : undefined } });
       state = 'verified';
     }
 
@@ -388,7 +392,7 @@ export class PaymentGate {
         return { kind: 'refuse', code: 'handler_failed', message: 'The result could not be produced; the payment was not settled and nothing was charged.' };
       }
       timings.handlerMs += performance.now() - t;
-      if (!(await move('executed', { response: stored }))) return lost();
+      steps.push({ to: 'executed', patch: { response: stored } });
       state = 'executed';
     }
 
@@ -397,7 +401,12 @@ export class PaymentGate {
         await move('failed', { failureCode: 'payment_expired', failureDetail: 'authorization expired before settlement' });
         return this.challenge(call, all, 'payment_expired', 'The authorization expired before it could be settled; nothing was charged. Sign a new one.');
       }
-      if (!(await move('settling', {}))) return lost();
+      // The response is durably stored (in this write at the latest) before settle is sent.
+      steps.push({ to: 'settling', patch: {} });
+      const tl = performance.now();
+      const ok = await this.ledger.advance(id, owner, steps, this.now());
+      timings.ledgerMs += performance.now() - tl;
+      if (!ok) return lost();
       const t = performance.now();
       const s = await this.rail.settle(payment, requirements);
       timings.settleMs += performance.now() - t;

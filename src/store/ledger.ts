@@ -91,6 +91,12 @@ export interface Ledger {
   acquire(id: string, lease: Lease, now: number): Promise<boolean>;
   /** Move an attempt the caller holds the lease of; false when the lease was lost. */
   transition(id: string, owner: string, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
+  /**
+   * Several transitions in one atomic, durable write (one fsync instead of
+   * one per state): e.g. verified → executed → settling once the result is
+   * ready. All happen or none; false when the lease was lost.
+   */
+  advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number): Promise<boolean>;
   /** Move an attempt nobody holds (used by the reconciler); false when someone holds it. */
   transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
   release(id: string, owner: string): Promise<void>;

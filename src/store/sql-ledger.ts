@@ -72,6 +72,8 @@ function fromRow(r: Row): PaymentAttempt {
   };
 }
 
+class LeaseLost extends Error {}
+
 /** States an attempt never leaves. */
 const FINAL: ReadonlySet<AttemptState> = new Set(['settled', 'failed']);
 
@@ -105,20 +107,36 @@ export class SqlLedger implements Ledger {
 
   async reserve(a: NewAttempt, lease: Lease, now: number): Promise<ReserveResult> {
     return this.guard(async () => {
-      const changed = await this.db.run(
-        `INSERT INTO payment_attempts (id, network, asset, payer, nonce, pay_to, amount, resource, request_fingerprint,
-           payment_key, state, valid_before, payload, requirements, lease_owner, lease_until, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT DO NOTHING`,
-        [
-          a.id, a.network, a.asset, a.payer, a.nonce, a.payTo, a.amount, a.resource, a.requestFingerprint,
-          a.paymentKey, a.validBefore, a.payload, a.requirements, lease.owner, lease.until, now, now,
-        ],
-      );
-      if (changed === 1) {
-        await this.event(a.id, 'reserved', null, now);
-        const attempt = await this.get(a.id);
-        return { created: true as const, attempt: attempt! };
+      // The insert is the claim; its history row commits with it (one durable write).
+      const created = await this.db.transaction(async (tx) => {
+        const changed = await tx.run(
+          `INSERT INTO payment_attempts (id, network, asset, payer, nonce, pay_to, amount, resource, request_fingerprint,
+             payment_key, state, valid_before, payload, requirements, lease_owner, lease_until, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT DO NOTHING`,
+          [
+            a.id, a.network, a.asset, a.payer, a.nonce, a.payTo, a.amount, a.resource, a.requestFingerprint,
+            a.paymentKey, a.validBefore, a.payload, a.requirements, lease.owner, lease.until, now, now,
+          ],
+        );
+        if (changed === 1) await this.event(tx, a.id, 'reserved', null, now);
+        return changed === 1;
+      });
+      if (created) {
+        const attempt: PaymentAttempt = {
+          ...a,
+          state: 'reserved',
+          response: null,
+          settleResponse: null,
+          txHash: null,
+          failureCode: null,
+          failureDetail: null,
+          leaseOwner: lease.owner,
+          leaseUntil: lease.until,
+          createdAt: now,
+          updatedAt: now,
+        };
+        return { created: true as const, attempt };
       }
       const existing = (await this.get(a.id)) ?? (a.paymentKey ? await this.getByPaymentKey(a.paymentKey) : undefined);
       return { created: false as const, attempt: existing };
@@ -137,29 +155,45 @@ export class SqlLedger implements Ledger {
   }
 
   async transition(id: string, owner: string, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean> {
-    return this.guard(async () => {
-      const { sets, params } = this.patchSql(to, patch, now);
-      const releaseLease = FINAL.has(to) ? ', lease_owner = NULL, lease_until = 0' : '';
-      const changed = await this.db.run(
-        `UPDATE payment_attempts SET ${sets}${releaseLease} WHERE id = ? AND lease_owner = ? AND state NOT IN ('settled', 'failed')`,
-        [...params, id, owner],
-      );
-      if (changed === 1) await this.event(id, to, patch.note ?? patch.failureCode ?? null, now);
-      return changed === 1;
-    });
+    return this.advance(id, owner, [{ to, patch }], now);
+  }
+
+  async advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number): Promise<boolean> {
+    return this.guard(() =>
+      this.db
+        .transaction(async (tx) => {
+          for (const { to, patch } of steps) {
+            const { sets, params } = this.patchSql(to, patch, now);
+            const releaseLease = FINAL.has(to) ? ', lease_owner = NULL, lease_until = 0' : '';
+            const changed = await tx.run(
+              `UPDATE payment_attempts SET ${sets}${releaseLease} WHERE id = ? AND lease_owner = ? AND state NOT IN ('settled', 'failed')`,
+              [...params, id, owner],
+            );
+            if (changed !== 1) throw new LeaseLost();
+            await this.event(tx, id, to, patch.note ?? patch.failureCode ?? null, now);
+          }
+          return true;
+        })
+        .catch((e) => {
+          if (e instanceof LeaseLost) return false;
+          throw e;
+        }),
+    );
   }
 
   async transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean> {
-    return this.guard(async () => {
-      const { sets, params } = this.patchSql(to, patch, now);
-      const changed = await this.db.run(
-        `UPDATE payment_attempts SET ${sets}, lease_owner = NULL, lease_until = 0
-         WHERE id = ? AND state = ? AND (lease_owner IS NULL OR lease_until < ?)`,
-        [...params, id, from, now],
-      );
-      if (changed === 1) await this.event(id, to, patch.note ?? patch.failureCode ?? 'reconciled', now);
-      return changed === 1;
-    });
+    return this.guard(() =>
+      this.db.transaction(async (tx) => {
+        const { sets, params } = this.patchSql(to, patch, now);
+        const changed = await tx.run(
+          `UPDATE payment_attempts SET ${sets}, lease_owner = NULL, lease_until = 0
+           WHERE id = ? AND state = ? AND (lease_owner IS NULL OR lease_until < ?)`,
+          [...params, id, from, now],
+        );
+        if (changed === 1) await this.event(tx, id, to, patch.note ?? patch.failureCode ?? 'reconciled', now);
+        return changed === 1;
+      }),
+    );
   }
 
   private patchSql(to: AttemptState, patch: TransitionPatch, now: number): { sets: string; params: unknown[] } {
@@ -247,8 +281,8 @@ export class SqlLedger implements Ledger {
     });
   }
 
-  private async event(id: string, state: AttemptState, note: string | null, now: number): Promise<void> {
-    await this.db.run('INSERT INTO payment_attempt_events (attempt_id, at, state, note) VALUES (?, ?, ?, ?)', [id, now, state, note]);
+  private async event(db: Pick<SqlDriver, 'run'>, id: string, state: AttemptState, note: string | null, now: number): Promise<void> {
+    await db.run('INSERT INTO payment_attempt_events (attempt_id, at, state, note) VALUES (?, ?, ?, ?)', [id, now, state, note]);
   }
 
   async close(): Promise<void> {

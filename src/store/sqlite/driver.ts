@@ -29,17 +29,37 @@ export function openSqlite(file: string): SqlDriver {
   const guard = () => {
     if (closed) throw new Error('sqlite ledger is closed');
   };
+  // One connection serves every request. Async callers interleave at each
+  // await, so a transaction holds this lock and every other statement waits
+  // for it: nothing from another request can land inside (or be rolled back
+  // with) someone else's transaction.
+  let active: Promise<void> | null = null;
+  const idle = async () => {
+    while (active) await active;
+  };
+  const direct = {
+    kind: 'sqlite' as const,
+    async run(sql: string, params: unknown[] = []) {
+      return stmt(sql).run(...params).changes;
+    },
+    async all<T>(sql: string, params: unknown[] = []) {
+      return stmt(sql).all(...params) as T[];
+    },
+  };
   return {
     kind: 'sqlite',
     async run(sql, params = []) {
+      if (active) await idle();
       guard();
-      return stmt(sql).run(...(params as unknown[])).changes;
+      return direct.run(sql, params);
     },
     async all<T>(sql: string, params: unknown[] = []) {
+      if (active) await idle();
       guard();
-      return stmt(sql).all(...(params as unknown[])) as T[];
+      return direct.all<T>(sql, params);
     },
     async execScript(sql) {
+      while (active) await active;
       guard();
       db.exec('BEGIN IMMEDIATE');
       try {
@@ -51,12 +71,17 @@ export function openSqlite(file: string): SqlDriver {
       }
     },
     async transaction(fn) {
+      // No await between the last check and taking the lock.
+      while (active) await active;
       guard();
+      let release!: () => void;
+      active = new Promise<void>((r) => (release = r));
       db.exec('BEGIN IMMEDIATE');
       let crossedTurn = false;
       const probe = setImmediate(() => (crossedTurn = true));
       try {
-        const out = await fn(this);
+        const out = await fn(direct);
+        // Holding the write lock across real I/O would stall every request.
         if (crossedTurn) throw new Error('sqlite transaction awaited I/O: it must complete within one event-loop turn');
         db.exec('COMMIT');
         return out;
@@ -65,6 +90,8 @@ export function openSqlite(file: string): SqlDriver {
         throw e;
       } finally {
         clearImmediate(probe);
+        active = null;
+        release();
       }
     },
     async withMigrationLock(fn) {
