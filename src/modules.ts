@@ -1,6 +1,7 @@
 import { discoveryModule } from './discovery/module.js';
 import type { ServiceModule } from './module.js';
 import { mcpModule } from './mcp/module.js';
+import { routerModule } from './router/module.js';
 
 /** The modules `npm start` runs, in order. */
-export const DEFAULT_MODULES: readonly ServiceModule[] = [discoveryModule, mcpModule];
+export const DEFAULT_MODULES: readonly ServiceModule[] = [discoveryModule, mcpModule, routerModule];

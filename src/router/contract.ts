@@ -9,7 +9,7 @@ import { statusOf, type ErrorCode } from '../errors.js';
 import { COMPOSITE_PATH, CONTRACT_PATH, QUOTE_PATH, type OutcomeRouter } from './planner.js';
 import { priceOf, quoteBody, routeOf } from './quote.js';
 import { executionResultSchema, OBJECTIVE_FIELDS, quoteResponseSchema, routerErrorSchema } from './schemas.js';
-import { UNSUPPORTED } from './unsupported.js';
+import { refusedInputKeys, UNSUPPORTED } from './unsupported.js';
 
 export const CONTRACT_VERSION = '1';
 
@@ -93,7 +93,9 @@ export function buildContract(router: OutcomeRouter, env: ContractEnv): Record<s
     endpoints,
     aliases: {
       objective: [...OBJECTIVE_FIELDS],
+      // Every field accepted at the top level and moved into inputs (refused keys too, so they get their precise 422).
       folded_fields: [...router.foldable.keys()].sort(),
+      refused_input_keys: refusedInputKeys(router.declaredKeys),
       field_aliases: Object.fromEntries([...router.aliases.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
       colours_in_objective:
         'When inputs.foreground and inputs.background are absent, #RRGGBB colours written in the objective are the contrast inputs: "A on B" pairs, consecutive pairs ("A/B, C/D"), or several foregrounds on one background ("A, B and C on D").',

@@ -109,7 +109,7 @@ const contrast: RoutingDescriptor = {
   outcome: 'WCAG 2.x sRGB contrast for one or many #RRGGBB colour pairs (one paid call per pair).',
   names: ['contrast calculator', 'contrast checker', 'wcag contrast', 'colour contrast', 'color contrast'],
   keywords: [/\bcontrast\b/, /\bwcag\b/, /\ba11y\b/, /\b(?:legib|readab)\w*\b.*\bcolou?rs?\b/, /\bcolou?r (?:pairs?|combinations?)\b/],
-  textSignal: (objective) => (readColours(objective).colours.length >= 2 ? '#RRGGBB colours in the objective' : undefined),
+  textSignal: (objective) => (readColours(objective).colours.length ? '#RRGGBB colours in the objective' : undefined),
   fieldAliases: { fg: 'foreground', bg: 'background', colour_pairs: 'pairs', color_pairs: 'pairs' },
   reads: ['foreground', 'background', 'large_text', 'pairs'],
   requiredInputs: ['foreground', 'background'],
@@ -380,15 +380,16 @@ const changesSince: RoutingDescriptor = {
     /\bmachine[- ]economy (?:news|changes|updates|deltas?|developments)\b/,
     /\bnews ?wire\b/,
   ],
+  // Renamed only where the capability does not itself accept `since` (then it is read below).
   fieldAliases: { since: 'cursor' },
-  reads: ['cursor', 'include_high_resolution'],
+  reads: ['cursor', 'since', 'include_high_resolution', 'max_items'],
   requiredInputs: ['cursor'],
-  optionalInputs: ['include_high_resolution'],
-  detect: (inputs) => has(inputs, 'cursor'),
+  optionalInputs: ['include_high_resolution', 'max_items'],
+  detect: (inputs) => has(inputs, 'cursor') || has(inputs, 'since'),
   extract(ctx) {
     const { inputs, at } = ctx;
     const assumptions: string[] = [];
-    let cursor: unknown = inputs.cursor;
+    let cursor: unknown = inputs.cursor ?? inputs.since;
     if (typeof cursor === 'string') {
       const t = toTimestamp(cursor);
       if (t && t.filled.length) {
@@ -414,7 +415,7 @@ const changesSince: RoutingDescriptor = {
       high = !ctx.fromItems && /\bhigh[- ]?res(?:olution)?\b|\bhi[- ]?res\b/i.test(ctx.objective);
       if (high === false) assumptions.push('include_high_resolution was not stated: false was used.');
     }
-    return { kind: 'units', units: [{ at, body: { cursor, include_high_resolution: high } }], assumptions };
+    return { kind: 'units', units: [{ at, body: { cursor, include_high_resolution: high, ...pick(inputs, ['max_items']) } }], assumptions };
   },
   evidence: ['deterministic', 'sourced'],
   expectedLatencyMs: 20,

@@ -39,6 +39,13 @@ const COMPOSITE_DESCRIPTION =
 
 export type RouterModuleOptions = RouterOptions;
 
+/** Atomic units as a decimal amount of the asset (USDC ≈ USD): 1000 → "0.001". */
+function usd(atomic: bigint, decimals: number): string {
+  const s = atomic.toString().padStart(decimals + 1, '0');
+  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
+  return frac ? `${s.slice(0, s.length - decimals)}.${frac}` : s.slice(0, s.length - decimals);
+}
+
 function decodePayment(header: string): PaymentPayload | undefined {
   if (header.length > 16_384) return undefined;
   try {
@@ -213,6 +220,11 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
         },
       };
       if (ctx.config.outcomeRouterComposite) {
+        const { network, asset, payTo } = ctx.payment;
+        const decimals = asset.decimals;
+        const prices = ctx.catalog.map((c) => BigInt(c.priceAtomic));
+        const minPrice = prices.reduce((a, b) => (b < a ? b : a));
+        const maxPrice = prices.reduce((a, b) => (b > a ? b : a)) * BigInt(router.maxSteps);
         paths[COMPOSITE_PATH] = {
           post: {
             operationId: 'executeOutcomeRouterComposite',
@@ -220,7 +232,17 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
             description: `${COMPOSITE_DESCRIPTION} Takes the quote request; the price is the plan's total (how_to_pay.composite.price of the quote), the same on the 402 and on the paid retry. Answers a router execution result.`,
             tags: ['paid'],
             security: [],
-            'x-payment-info': { price: { mode: 'dynamic', description: 'the total of the plan for the request body' }, protocol: 'x402', scheme: 'exact', network: ctx.payment.network, asset: ctx.payment.asset.address, payTo: ctx.payment.payTo },
+            'x-payment-info': {
+              // Dynamic: the total of the plan for the body, between one cheapest call and a full batch of the dearest.
+              price: { mode: 'dynamic', currency: 'USD', min: usd(minPrice, decimals), max: usd(maxPrice, decimals) },
+              protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals } }],
+              protocol: 'x402',
+              scheme: 'exact',
+              network,
+              asset: asset.address,
+              payTo,
+              description: 'The price is the quote\'s total_price.amount_atomic for the same body.',
+            },
             parameters: [{ name: 'PAYMENT-SIGNATURE', in: 'header', required: false, description: 'x402 v2 PaymentPayload, base64 JSON. Absent: 402 with PAYMENT-REQUIRED.', schema: { type: 'string' } }],
             requestBody: { required: true, content: { 'application/json': { schema: router.requestSchema() } } },
             responses: {

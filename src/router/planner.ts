@@ -69,6 +69,8 @@ export interface Route {
   reader: ReturnType<typeof makeInputReader>;
   /** Lower-case phrases that name the product: title, title before "(", descriptor names. */
   names: string[];
+  /** Compiled once: the id, the path and each name as whole words of the lower-cased objective. */
+  matchers: { id: RegExp; path: RegExp; names: Array<[string, RegExp]> };
 }
 
 export interface PlannedStep {
@@ -116,8 +118,9 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function phraseIn(text: string, phrase: string): boolean {
-  return new RegExp(`(?<![a-z0-9])${escapeRegExp(phrase)}(?![a-z0-9])`).test(text);
+/** A phrase as whole words (not inside a longer word). */
+function wordsRe(phrase: string): RegExp {
+  return new RegExp(`(?<![a-z0-9])${escapeRegExp(phrase)}(?![a-z0-9])`);
 }
 
 export interface RouterOptions {
@@ -153,7 +156,13 @@ export class OutcomeRouter {
       const d = descriptorFor(cap, table);
       const title = cap.title.toLowerCase();
       const names = [title, title.split(' (')[0]!.trim(), ...(d.names ?? []).map((n) => n.toLowerCase())];
-      return { cap, d, reader: makeInputReader(cap), names: [...new Set(names)].filter((n) => n.length >= 4) };
+      const unique = [...new Set(names)].filter((n) => n.length >= 4);
+      const matchers = {
+        id: wordsRe(cap.id),
+        path: new RegExp(`${escapeRegExp(cap.path.toLowerCase())}(?![a-z0-9-])`),
+        names: unique.map((n): [string, RegExp] => [n, wordsRe(n)]),
+      };
+      return { cap, d, reader: makeInputReader(cap), names: unique, matchers };
     });
     this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
     this.declaredKeys = new Set(this.routes.flatMap((r) => schemaProperties(r.cap)));
@@ -500,15 +509,15 @@ export class OutcomeRouter {
 
   private mentionSignals(route: Route, objective: string, text: string): string[] {
     const signals: string[] = [];
-    if (phraseIn(text, route.cap.id)) signals.push(`capability id ${route.cap.id}`);
-    const path = route.cap.path.toLowerCase();
-    if (new RegExp(`${escapeRegExp(path)}(?![a-z0-9-])`).test(text)) signals.push(`route ${route.cap.path}`);
-    const name = route.names.find((n) => phraseIn(text, n));
-    if (name) signals.push(`name "${name}"`);
+    const m = route.matchers;
+    if (m.id.test(text)) signals.push(`capability id ${route.cap.id}`);
+    if (m.path.test(text)) signals.push(`route ${route.cap.path}`);
+    const name = m.names.find(([, re]) => re.test(text));
+    if (name) signals.push(`name "${name[0]}"`);
     for (const re of route.d.keywords ?? []) {
-      const m = re.exec(text);
-      if (m) {
-        signals.push(`wording "${m[0].slice(0, 60)}"`);
+      const hit = re.exec(text);
+      if (hit) {
+        signals.push(`wording "${hit[0].slice(0, 60)}"`);
         break;
       }
     }

@@ -86,7 +86,10 @@ export interface Finding {
 
 // Past tenses are left out on purpose: "HTML I downloaded earlier" is content the buyer already has.
 const FETCH_VERB = /\b(?:fetch(?:es|ing)?|download(?:s|ing)?|scrap(?:e|es|ing)|crawl(?:s|ing)?|spider(?:ing)?|retriev(?:e|es|ing)|visit(?:s|ing)?|go to|look up the (?:page|site|url|website)|read the (?:page|site|url|website|web ?page)|get the (?:html|page|content|source|markup) (?:of|from|at)|pull (?:the )?(?:html|page|content|data) from|resolv(?:e|ing) (?:the )?(?:metadata|content|json))\b/i;
-const FETCH_TARGET = /\bhttps?:\/\/|\bwww\.|\b(?:ipfs|ipns|ar):\/\/|\b(?:url|urls|link|links|website|websites|web ?page|web ?pages|site|page|pages|endpoint|api|feed|metadata|content|html|gateway)\b/i;
+// What is fetched must be web-ish: a URL, or a noun that only a fetch could supply ("the page at", "the website").
+// "retrieve the changes from the feed" is a paid call of this service, not a fetch.
+const FETCH_TARGET =
+  /\bhttps?:\/\/|\bwww\.|\b(?:ipfs|ipns|ar):\/\/|\b(?:urls?|links?|websites?|web ?sites?|web ?pages?|sites?|pages? (?:at|from|of|behind)|html (?:at|from|of|behind)|metadata (?:at|from|behind)|(?:remote|external) (?:files?|json|documents?|resources?))\b/i;
 
 const DOMAIN =
   /\b(?:whois|rdap|registrar|domain[- ](?:registration|availability|expiry|expiration|owner(?:ship)?|look-?up|search|registered|available|age)|register (?:a |the |my |this |that )?domain|domain names? (?:registration|look-?up|availability)|(?:is|are) [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} (?:available|taken|registered|free)|who owns [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}|when does [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} expire|dns (?:look-?up|records?|resolution))\b/i;
@@ -155,6 +158,16 @@ const PAYER_KEYS = ['payer', 'pay_via', 'paid_by', 'payment_via'];
 
 /** Keys accepted at the top level (folded into inputs) only to be refused with a precise code rather than a schema error. */
 export const FOLDED_REFUSAL_KEYS: readonly string[] = [...Object.keys(KEY_CATEGORIES), ...SUPPLIER_KEYS, ...PAYEE_KEYS, ...PAYER_KEYS];
+
+/** What each refused input key means, for the contract. */
+export function refusedInputKeys(declared: ReadonlySet<string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, category] of Object.entries(KEY_CATEGORIES)) if (!declared.has(k)) out[k] = `refused: ${category}`;
+  for (const k of SUPPLIER_KEYS) if (!declared.has(k)) out[k] = 'refused unless every value is on the supplier allowlist: non_allowlisted_supplier';
+  for (const k of PAYEE_KEYS) if (!declared.has(k)) out[k] = "refused unless it is the service's own payee: non_allowlisted_supplier";
+  for (const k of PAYER_KEYS) if (!declared.has(k)) out[k] = 'refused when it names MCP: mcp_payer';
+  return out;
+}
 
 export interface ScreenContext {
   objective: string;
