@@ -7,14 +7,42 @@ import { createHash } from 'node:crypto';
  * spacing, so the fingerprint binds the meaning rather than the formatting.
  */
 export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  write(value, out);
+  return out.join('');
+}
+
+function write(value: unknown, out: string[]): void {
   if (value === null || typeof value !== 'object') {
-    const s = JSON.stringify(value);
-    return s === undefined ? 'null' : s;
+    out.push(JSON.stringify(value) ?? 'null');
+    return;
   }
-  if (Array.isArray(value)) return '[' + value.map(canonicalJson).join(',') + ']';
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i) out.push(',');
+      write(value[i] === undefined ? null : value[i], out);
+    }
+    out.push(']');
+    return;
+  }
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-  return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonicalJson(obj[k])).join(',') + '}';
+  const keys = Object.keys(obj);
+  // Most bodies arrive with few keys; sort only when needed.
+  let sorted = true;
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) { sorted = false; break; }
+  if (!sorted) keys.sort();
+  out.push('{');
+  let first = true;
+  for (const k of keys) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (!first) out.push(',');
+    first = false;
+    out.push(JSON.stringify(k), ':');
+    write(v, out);
+  }
+  out.push('}');
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
