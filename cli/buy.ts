@@ -1,5 +1,5 @@
 /**
- * npm run buy -- [--url BASE_URL] [--max ATOMIC] [--payment-id ID] METHOD PATH [JSON_BODY]
+ * npm run buy -- [--url BASE_URL] [--max ATOMIC] [--allow-asset NETWORK:ADDRESS] METHOD PATH [JSON_BODY]
  *
  * Pays for one call with the official x402 client (@x402/fetch) and prints
  * the result and the settlement receipt. Against the local service it uses
@@ -12,7 +12,7 @@ import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 
-const USAGE = 'usage: npm run buy -- [--url BASE_URL] [--max ATOMIC_UNITS] [--payment-id ID] METHOD PATH [JSON_BODY]';
+const USAGE = 'usage: npm run buy -- [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] METHOD PATH [JSON_BODY]';
 
 function die(msg: string): never {
   process.stderr.write(msg + '\n');
@@ -29,11 +29,17 @@ async function main() {
   const args = process.argv.slice(2);
   let baseUrl: string | undefined;
   let max: string | undefined;
+  const extraAssets: Array<{ network: `${string}:${string}`; asset: string }> = [];
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--url') baseUrl = args[++i];
     else if (a === '--max') max = args[++i];
+    else if (a === '--allow-asset') {
+      const m = /^(eip155:[0-9]+):(0x[0-9a-fA-F]{40})$/.exec(args[++i] ?? '');
+      if (!m) die('--allow-asset takes NETWORK:ADDRESS, e.g. eip155:31337:0x5FbDB2315678afecb367f032d93F642f64180aa3');
+      extraAssets.push({ network: m[1] as `${string}:${string}`, asset: m[2]! });
+    }
     else if (a === '-h' || a === '--help') die(USAGE);
     else positional.push(a);
   }
@@ -56,7 +62,10 @@ async function main() {
   const client = new x402Client().register('eip155:*', new ExactEvmScheme(account));
   // The SDK pays only assets it knows (USDC on Base) up to $1 unless told otherwise;
   // the devnet token must be listed explicitly.
-  const allowed = devnet && local ? [{ network: devnet.network as `${string}:${string}`, asset: devnet.asset, maxAmountPerPayment: max ?? '1000000' }] : [];
+  const allowed = [
+    ...(devnet && local ? [{ network: devnet.network as `${string}:${string}`, asset: devnet.asset }] : []),
+    ...extraAssets,
+  ].map((a) => ({ ...a, maxAmountPerPayment: max ?? '1000000' }));
   client.setSpendControls({ allowedAssets: allowed, ...(max ? { maxAmountPerPayment: `$${Number(max) / 1e6}` } : {}) });
   const pay = wrapFetchWithPayment(fetch, client);
 

@@ -1,0 +1,46 @@
+/**
+ * `npm run buy` against a real server on the devnet: with the local
+ * devnet.json (as after `npm start`), and against "any x402 v2 server" with
+ * --url and BUYER_PRIVATE_KEY.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { balanceOf, startRig, tempDir } from '../test/support/harness.js';
+
+const run = promisify(execFile);
+
+test('buy pays, prints the result and the settlement receipt', async () => {
+  const rig = await startRig();
+  try {
+    const { devnet } = rig;
+    const dataDir = tempDir('buy-');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ network: devnet.network, asset: devnet.asset, buyer: devnet.buyer }));
+    const port = new URL(rig.service.url).port;
+    const body = '{"foreground":"#000000","background":"#ffffff","large_text":false}';
+    const before = await balanceOf(devnet, devnet.payTo);
+    const local = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', 'POST', '/x402/v1/accessibility-contrast-calculator', body], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: port, BUYER_PRIVATE_KEY: '' },
+    });
+    assert.match(local.stdout, /^HTTP 200/);
+    assert.match(local.stdout, /"contrast_ratio": 21/);
+    assert.match(local.stdout, /transaction: 0x[0-9a-f]{64}/);
+    const remote = await run(
+      process.execPath,
+      ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, '--allow-asset', `${devnet.network}:${devnet.asset}`, 'POST', '/x402/v1/accessibility-contrast-calculator', body],
+      { env: { ...process.env, DATA_DIR: tempDir('buy-none-'), BUYER_PRIVATE_KEY: devnet.buyers[1]!.privateKey } },
+    );
+    assert.match(remote.stdout, /^HTTP 200/);
+    assert.match(remote.stdout, new RegExp(`payer:\\s+${devnet.buyers[1]!.address}`, 'i'));
+    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 2000n);
+    const noKey = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, 'POST', '/x'], { env: { ...process.env, BUYER_PRIVATE_KEY: '' } }).catch((e) => e);
+    assert.equal(noKey.code, 2);
+    assert.match(noKey.stderr, /BUYER_PRIVATE_KEY is required/);
+  } finally {
+    await rig.close();
+  }
+});
