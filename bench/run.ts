@@ -1,0 +1,373 @@
+/**
+ * `npm run bench`: one run, one machine, loopback only.
+ *
+ *  1. The service's 402 challenge path (real service in-process, real devnet).
+ *  2. A bare Hono route answering the same bytes (the framework baseline).
+ *  3. @x402/hono's paymentMiddleware on the same route, same devnet and facilitator.
+ *  4. Paid calls with the official client: the service's own time without the facilitator's.
+ *  5. Every capability's pure handler at its largest allowed input.
+ *
+ * Prints markdown tables and writes bench/results.json. Stops by itself; a
+ * watchdog ends a run that hangs. Knobs (environment): BENCH_DURATION (s per
+ * HTTP scenario per round, default 4), BENCH_ROUNDS (interleaved rounds,
+ * default 3), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
+ * BENCH_PAID_CALLS (default 100).
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { cpus, platform, arch, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDevnet, type Devnet } from '../devnet/index.js';
+import { loadConfig } from '../src/config.js';
+import { startService, type RunningService } from '../src/service.js';
+import { benchQuoteInput } from '../src/router/bench-input.js';
+import { BLACK_ON_WHITE, CONTRAST, devnetEnv, tempDir } from '../test/support/harness.js';
+import { loopJson, runHandlerBench, type HandlerRow } from './handlers.js';
+import {
+  acceptsSummary,
+  capture,
+  measurePaidCalls,
+  runLoadPlan,
+  sameResponse,
+  startBareRoute,
+  startX402HonoRoute,
+  type CapturedResponse,
+  type LoadResult,
+  type PaidSample,
+  type TestServer,
+} from './http.js';
+import { fmt, markdownTable, ratio, round, summarize, type Summary } from './stats.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function envInt(name: string, def: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (!raw) return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
+  return n;
+}
+
+const SETTINGS = {
+  durationSec: envInt('BENCH_DURATION', 4, 1, 60),
+  rounds: envInt('BENCH_ROUNDS', 3, 1, 10),
+  warmupSec: envInt('BENCH_WARMUP', 2, 0, 30),
+  connections: envInt('BENCH_CONNECTIONS', 50, 1, 1000),
+  paidCalls: envInt('BENCH_PAID_CALLS', 100, 5, 1000),
+  paidWarmup: 3,
+};
+
+/** Nothing in a run should take this long; a hang must not outlive the job. */
+const WATCHDOG_MS = 6 * 60_000;
+
+const progress = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+function summaryJson(s: Summary) {
+  return { n: s.n, p50: round(s.p50), p99: round(s.p99), mean: round(s.mean) };
+}
+
+async function main(): Promise<void> {
+  const watchdog = setTimeout(() => {
+    progress(`watchdog: still running after ${WATCHDOG_MS / 1000}s, giving up`);
+    process.exit(2);
+  }, WATCHDOG_MS);
+  watchdog.unref();
+
+  const cpuList = cpus();
+  const machine = {
+    node: process.version,
+    platform: `${platform()} ${arch()}`,
+    cpu: cpuList[0]?.model.trim() ?? 'unknown',
+    cores: cpuList.length,
+    memory_gib: round(totalmem() / 2 ** 30),
+  };
+  progress(`node ${machine.node}, ${machine.cores} × ${machine.cpu}`);
+
+  let devnet: Devnet | undefined;
+  let service: RunningService | undefined;
+  let dataDir: string | undefined;
+  const servers: TestServer[] = [];
+  const cleanup = async () => {
+    for (const s of servers.splice(0)) await s.close().catch(() => {});
+    await service?.close().catch(() => {});
+    service = undefined;
+    await devnet?.stop().catch(() => {});
+    devnet = undefined;
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    dataDir = undefined;
+  };
+
+  try {
+    // ------------------------------------------------------------ the real service on a real devnet
+    progress('starting devnet (anvil + DevUSDC + facilitator) and the service');
+    devnet = await startDevnet();
+    progress(`devnet up: anvil pid ${devnet.anvilPid}, facilitator ${devnet.facilitatorUrl}`);
+    dataDir = tempDir('bench-');
+    const env = devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    service = await startService(loadConfig(env));
+    const cap = service.catalog.find((c) => c.path === CONTRAST);
+    if (!cap) throw new Error(`${CONTRAST} is not in the catalog`);
+
+    const body = JSON.stringify(BLACK_ON_WHITE);
+    const reqHeaders = { 'content-type': 'application/json' };
+
+    // 1. The service's challenge path: what it answers to a valid unpaid request.
+    const serviceUrl = service.url + CONTRAST;
+    const captured = await capture(serviceUrl, body, reqHeaders);
+    if (captured.status !== 402) throw new Error(`the service answered ${captured.status} to an unpaid valid request, expected 402`);
+    const serviceAccepts = acceptsSummary(captured);
+
+    // 2. Bare Hono route answering exactly those bytes.
+    const bare = await startBareRoute(CONTRAST, captured);
+    servers.push(bare);
+    const bareCheck = sameResponse(await capture(bare.url + CONTRAST, body, reqHeaders), captured);
+    if (bareCheck) throw new Error(`the bare route does not reproduce the service's 402: ${bareCheck}`);
+
+    // 3. @x402/hono paymentMiddleware, same price, asset, payee, network and facilitator.
+    const p = service.payment;
+    const x402hono = await startX402HonoRoute({
+      path: CONTRAST,
+      network: p.network as `${string}:${string}`,
+      payTo: p.payTo,
+      asset: p.asset.address,
+      assetName: p.asset.name,
+      assetVersion: p.asset.version,
+      priceAtomic: cap.priceAtomic,
+      facilitatorUrl: p.facilitatorUrl,
+      description: cap.description,
+      maxTimeoutSeconds: p.maxTimeoutSeconds,
+    });
+    servers.push(x402hono);
+    const x402Captured = await capture(x402hono.url + CONTRAST, body, reqHeaders);
+    if (x402Captured.status !== 402) throw new Error(`@x402/hono answered ${x402Captured.status}, expected 402`);
+    const x402Accepts = acceptsSummary(x402Captured);
+
+    progress(
+      `402 scenarios: ${SETTINGS.warmupSec}s warm-up each, then ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.durationSec}s each at ${SETTINGS.connections} connections`,
+    );
+    const [svc, bareRes, x402Res] = (await runLoadPlan({
+      targets: [
+        { name: 'this service (402 challenge)', url: serviceUrl, expectStatus: 402 },
+        { name: 'bare Hono route (same bytes)', url: bare.url + CONTRAST, expectStatus: 402 },
+        { name: '@x402/hono paymentMiddleware', url: x402hono.url + CONTRAST, expectStatus: 402 },
+      ],
+      method: 'POST',
+      headers: reqHeaders,
+      body,
+      connections: SETTINGS.connections,
+      durationSec: SETTINGS.durationSec,
+      rounds: SETTINGS.rounds,
+      warmupSec: SETTINGS.warmupSec,
+    })) as [LoadResult, LoadResult, LoadResult];
+    for (const s of servers.splice(0)) await s.close();
+
+    // 3b. The free router quote (planning from the catalog, no payment step).
+    const quoteBody = JSON.stringify(benchQuoteInput());
+    const quoteCheck = await capture(service.url + '/v1/router/quote', quoteBody, reqHeaders);
+    if (quoteCheck.status !== 200) throw new Error(`router quote answered ${quoteCheck.status}: ${Buffer.from(quoteCheck.body).toString('utf8').slice(0, 300)}`);
+    progress('router quote: 1 round');
+    const [quote] = (await runLoadPlan({
+      targets: [{ name: 'POST /v1/router/quote', url: service.url + '/v1/router/quote', expectStatus: 200 }],
+      method: 'POST',
+      headers: reqHeaders,
+      body: quoteBody,
+      connections: SETTINGS.connections,
+      durationSec: SETTINGS.durationSec,
+      rounds: 1,
+      warmupSec: SETTINGS.warmupSec,
+    })) as [LoadResult];
+
+    // 4. Paid calls.
+    progress(`paid calls: ${SETTINGS.paidWarmup} warm-up + ${SETTINGS.paidCalls} measured, sequential, official client`);
+    const paid = await measurePaidCalls(service.url, CONTRAST, BLACK_ON_WHITE, devnet, SETTINGS.paidCalls, SETTINGS.paidWarmup, progress);
+    const expectedDelta = BigInt(paid.calls) * BigInt(cap.priceAtomic);
+    if (paid.paidDelta !== expectedDelta) throw new Error(`payTo balance rose by ${paid.paidDelta}, expected ${expectedDelta}`);
+
+    progress('stopping the service and the devnet');
+    await cleanup();
+
+    // 5. Pure handlers, with nothing else running.
+    const handlers = await runHandlerBench(undefined, progress);
+
+    report({ machine, svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts, paid, handlers, quote });
+    clearTimeout(watchdog);
+  } finally {
+    await cleanup();
+  }
+}
+
+interface ReportInput {
+  machine: Record<string, unknown>;
+  svc: LoadResult;
+  bareRes: LoadResult;
+  x402Res: LoadResult;
+  captured: CapturedResponse;
+  x402Captured: CapturedResponse;
+  serviceAccepts: string;
+  x402Accepts: string;
+  paid: { samples: PaidSample[]; calls: number; paidDelta: bigint };
+  handlers: { rows: HandlerRow[]; skipped: string[] };
+  quote: LoadResult;
+}
+
+function report(r: ReportInput): void {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`## Benchmark (${m.node}, ${m.platform}, ${m.cores} × ${m.cpu}; loopback, one run)`, '');
+
+  // ---- 1–3
+  out.push(
+    `### Unpaid 402 challenge: POST ${CONTRAST} with a valid JSON body, no payment header`,
+    `autocannon in a separate process, ${SETTINGS.connections} connections, keep-alive; ${SETTINGS.warmupSec} s discarded warm-up per scenario, then ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.durationSec} s (A B C, A B C, …). req/s, p50 and p99 are medians over the rounds (p50/p99 of each round from every 402 response's latency); the range is the slowest and fastest round; any status other than 402, socket error or timeout counts as an error.`,
+    '',
+  );
+  const base = r.bareRes;
+  const rows = [r.svc, r.bareRes, r.x402Res].map((s) => [
+    s.name,
+    fmt(s.rps),
+    `${fmt(s.rpsMin)}–${fmt(s.rpsMax)}`,
+    fmt(s.latencyMs.p50),
+    fmt(s.latencyMs.p99),
+    String(s.errors),
+    fmt(s.bytesPerResponse),
+    ratio(s.rps, base.rps),
+    ratio(s.latencyMs.p50, base.latencyMs.p50),
+    ratio(s.latencyMs.p99, base.latencyMs.p99),
+  ]);
+  out.push(
+    markdownTable(
+      ['scenario', 'req/s', 'req/s range', 'p50 ms', 'p99 ms', 'errors', 'bytes/resp', 'req/s vs bare', 'p50 vs bare', 'p99 vs bare'],
+      rows,
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+    `This service vs @x402/hono: req/s ${ratio(r.svc.rps, r.x402Res.rps)}, p50 ${ratio(r.svc.latencyMs.p50, r.x402Res.latencyMs.p50)}, p99 ${ratio(r.svc.latencyMs.p99, r.x402Res.latencyMs.p99)}.`,
+    `Same requirements: service \`${r.serviceAccepts}\`; @x402/hono \`${r.x402Accepts}\`${r.serviceAccepts === r.x402Accepts ? ' (identical)' : ' (DIFFERENT)'}.`,
+    `Differences in what is done per request: the service reads and schema-validates the body before challenging, and answers a ${r.captured.body.length}-byte JSON body explaining the price; @x402/hono does not read the body and answers \`${Buffer.from(r.x402Captured.body).toString('utf8').slice(0, 40)}\` (${r.x402Captured.body.length} bytes). Both send PAYMENT-REQUIRED (service ${headerLen(r.captured, 'payment-required')} bytes, @x402/hono ${headerLen(r.x402Captured, 'payment-required')} bytes).`,
+    '',
+  );
+
+  // ---- 3b
+  out.push(
+    `### Free router quote: POST /v1/router/quote (${SETTINGS.connections} connections, one ${SETTINGS.durationSec} s round after warm-up)`,
+    '',
+    markdownTable(
+      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes/resp'],
+      [[r.quote.name, fmt(r.quote.rps), fmt(r.quote.latencyMs.p50), fmt(r.quote.latencyMs.p99), String(r.quote.errors), fmt(r.quote.bytesPerResponse)]],
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+  );
+
+  // ---- 4
+  const s = r.paid.samples;
+  const sum = (f: (x: PaidSample) => number) => summarize(s.map(f));
+  const paidRows: Array<[string, Summary]> = [
+    ['client: paid request (PAYMENT-SIGNATURE sent → 200 read)', sum((x) => x.clientPaidMs)],
+    ['client: whole x402 flow (402 + sign + paid request)', sum((x) => x.clientFlowMs)],
+    ['service: total in process (request start → response finish)', sum((x) => x.serverTotalMs)],
+    ['facilitator: verify (Server-Timing)', sum((x) => x.timing.verify)],
+    ['facilitator: settle incl. on-chain confirmation (Server-Timing)', sum((x) => x.timing.settle)],
+    ['**service excluding facilitator** (total − verify − settle)', sum((x) => x.serverTotalMs - x.timing.verify - x.timing.settle)],
+    ['  ledger (Server-Timing)', sum((x) => x.timing.ledger)],
+    ['  handler (Server-Timing)', sum((x) => x.timing.handler)],
+    ['  ledger + handler (Server-Timing)', sum((x) => x.timing.ledger + x.timing.handler)],
+    ['  not in Server-Timing (parse, validate, fingerprint, encode, framework)', sum((x) => x.serverTotalMs - x.timing.ledger - x.timing.verify - x.timing.handler - x.timing.settle - x.timing.chain)],
+    ['  chain reads (Server-Timing)', sum((x) => x.timing.chain)],
+  ];
+  out.push(
+    `### Paid call (${s.length} sequential calls after ${SETTINGS.paidWarmup} warm-up, official x402 client, SQLite ledger, devnet facilitator)`,
+    `"service total" is measured inside the service process from Node's \`http.server.request.start\` to \`http.server.response.finish\` diagnostics channels; verify/settle are the service's own Server-Timing durations of its facilitator calls; payee balance rose by ${r.paid.paidDelta} atomic units for ${r.paid.calls} calls.`,
+    '',
+    markdownTable(
+      ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
+      paidRows.map(([name, v]) => [name, fmt(v.p50), fmt(v.p99), fmt(v.mean)]),
+      ['l', 'r', 'r', 'r'],
+    ),
+    '',
+  );
+
+  // ---- 5
+  out.push(
+    '### Pure handlers at their largest allowed input (`cap.run(input)` in a loop, in process)',
+    '"route CPU" is the same handler call plus what the paid route does around it, timed per phase in each iteration: JSON.parse + schema validation + capability check (`makeInputReader(cap).fromBody`), the request fingerprint (canonical JSON + SHA-256), and JSON.stringify of the result. Columns after it are that split (p50 of each phase).',
+    '',
+  );
+  const hrows = r.handlers.rows.map((h) => {
+    const pl = h.pipeline;
+    const ok = !('error' in pl);
+    return [
+      h.capability + (h.inCatalog ? '' : ' (not in CATALOG)'),
+      h.case,
+      fmt(h.requestBytes),
+      fmt(h.responseBytes),
+      fmt(h.run.opsPerSec),
+      fmt(h.run.us.p50),
+      fmt(h.run.us.p99),
+      ok ? fmt(pl.us.p50) : 'n/a',
+      ok ? fmt(pl.us.p99) : 'n/a',
+      ok ? fmt(pl.phases.validate.p50) : 'n/a',
+      ok ? fmt(pl.phases.fingerprint.p50) : 'n/a',
+      ok ? fmt(pl.phases.serialize.p50) : 'n/a',
+    ];
+  });
+  out.push(
+    markdownTable(
+      ['capability', 'input', 'request B', 'response B', 'run ops/s', 'run p50 µs', 'run p99 µs', 'route CPU p50 µs', 'route CPU p99 µs', 'of which parse+validate p50', 'fingerprint p50', 'stringify p50'],
+      hrows,
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  const notes = [
+    ...r.handlers.skipped.map((x) => `skipped module ${x}`),
+    ...r.handlers.rows.flatMap((h) => [...h.notes.map((n) => `${h.capability} (${h.case}): ${n}`), ...('error' in h.pipeline ? [`${h.capability} (${h.case}): ${h.pipeline.error}`] : [])]),
+  ];
+  if (notes.length) out.push('', ...notes.map((n) => `- ${n}`));
+  console.log(out.join('\n'));
+
+  const json = {
+    generated_at: new Date().toISOString(),
+    machine: r.machine,
+    settings: SETTINGS,
+    challenge_402: [r.svc, r.bareRes, r.x402Res].map((x) => ({
+      scenario: x.name,
+      rps: round(x.rps),
+      rps_rounds: x.rounds.map((k) => round(k.rps)),
+      latency_ms: { p50: round(x.latencyMs.p50), p99: round(x.latencyMs.p99), mean: round(x.latencyMs.mean) },
+      responses: x.responses,
+      errors: x.errors,
+      status_counts: x.statusCounts,
+      bytes_per_response: round(x.bytesPerResponse),
+      rps_vs_bare: round(x.rps / base.rps),
+      p50_vs_bare: round(x.latencyMs.p50 / base.latencyMs.p50),
+      p99_vs_bare: round(x.latencyMs.p99 / base.latencyMs.p99),
+    })),
+    router_quote: { rps: round(r.quote.rps), latency_ms: { p50: round(r.quote.latencyMs.p50), p99: round(r.quote.latencyMs.p99) }, errors: r.quote.errors },
+    paid_call_ms: Object.fromEntries(paidRows.map(([name, v]) => [name.replace(/\*/g, '').trim(), summaryJson(v)])),
+    handlers: r.handlers.rows.map((h) => ({
+      capability: h.capability,
+      in_catalog: h.inCatalog,
+      input: h.case,
+      request_bytes: h.requestBytes,
+      response_bytes: h.responseBytes,
+      run: loopJson(h.run),
+      route_cpu: loopJson(h.pipeline),
+      notes: h.notes,
+    })),
+  };
+  const file = join(here, 'results.json');
+  writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
+  progress(`results written to ${file}`);
+}
+
+function headerLen(res: { headers: Array<[string, string]> }, name: string): number {
+  return res.headers.find(([n]) => n === name)?.[1].length ?? 0;
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error('[bench] failed:', e instanceof Error ? e.stack ?? e.message : e);
+    process.exit(1);
+  },
+);
