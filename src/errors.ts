@@ -91,3 +91,29 @@ export function errorBody(code: ErrorCode, message: string, details: ErrorDetail
 export function statusOf(code: ErrorCode): number {
   return ERROR_CODES[code];
 }
+
+/** JSON Schema of every error body: documents the closed set of codes wherever errors are described. */
+export const ERROR_BODY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'message', 'details'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['path', 'rule'],
+            properties: { path: { type: 'string', description: 'JSON pointer into the request' }, rule: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+};

@@ -3,7 +3,7 @@
  * operations, with the very schemas that validate requests) and from each
  * module's own description of its free routes.
  */
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_BODY_SCHEMA, ERROR_CODES } from '../errors.js';
 import type { Capability, JsonSchema } from '../catalog/capability.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
 import type { ModuleContext, OpenApiPaths } from '../module.js';
@@ -11,30 +11,7 @@ import { shortDescription } from './bazaar.js';
 
 export const OPENAPI_VERSION = '1.0.0';
 
-const ERROR_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['code', 'message', 'details'],
-      properties: {
-        code: { type: 'string', enum: Object.keys(ERROR_CODES) },
-        message: { type: 'string' },
-        details: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['path', 'rule'],
-            properties: { path: { type: 'string', description: 'JSON pointer into the request' }, rule: { type: 'string' }, message: { type: 'string' } },
-          },
-        },
-      },
-    },
-  },
-};
+const ERROR_SCHEMA = ERROR_BODY_SCHEMA;
 
 /** Error codes grouped by status, for response descriptions. */
 function codesFor(status: number): string[] {

@@ -5,7 +5,7 @@
  * response, router execution result, contract and error body.
  */
 import type { JsonSchema } from '../catalog/capability.js';
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_BODY_SCHEMA } from '../errors.js';
 
 export const OBJECTIVE_FIELDS = ['objective', 'goal', 'task', 'outcome', 'query'] as const;
 export const FRESHNESS = ['any', 'cached_ok', 'current_public'] as const;
@@ -330,30 +330,7 @@ export const executionResultSchema: JsonSchema = {
   },
 };
 
-export const routerErrorSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['code', 'message', 'details'],
-      properties: {
-        code: { type: 'string', enum: Object.keys(ERROR_CODES) },
-        message: str,
-        details: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['path', 'rule'],
-            properties: { path: { type: 'string', description: 'JSON pointer into the request.' }, rule: str, message: str },
-          },
-        },
-      },
-    },
-  },
-};
+export const routerErrorSchema: JsonSchema = ERROR_BODY_SCHEMA;
 
 export const routerContractSchema: JsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
