@@ -4,11 +4,12 @@
  * through the same gate.
  */
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
 import { errorBody } from './errors.js';
-import { paidRoute } from './http/paid-route.js';
+import { DEFAULT_MAX_BODY_BYTES, paidRoute } from './http/paid-route.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
@@ -42,6 +43,13 @@ export function createApp(deps: AppDeps): Hono {
     });
   }
 
+  // Bodies are counted as they stream in, so a chunked upload without
+  // Content-Length cannot make the process buffer more than the limit.
+  const tooLarge = (limit: number) => (c: import('hono').Context) =>
+    c.json(errorBody('payload_too_large', `The request body exceeds ${limit} bytes.`), 413);
+  const globalLimit = Math.max(DEFAULT_MAX_BODY_BYTES, ...deps.catalog.map((c) => c.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  app.use('*', bodyLimit({ maxSize: globalLimit, onError: tooLarge(globalLimit) }));
+
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     const checks: Record<string, string> = {};
@@ -64,7 +72,8 @@ export function createApp(deps: AppDeps): Hono {
 
   for (const cap of deps.catalog) {
     const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl });
-    app.on(cap.method, cap.path, handler);
+    const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    app.on(cap.method, cap.path, bodyLimit({ maxSize: limit, onError: tooLarge(limit) }), handler);
   }
 
   for (const register of deps.modules ?? []) register(app);

@@ -65,5 +65,19 @@ describe('paid end-to-end call of each capability', () => {
     assert.equal((await tooBig.json()).error.code, 'payload_too_large');
     const wrongType = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
     assert.equal(wrongType.status, 415);
+    // A chunked body without Content-Length is counted as it streams: the server answers 413 before it ends.
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(rig.service.url + '/x402/v1/accessibility-contrast-calculator', { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
+      req.write('x'.repeat(8192));
+      req.write('x'.repeat(8192));
+      // Never ended: the answer must come while the body is still open.
+    });
+    assert.equal(status, 413);
   });
 });

@@ -134,7 +134,7 @@ describe('discovery documents', () => {
       const c = await run('check', base + cap.path);
       assert.equal(c.found, true, cap.id);
       assert.deepEqual(c.warnings.filter((w: { severity: string }) => w.severity !== 'info'), [], cap.id);
-      assert.equal(c.advisories[0].authMode, 'paid');
+      assert.equal(c.advisories.find((a: { method: string }) => a.method === cap.method).authMode, 'paid');
     }
   });
 });
@@ -143,7 +143,7 @@ test('PUBLIC_BASE_URL is used for absolute URLs', async () => {
   const rig = await startRig({ env: { PUBLIC_BASE_URL: 'https://api.example.test' } });
   try {
     const m = await (await fetch(rig.service.url + '/.well-known/x402')).json();
-    assert.ok(m.resources.every((u: string) => u.startsWith('https://api.example.test/x402/v1/')));
+    assert.ok(m.resources.length > 0 && m.resources.every((u: string) => u.startsWith('https://api.example.test/')));
     const o = await (await fetch(rig.service.url + '/openapi.json')).json();
     assert.equal(o.servers[0].url, 'https://api.example.test');
   } finally {

@@ -691,7 +691,7 @@ export const ADMIN_WRITE_RESULT_SCHEMA: JsonSchema = {
     version: { type: 'integer' },
     lastUpdatedAt: STORE_TIMESTAMP,
     newsroomState: { type: 'string', enum: [...NEWSROOM_STATES] },
-    item: NEWSWIRE_ITEM_SCHEMA,
+    item: { type: 'object', description: 'The item as stored: the newswire item shape, except that newsroomState may be HELD (TIER_D, never published).' },
     marketMovements: MARKET_MOVEMENTS_SCHEMA,
   },
 };
@@ -791,6 +791,7 @@ export const QUERY_PARAMETERS = {
 // ---- the route table, for the OpenAPI generator ----
 
 export interface IntelRoute {
+  operationId: string;
   method: 'GET' | 'POST';
   path: string;
   summary: string;
@@ -808,21 +809,23 @@ const unauthorized = { description: 'Missing or wrong bearer token.', schema: ER
 const notFound = { description: 'Not found (also every admin route when ADMIN_TOKEN is not set).', schema: ERROR_BODY_SCHEMA };
 
 export const INTEL_ROUTES: readonly IntelRoute[] = [
-  { method: 'GET', path: '/v1/newswire', summary: 'Newswire feed of sourced machine-economy items', parameters: QUERY_PARAMETERS.newswire, responses: { 200: { description: 'Feed', schema: NEWSWIRE_FEED_SCHEMA }, 304: notModified, 400: badRequest } },
+  { operationId: 'getNewswire', method: 'GET', path: '/v1/newswire', summary: 'Newswire feed of sourced machine-economy items', parameters: QUERY_PARAMETERS.newswire, responses: { 200: { description: 'Feed', schema: NEWSWIRE_FEED_SCHEMA }, 304: notModified, 400: badRequest } },
   {
+    operationId: 'getChangesSinceSample',
     method: 'GET',
     path: '/v1/intelligence/changes-since',
     summary: 'Free sample of the paid changes-since call, with its schema, price and how to pay',
     parameters: QUERY_PARAMETERS.changesSinceSample,
-    responses: { 200: { description: 'Sample', schema: CHANGES_SINCE_SAMPLE_SCHEMA }, 400: badRequest },
+    responses: { 200: { description: 'Sample', schema: CHANGES_SINCE_SAMPLE_SCHEMA }, 304: notModified, 400: badRequest },
   },
-  { method: 'GET', path: '/v1/graph', summary: 'Graph dataset summary', parameters: [], responses: { 200: { description: 'Summary', schema: GRAPH_SUMMARY_SCHEMA }, 304: notModified } },
-  { method: 'GET', path: '/v1/graph/entities', summary: 'Entities, by id', parameters: QUERY_PARAMETERS.graphEntities, responses: { 200: { description: 'Page', schema: ENTITY_PAGE_SCHEMA }, 304: notModified, 400: badRequest } },
-  { method: 'GET', path: '/v1/graph/entities/{id}', summary: 'One entity with its relationships and events', parameters: QUERY_PARAMETERS.graphEntity, responses: { 200: { description: 'Entity', schema: ENTITY_DETAIL_SCHEMA }, 304: notModified, 404: notFound } },
-  { method: 'GET', path: '/v1/graph/relationships', summary: 'Relationships, by id', parameters: QUERY_PARAMETERS.graphRelationships, responses: { 200: { description: 'Page', schema: RELATIONSHIP_PAGE_SCHEMA }, 304: notModified, 400: badRequest } },
-  { method: 'GET', path: '/v1/graph/events', summary: 'Events, newest first', parameters: QUERY_PARAMETERS.graphEvents, responses: { 200: { description: 'Page', schema: EVENT_PAGE_SCHEMA }, 304: notModified, 400: badRequest } },
-  { method: 'GET', path: '/v1/distribution', summary: 'Presence catalog: where this service and the ecosystem’s directories can be found', parameters: [], responses: { 200: { description: 'Catalog', schema: DISTRIBUTION_SCHEMA } } },
+  { operationId: 'getGraphSummary', method: 'GET', path: '/v1/graph', summary: 'Graph dataset summary', parameters: [], responses: { 200: { description: 'Summary', schema: GRAPH_SUMMARY_SCHEMA }, 304: notModified, 400: badRequest } },
+  { operationId: 'listGraphEntities', method: 'GET', path: '/v1/graph/entities', summary: 'Entities, by id', parameters: QUERY_PARAMETERS.graphEntities, responses: { 200: { description: 'Page', schema: ENTITY_PAGE_SCHEMA }, 304: notModified, 400: badRequest } },
+  { operationId: 'getGraphEntity', method: 'GET', path: '/v1/graph/entities/{id}', summary: 'One entity with its relationships and events', parameters: QUERY_PARAMETERS.graphEntity, responses: { 200: { description: 'Entity', schema: ENTITY_DETAIL_SCHEMA }, 304: notModified, 400: badRequest, 404: notFound } },
+  { operationId: 'listGraphRelationships', method: 'GET', path: '/v1/graph/relationships', summary: 'Relationships, by id', parameters: QUERY_PARAMETERS.graphRelationships, responses: { 200: { description: 'Page', schema: RELATIONSHIP_PAGE_SCHEMA }, 304: notModified, 400: badRequest } },
+  { operationId: 'listGraphEvents', method: 'GET', path: '/v1/graph/events', summary: 'Events, newest first', parameters: QUERY_PARAMETERS.graphEvents, responses: { 200: { description: 'Page', schema: EVENT_PAGE_SCHEMA }, 304: notModified, 400: badRequest } },
+  { operationId: 'getDistribution', method: 'GET', path: '/v1/distribution', summary: 'Presence catalog: where this service and the ecosystem’s directories can be found', parameters: [], responses: { 200: { description: 'Catalog', schema: DISTRIBUTION_SCHEMA }, 400: badRequest } },
   {
+    operationId: 'adminPublishItem',
     method: 'POST',
     path: '/admin/v1/items',
     summary: 'Publish or update an item (idempotent by eventId)',
@@ -832,6 +835,7 @@ export const INTEL_ROUTES: readonly IntelRoute[] = [
     admin: true,
   },
   {
+    operationId: 'adminCorrectItem',
     method: 'POST',
     path: '/admin/v1/items/{eventId}/corrections',
     summary: 'Publish a correcting item whose correctionOf is {eventId}',
@@ -841,6 +845,7 @@ export const INTEL_ROUTES: readonly IntelRoute[] = [
     admin: true,
   },
   {
+    operationId: 'adminRetractItem',
     method: 'POST',
     path: '/admin/v1/items/{eventId}/retraction',
     summary: 'Retract an item with a reason',
@@ -850,6 +855,7 @@ export const INTEL_ROUTES: readonly IntelRoute[] = [
     admin: true,
   },
   {
+    operationId: 'adminGetItem',
     method: 'GET',
     path: '/admin/v1/items/{eventId}',
     summary: 'An item in any state (including HELD) with its version history',
@@ -858,6 +864,7 @@ export const INTEL_ROUTES: readonly IntelRoute[] = [
     admin: true,
   },
   {
+    operationId: 'adminImportCensus',
     method: 'POST',
     path: '/admin/v1/census',
     summary: 'Import a census snapshot (resources, payers, calls per resource and family)',
@@ -867,6 +874,7 @@ export const INTEL_ROUTES: readonly IntelRoute[] = [
     admin: true,
   },
   {
+    operationId: 'adminImportNdjson',
     method: 'POST',
     path: '/admin/v1/import',
     summary: 'Import NDJSON content records (same format as `npm run intel -- import`)',

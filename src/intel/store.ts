@@ -156,6 +156,8 @@ export interface ContentStore {
   graphCounts(): Promise<GraphCounts>;
   /** The newest census snapshots, newest first. */
   latestCensus(n: number): Promise<CensusRecord[]>;
+  /** Ids of the newest census snapshots, newest first (cheap: answers from the index). */
+  latestCensusIds(n: number): Promise<string[]>;
   listings(): Promise<Listing[]>;
   /**
    * Sum, in atomic units, of settled payments with a stored response (a
@@ -340,7 +342,18 @@ export function eventOf(stored: StoredItem): GraphEvent {
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-const TAG_FILTER = 'EXISTS (SELECT 1 FROM newswire_item_tags t WHERE t.event_id = i.event_id AND t.version = i.version AND t.tag_kind = ? AND t.tag_value = ?)';
+/**
+ * Filterable values of each item version, one row each, carrying the
+ * version's store time: (tag_kind, tag_value, updated_us) is indexed, so a
+ * filtered query walks one value's rows in lastUpdatedAt order.
+ */
+type TagKind = 'entity' | 'protocol' | 'topic' | 'type' | 'first_party';
+
+const TAG_FILTER = (alias: string) =>
+  `EXISTS (SELECT 1 FROM newswire_item_tags ${alias} WHERE ${alias}.event_id = i.event_id AND ${alias}.version = i.version AND ${alias}.tag_kind = ? AND ${alias}.tag_value = ?)`;
+
+/** Below this many tag rows, graph events for a tag are read through the tag and sorted; above, by date with a probe. */
+const RARE_TAG_ROWS = 2000;
 
 export class SqlContentStore implements ContentStore {
   readonly kind: 'sqlite' | 'postgres';
@@ -430,16 +443,18 @@ export class SqlContentStore implements ContentStore {
 
       if (cur) {
         const prev = JSON.parse(cur.doc) as StoredItem;
+        const sameObservation = observedFromRecord === undefined || observedFromRecord === prev.item.observedAt;
+        if (cur.content_hash === hash && sameObservation) {
+          // Idempotent by eventId: importing what is already stored changes nothing, whatever the item's state.
+          return { ok: true, result: 'unchanged', kind: 'item', id: r.eventId, version: Number(cur.version), state: cur.newsroom_state, item: prev.item };
+        }
         if (cur.newsroom_state === 'RETRACTED') {
           return reject('content_conflict', `Item ${r.eventId} is retracted; a retracted item never changes. Publish a new item instead.`, [{ path: '/eventId', rule: 'retracted', message: 'is retracted' }]);
         }
         if (!publishable && cur.published_us !== null) {
           return reject('content_conflict', `Item ${r.eventId} is published; it cannot be moved to TIER_D. Retract it instead.`, [{ path: '/evidenceTier', rule: 'published-item', message: 'cannot become TIER_D' }]);
         }
-        if (cur.content_hash === hash) {
-          if (observedFromRecord === undefined || observedFromRecord === prev.item.observedAt) {
-            return { ok: true, result: 'unchanged', kind: 'item', id: r.eventId, version: Number(cur.version), state: cur.newsroom_state, item: prev.item };
-          }
+        if (cur.content_hash === hash && observedFromRecord !== undefined) {
           // Cosmetic: a new version, same lastUpdatedAt, no entry in the change log.
           const version = Number(cur.version) + 1;
           const stored: StoredItem = { item: { ...prev.item, observedAt: observedFromRecord, version }, evidence: prev.evidence };
@@ -493,13 +508,17 @@ export class SqlContentStore implements ContentStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [it.eventId, it.version, v.kind, v.material ? 1 : 0, v.updatedUs, Math.floor(v.recordedAt), v.hash, JSON.stringify(v.changed), JSON.stringify(stored)],
     );
-    const tags: Array<[string, string]> = [
-      ...it.entities.map((e): [string, string] => ['entity', e]),
-      ...it.protocols.map((p): [string, string] => ['protocol', p]),
-      ...it.topics.map((t): [string, string] => ['topic', t]),
+    const tags: Array<[TagKind, string]> = [
+      ...it.entities.map((e): [TagKind, string] => ['entity', e]),
+      ...it.protocols.map((p): [TagKind, string] => ['protocol', p]),
+      ...it.topics.map((t): [TagKind, string] => ['topic', t]),
+      ['type', it.type],
+      ['first_party', it.firstPartyInterest ? 'true' : 'false'],
     ];
     for (const [kind, value] of tags) {
-      await tx.run('INSERT INTO newswire_item_tags (event_id, version, tag_kind, tag_value) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [it.eventId, it.version, kind, value]);
+      await tx.run('INSERT INTO newswire_item_tags (event_id, version, tag_kind, tag_value, updated_us) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+        it.eventId, it.version, kind, value, v.updatedUs,
+      ]);
     }
   }
 
@@ -674,28 +693,38 @@ export class SqlContentStore implements ContentStore {
     // Read the watermark first, then bound the query by it (see the file comment).
     const watermarkUs = await this.watermark();
     const upperUs = q.untilUs === undefined ? watermarkUs : Math.min(q.untilUs, watermarkUs);
-    const where = ['i.updated_us > ?', 'i.updated_us <= ?', q.includeRetracted ? "i.newsroom_state IN ('PUBLISHED', 'RETRACTED')" : "i.newsroom_state = 'PUBLISHED'"];
-    const params: unknown[] = [q.sinceUs, upperUs];
-    if (q.type) {
-      where.push('i.item_type = ?');
-      params.push(q.type);
-    }
+    const tags: Array<[TagKind, string]> = [];
+    if (q.entity !== undefined) tags.push(['entity', q.entity]);
+    if (q.protocol !== undefined) tags.push(['protocol', q.protocol]);
+    if (q.topic !== undefined) tags.push(['topic', q.topic]);
+    if (q.type !== undefined) tags.push(['type', q.type]);
+    if (q.firstParty !== undefined) tags.push(['first_party', q.firstParty ? 'true' : 'false']);
+    const where = [q.includeRetracted ? "i.newsroom_state IN ('PUBLISHED', 'RETRACTED')" : "i.newsroom_state = 'PUBLISHED'"];
+    const params: unknown[] = [];
     if (q.maxTierRank !== undefined) {
       where.push('i.tier_rank <= ?');
       params.push(q.maxTierRank);
     }
-    if (q.firstParty !== undefined) {
-      where.push('i.first_party = ?');
-      params.push(q.firstParty ? 1 : 0);
-    }
     if (q.materialOnly) where.push('i.material_type = 1');
-    for (const [kind, value] of [['entity', q.entity], ['protocol', q.protocol], ['topic', q.topic]] as const) {
-      if (value === undefined) continue;
-      where.push(TAG_FILTER);
-      params.push(kind, value);
+    let sql: string;
+    const driver = tags.shift();
+    if (driver) {
+      // Walk the first filter's tag rows in store-time order; only rows of an
+      // item's current version join. (CROSS JOIN keeps that order in SQLite;
+      // PostgreSQL plans it as an inner join from its statistics.)
+      tags.forEach((_, n) => where.push(TAG_FILTER(`t${n}`)));
+      sql =
+        'SELECT i.doc FROM newswire_item_tags d CROSS JOIN newswire_items i ' +
+        `WHERE d.tag_kind = ? AND d.tag_value = ? AND d.updated_us > ? AND d.updated_us <= ? AND i.event_id = d.event_id AND i.version = d.version AND ${where.join(' AND ')} ` +
+        'ORDER BY d.updated_us LIMIT ?';
+      params.unshift(driver[0], driver[1], q.sinceUs, upperUs);
+      for (const [kind, value] of tags) params.push(kind, value);
+    } else {
+      sql = `SELECT i.doc FROM newswire_items i WHERE i.updated_us > ? AND i.updated_us <= ? AND ${where.join(' AND ')} ORDER BY i.updated_us LIMIT ?`;
+      params.unshift(q.sinceUs, upperUs);
     }
     params.push(q.limit + 1);
-    const rows = await this.db.all<{ doc: string }>(`SELECT i.doc FROM newswire_items i WHERE ${where.join(' AND ')} ORDER BY i.updated_us LIMIT ?`, params);
+    const rows = await this.db.all<{ doc: string }>(sql, params);
     const truncated = rows.length > q.limit;
     const items = rows.slice(0, q.limit).map((r) => (JSON.parse(r.doc) as StoredItem).item);
     return { watermarkUs, upperUs, items, truncated };
@@ -781,15 +810,31 @@ export class SqlContentStore implements ContentStore {
   async events(q: { type?: ItemType; entity?: string; sinceUs?: number; after?: { date: string; id: string }; limit: number }): Promise<Page<GraphEvent>> {
     const watermarkUs = await this.watermark();
     // Events are published items only: a retracted or held item is not an event.
-    const where = ["i.newsroom_state = 'PUBLISHED'", 'i.updated_us <= ?'];
+    // `+i.updated_us` (valid in both dialects) keeps the watermark bound from
+    // steering SQLite onto the updated_us index, which would sort every row;
+    // the (newsroom_state, event_date, event_id) index gives the order directly.
+    const where = ["i.newsroom_state = 'PUBLISHED'", '+i.updated_us <= ?'];
     const params: unknown[] = [watermarkUs];
     if (q.type) {
       where.push('i.item_type = ?');
       params.push(q.type);
     }
+    let from = 'newswire_items i';
     if (q.entity) {
-      where.push(TAG_FILTER);
-      params.push('entity', q.entity);
+      // A rare entity is read through its tag rows (and the few matches
+      // sorted); a common one by date, probing its tag, which fills a page fast.
+      const sample = await this.db.all<{ n: number | string }>(
+        'SELECT COUNT(*) AS n FROM (SELECT 1 FROM newswire_item_tags WHERE tag_kind = ? AND tag_value = ? LIMIT ?) s',
+        ['entity', q.entity, RARE_TAG_ROWS],
+      );
+      if (Number(sample[0]?.n ?? 0) < RARE_TAG_ROWS) {
+        from = 'newswire_item_tags d CROSS JOIN newswire_items i';
+        where.push("d.tag_kind = 'entity'", 'd.tag_value = ?', 'i.event_id = d.event_id', 'i.version = d.version');
+      } else {
+        where.push(TAG_FILTER('t'));
+        params.push('entity');
+      }
+      params.push(q.entity);
     }
     if (q.sinceUs !== undefined) {
       where.push('i.updated_us > ?');
@@ -800,11 +845,30 @@ export class SqlContentStore implements ContentStore {
       params.push(q.after.date, q.after.date, q.after.id);
     }
     params.push(q.limit + 1);
-    const rows = await this.db.all<{ doc: string }>(`SELECT i.doc FROM newswire_items i WHERE ${where.join(' AND ')} ORDER BY i.event_date DESC, i.event_id DESC LIMIT ?`, params);
+    const rows = await this.db.all<{ doc: string }>(`SELECT i.doc FROM ${from} WHERE ${where.join(' AND ')} ORDER BY i.event_date DESC, i.event_id DESC LIMIT ?`, params);
     return { watermarkUs, items: rows.slice(0, q.limit).map((r) => eventOf(JSON.parse(r.doc) as StoredItem)), more: rows.length > q.limit };
   }
 
+  /**
+   * Item, entity and relationship counts change only with a clock tick, so
+   * they are memoized by the watermark (counting 100,000 items is the one
+   * part of the graph summary an index cannot answer in constant time).
+   * Census snapshots do not tick the clock: observations are counted live.
+   */
+  private countsMemo: { watermarkUs: number; value: Omit<GraphCounts, 'observations'> } | undefined;
+
   async graphCounts(): Promise<GraphCounts> {
+    const watermarkUs = await this.watermark();
+    let base = this.countsMemo?.watermarkUs === watermarkUs ? this.countsMemo.value : undefined;
+    if (!base) {
+      base = await this.countContent();
+      this.countsMemo = { watermarkUs, value: base };
+    }
+    const observations = Number((await this.db.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM census_snapshots'))[0]?.n ?? 0);
+    return { ...base, observations };
+  }
+
+  private async countContent(): Promise<Omit<GraphCounts, 'observations'>> {
     const byEntityType: Record<string, number> = {};
     let entities = 0;
     for (const r of await this.db.all<{ t: string; n: number | string }>('SELECT entity_type AS t, COUNT(*) AS n FROM graph_entities GROUP BY entity_type ORDER BY entity_type')) {
@@ -818,13 +882,17 @@ export class SqlContentStore implements ContentStore {
       relationships += Number(r.n);
     }
     const events = Number((await this.db.all<{ n: number | string }>("SELECT COUNT(*) AS n FROM newswire_items WHERE newsroom_state = 'PUBLISHED'"))[0]?.n ?? 0);
-    const observations = Number((await this.db.all<{ n: number | string }>('SELECT COUNT(*) AS n FROM census_snapshots'))[0]?.n ?? 0);
-    return { entities, relationships, events, observations, byEntityType, byRelationshipType };
+    return { entities, relationships, events, byEntityType, byRelationshipType };
   }
 
   async latestCensus(n: number): Promise<CensusRecord[]> {
     const rows = await this.db.all<{ doc: string }>('SELECT doc FROM census_snapshots ORDER BY observed_us DESC, snapshot_id DESC LIMIT ?', [n]);
     return rows.map((r) => JSON.parse(r.doc) as CensusRecord);
+  }
+
+  async latestCensusIds(n: number): Promise<string[]> {
+    const rows = await this.db.all<{ snapshot_id: string }>('SELECT snapshot_id FROM census_snapshots ORDER BY observed_us DESC, snapshot_id DESC LIMIT ?', [n]);
+    return rows.map((r) => r.snapshot_id);
   }
 
   async listings(): Promise<Listing[]> {

@@ -1,0 +1,105 @@
+/**
+ * The paid changes-since end to end on the devnet with the official x402
+ * client: 402 until paid, exactly the price settled, material deltas after
+ * the cursor, a cursor chain that covers the corpus once, an empty answer
+ * when caught up, and the payments showing up as independent revenue unless
+ * they come from an operator wallet.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { intelModule } from '../src/intel/module.js';
+import { CHANGES_SINCE_OUTPUT_SCHEMA } from '../src/intel/schemas.js';
+import { balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, payingFetch, postJson, startRig, type Rig } from './support/harness.js';
+import { schemaErrors } from './support/intel.js';
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const PATH = '/v1/intelligence/changes-since';
+
+describe('paid changes-since on the devnet', () => {
+  let rig: Rig;
+  let url: string;
+  const pay = async (body: unknown) => {
+    const res = await payingFetch(rig.devnet)(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal(res.status, 200, await res.clone().text());
+    return { res, body: (await res.json()) as Json };
+  };
+
+  before(async () => {
+    rig = await startRig({ service: { modules: [intelModule] }, env: { OPERATOR_WALLETS: '0x00000000000000000000000000000000000000aa' } });
+    url = rig.service.url + PATH;
+  });
+  after(async () => rig?.close());
+
+  test('unpaid: 402 with the exact scheme and 10000 atomic units; invalid bodies are 400 before any payment', async () => {
+    const res = await postJson(url, { include_high_resolution: false });
+    assert.equal(res.status, 402);
+    const pr = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    assert.equal(pr.accepts[0]!.scheme, 'exact');
+    assert.equal(pr.accepts[0]!.amount, '10000');
+    assert.equal(((await res.json()) as Json).price.amount_atomic, '10000');
+    for (const bad of [{ max_items: 0 }, { max_items: 501 }, { cursor: 'yesterday' }, { include_high_resolution: 'yes' }, { cursor: '2026-01-01T00:00:00Z', since: '2026-01-02T00:00:00Z' }, { extra: 1 }]) {
+      const r = await postJson(url, bad);
+      assert.equal(r.status, 400, JSON.stringify(bad));
+      assert.equal(((await r.json()) as Json).error.code, 'invalid_request');
+    }
+  });
+
+  test('the official client pays; the payee gains exactly the price; a cursor chain covers every change once; caught up is an empty answer', async () => {
+    const before = await balanceOf(rig.devnet, rig.devnet.payTo);
+    const first = await pay({ max_items: 5, include_high_resolution: true });
+    assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 10000n);
+    const receipt = decodePaymentResponseHeader(first.res.headers.get('payment-response')!);
+    assert.equal(receipt.success, true);
+    const a = first.body;
+    assert.equal(schemaErrors(CHANGES_SINCE_OUTPUT_SCHEMA, a), undefined);
+    assert.equal(a.count, 5);
+    assert.equal(a.truncated, true);
+    assert.equal(a.highResolution, true);
+    assert.equal(a.priceAtomic, '10000');
+    assert.equal(a.nextCursor, a.deltas[4].changedAt);
+    for (const d of a.deltas) {
+      assert.equal(d.change, 'NEW');
+      assert.ok(d.evidence.length >= 1 && d.evidence[0].url === d.sourceUrl);
+      assert.ok(d.corroborationCount >= 1);
+      assert.ok(Array.isArray(d.changedFields));
+    }
+
+    const second = (await pay({ cursor: a.nextCursor, max_items: 500 })).body;
+    assert.equal(schemaErrors(CHANGES_SINCE_OUTPUT_SCHEMA, second), undefined);
+    assert.equal(second.highResolution, false);
+    assert.equal(second.deltas[0].evidence, undefined, 'compact by default');
+    assert.equal(second.truncated, false);
+    assert.equal(second.nextCursor, second.generatedAt);
+    const ids = [...a.deltas, ...second.deltas].map((d: Json) => d.eventId);
+    assert.equal(ids.length, 60);
+    assert.equal(new Set(ids).size, 60);
+
+    const third = (await pay({ since: second.nextCursor })).body;
+    assert.equal(third.count, 0);
+    assert.deepEqual(third.deltas, []);
+    assert.equal(third.nextCursor, second.nextCursor);
+
+    const feed = (await (await fetch(rig.service.url + '/v1/newswire?limit=1')).json()) as Json;
+    assert.equal(feed.independentRevenueUsd, 0.03, 'three settled, delivered payments from a non-operator wallet');
+  });
+});
+
+describe('payments from an operator wallet are not independent revenue', () => {
+  // The devnet buyer is anvil's well-known account #2 (test mnemonic).
+  const BUYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig({ service: { modules: [intelModule] }, env: { OPERATOR_WALLETS: BUYER } });
+  });
+  after(async () => rig?.close());
+
+  test('OPERATOR_WALLETS holding the buyer: the paid call settles and is delivered, revenue stays 0', async () => {
+    assert.equal(rig.devnet.buyer.address.toLowerCase(), BUYER.toLowerCase());
+    const res = await payingFetch(rig.devnet)(rig.service.url + PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(res.status, 200);
+    assert.equal((await rig.service.ledger.summary()).paidDeliveries, 1);
+    const feed = (await (await fetch(rig.service.url + '/v1/newswire?limit=1')).json()) as Json;
+    assert.equal(feed.independentRevenueUsd, 0);
+  });
+});
