@@ -127,9 +127,12 @@ describe('graph, distribution and methodology on the real service', () => {
       openapi: 'live',
       well_known_manifest: 'live',
       agent_card: 'live',
+      services: 'live',
       mcp: 'live',
       llms_txt: 'live',
+      router: 'not_deployed', // this rig runs without the router module: status is read from the routes served
       newswire: 'live',
+      newswire_pages: 'live',
       graph: 'live',
       changes_since: 'live',
       distribution: 'live',

@@ -7,6 +7,7 @@ import type { ModuleContext } from '../module.js';
 import { OPENAPI_VERSION } from './openapi.js';
 
 type Operation = {
+  responses?: Record<string, { content?: Record<string, unknown> }>;
   operationId?: string;
   summary?: string;
   description?: string;
@@ -104,7 +105,8 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
         tags: [o.paid ? 'paid' : 'free', ...(o.op.tags ?? []).filter((t) => t !== 'paid')],
         examples: cap ? cap.examples.slice(0, 2).map((e) => e.summary) : [],
         inputModes: ['application/json'],
-        outputModes: [o.path === '/llms.txt' ? 'text/plain' : 'application/json'],
+        // What the 200 actually returns, as the OpenAPI description says.
+        outputModes: Object.keys(o.op.responses?.['200']?.content ?? { 'application/json': {} }),
         securityRequirements: [],
       };
     });

@@ -13,16 +13,20 @@ import { type Entity, type Listing } from './types.js';
 
 export const DISTRIBUTION_SCHEMA_VERSION = 'distribution/1.0';
 
-export type SurfaceKind = 'openapi' | 'well_known_manifest' | 'agent_card' | 'mcp' | 'llms_txt' | 'newswire' | 'graph' | 'changes_since' | 'distribution';
+export const SURFACE_KINDS = ['openapi', 'well_known_manifest', 'agent_card', 'services', 'mcp', 'llms_txt', 'router', 'newswire', 'newswire_pages', 'graph', 'changes_since', 'distribution'] as const;
+export type SurfaceKind = (typeof SURFACE_KINDS)[number];
 
 /** This service's own discovery surfaces and the route that serves each. */
 export const SELF_SURFACES: ReadonlyArray<{ id: string; kind: SurfaceKind; method: 'GET' | 'POST' | 'ANY'; path: string }> = [
   { id: 'openapi', kind: 'openapi', method: 'GET', path: '/openapi.json' },
   { id: 'well-known-x402', kind: 'well_known_manifest', method: 'GET', path: '/.well-known/x402' },
   { id: 'agent-card', kind: 'agent_card', method: 'GET', path: '/.well-known/agent-card.json' },
+  { id: 'services', kind: 'services', method: 'GET', path: '/v1/services' },
   { id: 'mcp', kind: 'mcp', method: 'ANY', path: '/mcp' },
   { id: 'llms-txt', kind: 'llms_txt', method: 'GET', path: '/llms.txt' },
+  { id: 'router', kind: 'router', method: 'GET', path: '/v1/router' },
   { id: 'newswire', kind: 'newswire', method: 'GET', path: '/v1/newswire' },
+  { id: 'newswire-pages', kind: 'newswire_pages', method: 'GET', path: '/newswire' },
   { id: 'graph', kind: 'graph', method: 'GET', path: '/v1/graph' },
   { id: 'changes-since', kind: 'changes_since', method: 'POST', path: '/v1/intelligence/changes-since' },
   { id: 'distribution', kind: 'distribution', method: 'GET', path: '/v1/distribution' },

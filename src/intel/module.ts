@@ -15,6 +15,7 @@ import { buildDistribution } from './distribution.js';
 import { buildGraphSummary, GRAPH_PATHS } from './graph.js';
 import { decodePageCursor, encodePageCursor, errorResponse, jsonWithEtag, parseQuery, type QueryValues } from './http.js';
 import { buildNewswire, cursorMicros, MarketMovementsSource } from './newswire.js';
+import { pagesOpenApi, registerPageRoutes } from './pages.js';
 import { CHANGES_SINCE_INPUT_SCHEMA, CHANGES_SINCE_OUTPUT_SCHEMA, ENTITY_ID, INTEL_ROUTES, QUERY_PARAMETERS, type ParameterDef } from './schemas.js';
 import { loadStarterCorpus } from './starter.js';
 import { SqlContentStore, type ContentStore } from './store.js';
@@ -184,6 +185,9 @@ function registerRoutes(app: Hono, ctx: ModuleContext, rt: IntelRuntime): void {
     return c.json(await buildDistribution(store, app.routes, base, ctx.now()), 200, { 'Cache-Control': 'no-cache' });
   });
 
+  // Pages for people: HTML views of the newswire (pages.ts).
+  registerPageRoutes(app, { store, movements, operatorWallets: ctx.config.operatorWallets });
+
   if (ctx.config.adminToken) registerAdminRoutes(app, { store, adminToken: ctx.config.adminToken, now: ctx.now, movements });
 }
 
@@ -299,7 +303,7 @@ export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule 
       registerRoutes(app, ctx, runtimeFor(ctx));
     },
     openapi(ctx: ModuleContext): OpenApiPaths {
-      return intelOpenApi(ctx.config.adminToken !== undefined);
+      return { ...intelOpenApi(ctx.config.adminToken !== undefined), ...pagesOpenApi() };
     },
     mcpTools(): FreeTool[] {
       return intelMcpTools();

@@ -1,3 +1,4 @@
+import { SURFACE_KINDS } from './distribution.js';
 /**
  * JSON Schemas (draft 2020-12) of everything the intelligence module accepts
  * and answers, plus its query parameters as data, so the OpenAPI document can
@@ -583,7 +584,7 @@ export const DISTRIBUTION_SCHEMA: JsonSchema = {
             required: ['id', 'kind', 'url', 'status', 'lastVerifiedAt'],
             properties: {
               id: { type: 'string' },
-              kind: { type: 'string', enum: ['openapi', 'well_known_manifest', 'agent_card', 'mcp', 'llms_txt', 'newswire', 'graph', 'changes_since', 'distribution'] },
+              kind: { type: 'string', enum: [...SURFACE_KINDS] },
               url: { type: 'string', format: 'uri' },
               status: { type: 'string', enum: ['live', 'not_deployed'] },
               lastVerifiedAt: { type: 'string', format: 'date-time', description: 'When this instance checked its own route table (the time of this response).' },

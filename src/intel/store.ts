@@ -144,6 +144,10 @@ export interface ContentStore {
   putListing(record: ListingRecord): Promise<WriteResult>;
   putCensus(record: CensusRecord): Promise<WriteResult>;
   getItem(eventId: string): Promise<{ state: NewsroomState; stored: StoredItem } | undefined>;
+  /** The eventId of the item with this slug (slugs are unique). */
+  eventIdBySlug(slug: string): Promise<string | undefined>;
+  /** EventIds of the published or retracted items that correct this one. */
+  correctionsOf(eventId: string): Promise<string[]>;
   itemVersions(eventId: string): Promise<ItemVersion[]>;
   itemCount(): Promise<number>;
   queryItems(q: ItemQuery): Promise<ItemPage>;
@@ -666,6 +670,19 @@ export class SqlContentStore implements ContentStore {
   async getItem(eventId: string) {
     const row = (await this.db.all<{ newsroom_state: NewsroomState; doc: string }>('SELECT newsroom_state, doc FROM newswire_items WHERE event_id = ?', [eventId]))[0];
     return row ? { state: row.newsroom_state, stored: JSON.parse(row.doc) as StoredItem } : undefined;
+  }
+
+  async eventIdBySlug(slug: string): Promise<string | undefined> {
+    const row = (await this.db.all<{ event_id: string }>('SELECT event_id FROM newswire_items WHERE slug = ?', [slug]))[0];
+    return row?.event_id;
+  }
+
+  async correctionsOf(eventId: string): Promise<string[]> {
+    const rows = await this.db.all<{ event_id: string }>(
+      "SELECT event_id FROM newswire_items WHERE correction_of = ? AND newsroom_state IN ('PUBLISHED', 'RETRACTED') ORDER BY event_id",
+      [eventId],
+    );
+    return rows.map((r) => r.event_id);
   }
 
   async itemVersions(eventId: string): Promise<ItemVersion[]> {
