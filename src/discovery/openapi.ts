@@ -5,6 +5,7 @@
  */
 import { ERROR_BODY_SCHEMA, ERROR_CODES } from '../errors.js';
 import type { Capability, JsonSchema } from '../catalog/capability.js';
+import { atomicToDecimal } from '../catalog/price.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
 import type { ModuleContext, OpenApiPaths } from '../module.js';
 import { shortDescription } from './bazaar.js';
@@ -27,12 +28,6 @@ export function errorResponse(status: number, what: string) {
   };
 }
 
-function priceUsd(atomic: string, decimals: number): string {
-  const s = atomic.padStart(decimals + 1, '0');
-  const whole = s.slice(0, s.length - decimals);
-  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : whole;
-}
 
 function operationId(id: string): string {
   return id.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -59,11 +54,11 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
   return {
     operationId: operationId(cap.id),
     summary: cap.title,
-    description: `${cap.description}\n\nPrice: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${priceUsd(cap.priceAtomic, asset.decimals)}) per call, paid with x402 v2 (scheme exact) on ${network}.`,
+    description: `${cap.description}\n\nPrice: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${atomicToDecimal(cap.priceAtomic, asset.decimals)}) per call, paid with x402 v2 (scheme exact) on ${network}.`,
     tags: ['paid'],
     security: [],
     'x-payment-info': {
-      price: { mode: 'fixed', currency: 'USD', amount: priceUsd(cap.priceAtomic, asset.decimals) },
+      price: { mode: 'fixed', currency: 'USD', amount: atomicToDecimal(cap.priceAtomic, asset.decimals) },
       protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } }],
       amount_atomic: cap.priceAtomic,
       asset: asset.address,

@@ -63,7 +63,8 @@ export function makeInputReader(cap: Capability) {
   };
 }
 
-function decodePayment(header: string): PaymentPayload | undefined {
+/** PAYMENT-SIGNATURE → PaymentPayload, or undefined when it is not base64 JSON of an object. */
+export function decodePayment(header: string): PaymentPayload | undefined {
   if (header.length > 16_384) return undefined;
   try {
     const p = decodePaymentSignatureHeader(header);

@@ -1,3 +1,4 @@
+import { ERROR_BODY_SCHEMA } from '../errors.js';
 import { SURFACE_KINDS } from './distribution.js';
 /**
  * JSON Schemas (draft 2020-12) of everything the intelligence module accepts
@@ -697,26 +698,7 @@ export const ADMIN_WRITE_RESULT_SCHEMA: JsonSchema = {
   },
 };
 
-export const ERROR_BODY_SCHEMA: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['code', 'message', 'details'],
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: {
-          type: 'array',
-          items: { type: 'object', required: ['path', 'rule'], properties: { path: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } } },
-        },
-      },
-    },
-  },
-};
+export { ERROR_BODY_SCHEMA };
 
 // ---- query parameters as data ----
 

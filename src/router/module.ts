@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import { decodePaymentSignatureHeader } from '@x402/core/http';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody, ServiceError, type ErrorCode } from '../errors.js';
-import { respond } from '../http/paid-route.js';
+import { atomicToDecimal } from '../catalog/price.js';
+import { decodePayment, respond } from '../http/paid-route.js';
 import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import type { PaymentPayload } from '../payments/rail.js';
 import { buildContract } from './contract.js';
@@ -39,22 +39,7 @@ const COMPOSITE_DESCRIPTION =
 
 export type RouterModuleOptions = RouterOptions;
 
-/** Atomic units as a decimal amount of the asset (USDC ≈ USD): 1000 → "0.001". */
-function usd(atomic: bigint, decimals: number): string {
-  const s = atomic.toString().padStart(decimals + 1, '0');
-  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
-  return frac ? `${s.slice(0, s.length - decimals)}.${frac}` : s.slice(0, s.length - decimals);
-}
 
-function decodePayment(header: string): PaymentPayload | undefined {
-  if (header.length > 16_384) return undefined;
-  try {
-    const p = decodePaymentSignatureHeader(header);
-    return p && typeof p === 'object' ? p : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function reject(c: Context, e: ServiceError): Response {
   return c.json(errorBodyOf(e), e.status as 400, { 'Cache-Control': 'no-store' });
@@ -234,7 +219,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
             security: [],
             'x-payment-info': {
               // Dynamic: the total of the plan for the body, between one cheapest call and a full batch of the dearest.
-              price: { mode: 'dynamic', currency: 'USD', min: usd(minPrice, decimals), max: usd(maxPrice, decimals) },
+              price: { mode: 'dynamic', currency: 'USD', min: atomicToDecimal(minPrice, decimals), max: atomicToDecimal(maxPrice, decimals) },
               protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals } }],
               protocol: 'x402',
               scheme: 'exact',
