@@ -14,6 +14,9 @@ import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
 
+/** Largest body accepted by free routes (router quote, MCP, admin import). */
+export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 export interface AppDeps {
   catalog: readonly Capability[];
   gate: PaymentGate;
@@ -44,11 +47,13 @@ export function createApp(deps: AppDeps): Hono {
   }
 
   // Bodies are counted as they stream in, so a chunked upload without
-  // Content-Length cannot make the process buffer more than the limit.
+  // Content-Length cannot make the process buffer more than the limit. Paid
+  // routes carry their capability's own limit; every other route shares one.
   const tooLarge = (limit: number) => (c: import('hono').Context) =>
     c.json(errorBody('payload_too_large', `The request body exceeds ${limit} bytes.`), 413);
-  const globalLimit = Math.max(DEFAULT_MAX_BODY_BYTES, ...deps.catalog.map((c) => c.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
-  app.use('*', bodyLimit({ maxSize: globalLimit, onError: tooLarge(globalLimit) }));
+  const paidPaths = new Set(deps.catalog.map((c) => c.path));
+  const freeRouteLimit = bodyLimit({ maxSize: FREE_ROUTE_MAX_BODY_BYTES, onError: tooLarge(FREE_ROUTE_MAX_BODY_BYTES) });
+  app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : freeRouteLimit(c, next)));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
