@@ -6,12 +6,17 @@
  *  3. @x402/hono's paymentMiddleware on the same route, same devnet and facilitator.
  *  4. Paid calls with the official client: the service's own time without the facilitator's.
  *  5. Every capability's pure handler at its largest allowed input.
+ *  6. The intelligence routes (newswire, graph summary, changes-since) on
+ *     stores of 1,000 and 100,000 items, with the query plans they use
+ *     (bench/intel.ts; PostgreSQL too when TEST_DATABASE_URL is set).
  *
  * Prints markdown tables and writes bench/results.json. Stops by itself; a
  * watchdog ends a run that hangs. Knobs (environment): BENCH_DURATION (s per
  * HTTP scenario per round, default 4), BENCH_ROUNDS (interleaved rounds,
  * default 3), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 50),
- * BENCH_PAID_CALLS (default 100).
+ * BENCH_PAID_CALLS (default 100), BENCH_INTEL_SIZES (default 1000,100000),
+ * BENCH_INTEL_PG_SCALE=1 (PostgreSQL plans at the largest size even past the
+ * intelligence section's time budget).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { cpus, platform, arch, totalmem } from 'node:os';
@@ -23,6 +28,7 @@ import { startService, type RunningService } from '../src/service.js';
 import { benchQuoteInput } from '../src/router/bench-input.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, tempDir } from '../test/support/harness.js';
 import { loopJson, runHandlerBench, type HandlerRow } from './handlers.js';
+import { intelJson, intelReport, runIntelBench, type IntelBenchResult } from './intel.js';
 import {
   acceptsSummary,
   capture,
@@ -189,7 +195,10 @@ async function main(): Promise<void> {
     // 5. Pure handlers, with nothing else running.
     const handlers = await runHandlerBench(undefined, progress);
 
-    report({ machine, svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts, paid, handlers, quote });
+    // 6. The intelligence routes on 1,000 and 100,000 items, in process.
+    const intel = await runIntelBench(progress);
+
+    report({ machine, svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts, paid, handlers, quote, intel });
     clearTimeout(watchdog);
   } finally {
     await cleanup();
@@ -208,6 +217,7 @@ interface ReportInput {
   paid: { samples: PaidSample[]; calls: number; paidDelta: bigint };
   handlers: { rows: HandlerRow[]; skipped: string[] };
   quote: LoadResult;
+  intel: IntelBenchResult;
 }
 
 function report(r: ReportInput): void {
@@ -323,6 +333,9 @@ function report(r: ReportInput): void {
     ...r.handlers.rows.flatMap((h) => [...h.notes.map((n) => `${h.capability} (${h.case}): ${n}`), ...('error' in h.pipeline ? [`${h.capability} (${h.case}): ${h.pipeline.error}`] : [])]),
   ];
   if (notes.length) out.push('', ...notes.map((n) => `- ${n}`));
+
+  // ---- 6
+  out.push('', ...intelReport(r.intel));
   console.log(out.join('\n'));
 
   const json = {
@@ -354,6 +367,7 @@ function report(r: ReportInput): void {
       route_cpu: loopJson(h.pipeline),
       notes: h.notes,
     })),
+    intel: intelJson(r.intel),
   };
   const file = join(here, 'results.json');
   writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
