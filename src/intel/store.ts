@@ -917,7 +917,21 @@ export class SqlContentStore implements ContentStore {
     return rows.map((r) => JSON.parse(r.doc) as Listing);
   }
 
+  private revenueMemo: { probe: string; wallets: string; at: number; total: bigint } | undefined;
+
   async independentRevenueAtomic(operatorWallets: readonly string[]): Promise<bigint> {
+    // Summing the ledger costs O(payments); the newest settlement (an index
+    // lookup) tells whether anything changed since the last sum. A bounded age
+    // covers a settlement recorded with an older clock by another instance.
+    const probeRow = (
+      await this.db.all<{ m: number | string | null; n: number | string }>(
+        "SELECT MAX(updated_at) AS m, COUNT(*) AS n FROM payment_attempts WHERE state = 'settled' AND updated_at >= (SELECT COALESCE(MAX(updated_at), 0) FROM payment_attempts WHERE state = 'settled')",
+      )
+    )[0];
+    const probe = `${probeRow?.m ?? 0}:${probeRow?.n ?? 0}`;
+    const wallets = [...operatorWallets].map((w) => w.toLowerCase()).sort().join(',');
+    const memo = this.revenueMemo;
+    if (memo && memo.probe === probe && memo.wallets === wallets && Date.now() - memo.at < 60_000) return memo.total;
     const cast = this.db.kind === 'postgres' ? 'NUMERIC' : 'INTEGER';
     // Only settled attempts with a stored response are deliveries; reserved,
     // failed and unknown attempts (and every 402, which never reaches the
@@ -929,8 +943,10 @@ export class SqlContentStore implements ContentStore {
     const own = new Set(operatorWallets.map((w) => w.toLowerCase()));
     let total = 0n;
     for (const r of rows) if (!own.has(r.payer) && r.total !== null) total += BigInt(r.total);
+    this.revenueMemo = { probe, wallets, at: Date.now(), total };
     return total;
   }
+
 
   async getMeta(key: string): Promise<string | undefined> {
     return (await this.db.all<{ meta_value: string }>('SELECT meta_value FROM content_meta WHERE meta_key = ?', [key]))[0]?.meta_value;
