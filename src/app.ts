@@ -3,7 +3,7 @@
  * discovery documents are added here as they arrive; paid routes all go
  * through the same gate.
  */
-import { Hono } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -47,12 +47,24 @@ export function createApp(deps: AppDeps): Hono {
   }
 
   // Bodies are counted as they stream in, so a chunked upload without
-  // Content-Length cannot make the process buffer more than the limit. Paid
-  // routes carry their capability's own limit; every other route shares one.
-  const tooLarge = (limit: number) => (c: import('hono').Context) =>
-    c.json(errorBody('payload_too_large', `The request body exceeds ${limit} bytes.`), 413);
+  // Content-Length cannot make the process buffer more than the limit. A
+  // declared Content-Length is checked by the route itself without touching
+  // the body stream (reading it through the middleware would slow every call).
+  // Paid routes carry their capability's own limit; every other route shares one.
+  const tooLarge = (limit: number) => (c: Context) => c.json(errorBody('payload_too_large', `The request body exceeds ${limit} bytes.`), 413);
+  const streamingLimit = (limit: number): MiddlewareHandler => {
+    const counted = bodyLimit({ maxSize: limit, onError: tooLarge(limit) });
+    return (c, next) => {
+      const declared = c.req.header('content-length');
+      if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+        return Number(declared) > limit ? Promise.resolve(tooLarge(limit)(c)) : next();
+      }
+      if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+      return counted(c, next);
+    };
+  };
   const paidPaths = new Set(deps.catalog.map((c) => c.path));
-  const freeRouteLimit = bodyLimit({ maxSize: FREE_ROUTE_MAX_BODY_BYTES, onError: tooLarge(FREE_ROUTE_MAX_BODY_BYTES) });
+  const freeRouteLimit = streamingLimit(FREE_ROUTE_MAX_BODY_BYTES);
   app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : freeRouteLimit(c, next)));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -78,7 +90,7 @@ export function createApp(deps: AppDeps): Hono {
   for (const cap of deps.catalog) {
     const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl });
     const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    app.on(cap.method, cap.path, bodyLimit({ maxSize: limit, onError: tooLarge(limit) }), handler);
+    app.on(cap.method, cap.path, streamingLimit(limit), handler);
   }
 
   for (const register of deps.modules ?? []) register(app);
