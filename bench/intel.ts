@@ -641,8 +641,9 @@ interface IntelApp {
 }
 
 const NO_CHAIN: ChainReader = {
-  authorizationUsed: () => Promise.reject(new Error('the benchmark has no chain')),
+  authorizationState: () => Promise.reject(new Error('the benchmark has no chain')),
   authorizationTransaction: () => Promise.reject(new Error('the benchmark has no chain')),
+  verifyTypedData: () => Promise.reject(new Error('the benchmark has no chain')),
 };
 
 /** The app `startService` builds, with only the intelligence module and a payment rail that is never contacted. */

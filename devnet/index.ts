@@ -58,6 +58,12 @@ export interface Devnet {
 
 export interface StartDevnetOptions {
   log?: (msg: string) => void;
+  /**
+   * How long the facilitator waits for a settlement's receipt before answering
+   * `success:false, errorReason:"settlement_pending"` (the SDK's behaviour; on
+   * Base confirmations can take 10–28 s). Default: the SDK's 180 s.
+   */
+  confirmationTimeoutMs?: number;
 }
 
 /** anvil's default mnemonic: its accounts are the well-known, publicly-known test keys. */
@@ -300,7 +306,7 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
     }
     log?.(`DevUSDC at ${asset}; minted ${BUYER_FUNDING} to ${buyers.length} buyers; Multicall3 at ${MULTICALL3_ADDRESS}`);
 
-    facilitator = await startFacilitatorServer({ rpcUrl, privateKey: deployer.privateKey, network: NETWORK, log, unref: true });
+    facilitator = await startFacilitatorServer({ rpcUrl, privateKey: deployer.privateKey, network: NETWORK, log, unref: true, confirmationTimeoutMs: opts.confirmationTimeoutMs });
 
     const fac = facilitator;
     let stopping: Promise<void> | undefined;

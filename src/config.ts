@@ -71,6 +71,12 @@ export interface Config {
   /** Present when rail is external; filled from the devnet when rail is devnet. */
   payment: PaymentConfig | undefined;
   reconcileIntervalMs: number;
+  /**
+   * Bound on one ledger operation: PostgreSQL connect and query timeouts
+   * (client side, so a stalled network cannot hang a request), SQLite's wait
+   * for a lock held by another process. Past it the request fails closed (503).
+   */
+  ledgerTimeoutMs: number;
   /** Facilitator timeout, authorization lifetime and attempt lease: the same for either rail. */
   timings: Pick<PaymentConfig, 'facilitatorTimeoutMs' | 'maxTimeoutSeconds' | 'attemptLeaseMs'>;
   /** Bearer token for /admin/v1/…; the admin API is off when undefined. */
@@ -84,6 +90,11 @@ export interface Config {
 type Env = Record<string, string | undefined>;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** Default attempt lease: short, because it is renewed while held (see gate). */
+export const DEFAULT_LEASE_MS = 20_000;
+/** Slack a lease keeps beyond one facilitator call. */
+export const LEASE_MARGIN_MS = 5_000;
 
 function int(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
@@ -133,7 +144,16 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const facilitatorTimeoutMs = int(env, 'X402_FACILITATOR_TIMEOUT_MS', 15_000, 100, 600_000);
   const maxTimeoutSeconds = int(env, 'X402_MAX_TIMEOUT_SECONDS', 300, 30, 3600);
-  const attemptLeaseMs = int(env, 'X402_ATTEMPT_LEASE_MS', 120_000, 500, 3_600_000);
+  // The lease is renewed (heartbeat) while a request holds it, so a crashed
+  // instance's lease lapses within seconds. It must still outlast one whole
+  // facilitator call, or a duplicate could take it over mid-settle if the
+  // renewals themselves stall.
+  const minLeaseMs = facilitatorTimeoutMs + LEASE_MARGIN_MS;
+  const attemptLeaseMs = int(env, 'X402_ATTEMPT_LEASE_MS', Math.max(DEFAULT_LEASE_MS, minLeaseMs), 500, 3_600_000);
+  if (attemptLeaseMs < minLeaseMs) {
+    throw new ConfigError('X402_ATTEMPT_LEASE_MS', `must be at least X402_FACILITATOR_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${minLeaseMs}), or a duplicate request could take over a settlement still in flight; got ${attemptLeaseMs}`);
+  }
+  const ledgerTimeoutMs = int(env, 'LEDGER_TIMEOUT_MS', 3000, 100, 60_000);
   const reconcileIntervalMs = int(env, 'RECONCILE_INTERVAL_MS', 15_000, 100, 3_600_000);
 
   const adminToken = env.ADMIN_TOKEN || undefined;
@@ -158,7 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET'] as const) {
       if (env[v]) throw new ConfigError(v, 'is set but X402_NETWORK is not; set X402_NETWORK (e.g. eip155:8453) to use an external network');
     }
-    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', payment: undefined, reconcileIntervalMs, ...common };
+    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', payment: undefined, reconcileIntervalMs, ledgerTimeoutMs, ...common };
   }
   if (!/^eip155:[0-9]+$/.test(network)) throw new ConfigError('X402_NETWORK', `must be a CAIP-2 EVM network such as eip155:8453, got "${network}"`);
   if (network === 'eip155:1') throw new ConfigError('X402_NETWORK', 'eip155:1 is not supported; use eip155:8453 (Base) or eip155:84532 (Base Sepolia)');
@@ -197,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     rail: 'external',
     payment: { network, payTo, asset, facilitatorUrl, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs },
     reconcileIntervalMs,
+    ledgerTimeoutMs,
     ...common,
   };
 }

@@ -79,19 +79,22 @@ describe('facilitator and ledger faults', () => {
     assert.equal(await paid(), before);
   });
 
-  test('settle answers success:false → 402 with PAYMENT-RESPONSE success:false, result withheld', async () => {
+  test('settle answers success:false while the authorization is still valid → 503 settlement_unknown with Retry-After, result withheld; the retry settles once and delivers', async () => {
     const body = freshBody();
     const { header } = await signFor(url, body, rig.devnet);
     const before = await paid();
     rig.proxy.setMode({ settle: 'settle-false' });
     const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
-    assert.equal(res.status, 402);
-    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
-    assert.equal(receipt.success, false);
+    assert.equal(res.status, 503);
+    assert.ok(Number(res.headers.get('retry-after')) >= 1);
     const json = await res.json();
-    assert.equal(json.error.code, 'settlement_failed');
+    assert.equal(json.error.code, 'settlement_unknown');
     assert.equal(json.contrast_ratio, undefined, 'the result is not in the body');
     assert.equal(await paid(), before);
+    rig.proxy.setMode('pass');
+    const retry = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(retry.status, 200);
+    assert.equal((await paid()) - before, 1000n);
   });
 
   test('settle 5xx (outcome unknown) → 503; the retry settles once and delivers', async () => {

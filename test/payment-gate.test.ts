@@ -170,18 +170,37 @@ describe('payment gate on the devnet', () => {
     assert.equal(await paid(), before);
   });
 
-  test('a forged signature is rejected by the facilitator: 402 payment_invalid, and the authorization stays refused', async () => {
+  test('a forged signature is refused locally: 402 payment_invalid, no ledger row, the facilitator never asked', async () => {
     const res402 = await postJson(url, BLACK_ON_WHITE);
     const req = decodePaymentRequiredHeader(res402.headers.get('payment-required')!).accepts[0]!;
     const payload = await signAuthorization(rig.devnet.buyers[1]!, req);
     // Claim to be another payer: the signature no longer matches `from`.
     (payload.payload as { authorization: { from: string } }).authorization.from = rig.devnet.buyer.address;
     const header = encodePaymentSignatureHeader(payload);
+    const calls = { ...rig.proxy.calls };
+    const rows = (await rig.service.ledger.summary()).byState;
     const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
     assert.equal(res.status, 402);
     assert.equal((await res.json()).error.code, 'payment_invalid');
     const again = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
     assert.equal(again.status, 402);
+    assert.deepEqual(rig.proxy.calls, calls, 'the facilitator was never asked');
+    assert.deepEqual((await rig.service.ledger.summary()).byState, rows, 'nothing was written');
+  });
+
+  test('a payer without funds is refused by the facilitator at verify: 402 payment_invalid, the attempt is failed for good', async () => {
+    const { devnetAccount } = await import('../devnet/index.js');
+    const res402 = await postJson(url, BLACK_ON_WHITE);
+    const req = decodePaymentRequiredHeader(res402.headers.get('payment-required')!).accepts[0]!;
+    const payload = await signAuthorization(devnetAccount(8), req);
+    const header = encodePaymentSignatureHeader(payload);
+    const before = await paid();
+    const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(res.status, 402);
+    assert.equal((await res.json()).error.code, 'payment_invalid');
+    const again = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(again.status, 402);
+    assert.equal(await paid(), before);
   });
 
   test('a garbled PAYMENT-SIGNATURE header is a 400 invalid_payment_header', async () => {

@@ -1,34 +1,67 @@
 /**
  * The payment gate: the only code that touches money.
  *
- *   challenge ─ or ─ bind (reserve) → verify → run → store (executed) → settle → mark settled → deliver
+ *   challenge ─ or ─ admit (local checks) → bind (reserve) → verify → run → store → settle → record → deliver
  *
  * It knows nothing about what a capability does and nothing about HTTP: it
  * returns a `GateOutcome` that the HTTP route and the MCP tool translate.
  *
  * Rules it keeps (each has a test named after the attack or fault):
+ * - Nothing is written or sent for a payment that fails the local checks
+ *   (shape, amount, payee, time window, EIP-712 signature of `from`).
  * - One authorization (payer + EIP-3009 nonce) is bound, durably and before
- *   the facilitator is asked, to one resource and one request fingerprint.
+ *   the facilitator is asked, to one resource and one request fingerprint;
+ *   only the bound payload is ever settled.
+ * - A stored result is handed only to a caller presenting exactly the signed
+ *   authorization that was bound.
  * - Nothing is delivered unless the chain transfer is confirmed; nothing is
  *   settled unless the result is stored and deliverable.
- * - A fault before settlement answers 503 and settles nothing; a settlement
- *   whose outcome is unknown stays `unknown` until the chain says otherwise.
- * - The same payment and the same request always get the same stored bytes.
+ * - An attempt becomes `failed` only when no transfer can happen any more;
+ *   a refused or unanswered settlement stays `unknown` until the chain says.
+ * - The lease on an attempt is renewed while a request drives it, so a
+ *   duplicate never takes over a settlement in flight.
  */
 import { randomUUID } from 'node:crypto';
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
+import type { AssetConfig } from '../config.js';
 import type { ErrorCode } from '../errors.js';
-import { LedgerUnavailableError, type Ledger, type PaymentAttempt, type StoredResponse } from '../store/ledger.js';
+import { LedgerUnavailableError, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
+import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAuthorization, type BoundPayment, type Eip3009Authorization } from './authorization.js';
+import type { ChainReader } from './chain.js';
 import { sha256Hex } from './canonical-json.js';
-import type { PaymentPayload, PaymentRail, PaymentRequired, PaymentRequirements, SettleResponse } from './rail.js';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
 
 /** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
 export const HEADER_BUDGET_BYTES = 2040;
 
 /** A facilitator rejects authorizations that expire within 6 s; we refuse to start settling closer than this. */
 export const SETTLE_MARGIN_SECONDS = 10;
+
+/** Retry-After for a settlement whose transfer may still be mined. */
+const PENDING_RETRY_SECONDS = 5;
+
+/**
+ * What the gate needs from the payment rail: the SDK's requirement and 402
+ * building, the facilitator's verify and settle sorted into outcomes, and the
+ * chain reader. `PaymentRail` is the real one; `ScriptedRail` the fake.
+ */
+export interface GateRail {
+  readonly ready: boolean;
+  readonly payment: { network: string; payTo: string; asset: AssetConfig; maxTimeoutSeconds: number };
+  readonly chain: ChainReader;
+  requirements(priceAtomic: string): Promise<PaymentRequirements[]>;
+  paymentRequired(
+    requirements: PaymentRequirements[],
+    resource: { url: string; description: string; mimeType: string },
+    error?: string,
+    extra?: Record<string, unknown>,
+  ): Promise<PaymentRequired>;
+  match(requirements: PaymentRequirements[], payload: PaymentPayload): PaymentRequirements | undefined;
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome>;
+  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome>;
+}
 
 export interface PaidCall {
   /** Capability id; the resource an authorization is bound to. */
@@ -56,11 +89,13 @@ export interface Timings {
   chainMs: number;
 }
 
+type ChallengeCode = Extract<ErrorCode, 'payment_required' | 'payment_invalid' | 'payment_expired' | 'settlement_failed'>;
+
 export type GateOutcome =
   | {
       kind: 'challenge';
       status: 402;
-      code: Extract<ErrorCode, 'payment_required' | 'payment_invalid' | 'payment_expired' | 'settlement_failed'>;
+      code: ChallengeCode;
       message: string;
       paymentRequired: PaymentRequired;
       /** Present when a settlement was attempted and failed. */
@@ -79,49 +114,52 @@ export type GateOutcome =
 
 export interface GateDeps {
   ledger: Ledger;
-  rail: PaymentRail;
+  rail: GateRail;
   now?: () => number;
   leaseMs: number;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
 
-interface Eip3009Authorization {
-  from: Hex;
-  to: Hex;
-  value: string;
-  validAfter: string;
-  validBefore: string;
-  nonce: Hex;
-}
-
-function authorizationOf(payload: PaymentPayload): Eip3009Authorization | undefined {
-  const a = (payload.payload as { authorization?: Record<string, unknown> } | undefined)?.authorization;
-  if (!a || typeof a !== 'object') return undefined;
-  const { from, to, value, validAfter, validBefore, nonce } = a as Record<string, unknown>;
-  const addr = (v: unknown) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v);
-  const uint = (v: unknown) => (typeof v === 'string' && /^[0-9]{1,78}$/.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
-  if (!addr(from) || !addr(to) || !uint(value) || !uint(validAfter) || !uint(validBefore)) return undefined;
-  if (typeof nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return undefined;
-  return {
-    from: from as Hex,
-    to: to as Hex,
-    value: String(value),
-    validAfter: String(validAfter),
-    validBefore: String(validBefore),
-    nonce: (nonce as string).toLowerCase() as Hex,
-  };
-}
-
 const noopLog = { warn() {}, error() {}, info() {} };
+
+/** One request driving one attempt: what the steps share. */
+interface Drive {
+  call: PaidCall;
+  all: PaymentRequirements[];
+  attempt: PaymentAttempt;
+  /** The bound payload and requirements, read back from the ledger: the only ones ever settled. */
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  auth: Eip3009Authorization;
+  response: StoredResponse | null;
+  /** Transitions not yet written: verify, run and store become durable in one write with `settling`. */
+  pending: Array<{ to: AttemptState; patch: TransitionPatch }>;
+  /** The facilitator refused a settle sent by this request (its answer, for the buyer). */
+  refusal?: SettleResponse;
+  settleSent: boolean;
+  timings: Timings;
+}
+
+type StepResult = { next: AttemptState } | { outcome: GateOutcome };
+type Step = (d: Drive) => Promise<StepResult>;
 
 export class PaymentGate {
   private readonly ledger: Ledger;
-  private readonly rail: PaymentRail;
+  private readonly rail: GateRail;
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly log: NonNullable<GateDeps['log']>;
   /** One lease owner per gate instance (per process). */
   readonly instanceId = randomUUID();
+
+  /** The state machine: one step per unfinished state. */
+  private readonly steps: Partial<Record<AttemptState, Step>> = {
+    reserved: (d) => this.verifyStep(d),
+    verified: (d) => this.executeStep(d),
+    executed: (d) => this.settleStep(d),
+    settling: (d) => this.chainStep(d),
+    unknown: (d) => this.chainStep(d),
+  };
 
   constructor(deps: GateDeps) {
     this.ledger = deps.ledger;
@@ -136,7 +174,7 @@ export class PaymentGate {
     let requirements: PaymentRequirements[];
     try {
       requirements = await this.rail.requirements(call.priceAtomic);
-    } catch (e) {
+    } catch {
       return { kind: 'refuse', code: 'facilitator_unavailable', message: 'Payment requirements could not be built; nothing was charged.' };
     }
     if (!call.payment) return this.challenge(call, requirements, 'payment_required', this.priceSentence(call));
@@ -162,13 +200,7 @@ export class PaymentGate {
 
   private readonly plainChallenges = new Map<string, PaymentRequired>();
 
-  private async challenge(
-    call: PaidCall,
-    requirements: PaymentRequirements[],
-    code: Extract<GateOutcome, { kind: 'challenge' }>['code'],
-    message: string,
-    paymentResponse?: SettleResponse,
-  ): Promise<GateOutcome> {
+  private async challenge(call: PaidCall, requirements: PaymentRequirements[], code: ChallengeCode, message: string, paymentResponse?: SettleResponse): Promise<GateOutcome> {
     // The plain 402 is the hot path and depends only on resource URL and price: build it once.
     const key = `${call.resourceUrl}|${call.priceAtomic}`;
     let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
@@ -190,29 +222,43 @@ export class PaymentGate {
     return { kind: 'challenge', status: 402, code, message, paymentRequired, paymentResponse };
   }
 
-  private async paid(call: PaidCall, payment: PaymentPayload, all: PaymentRequirements[]): Promise<GateOutcome> {
-    if (payment.x402Version !== 2) {
-      return this.challenge(call, all, 'payment_invalid', `Only x402Version 2 payments are accepted (got ${String(payment.x402Version)}).`);
-    }
-    const requirements = this.rail.match(all, payment);
-    if (!requirements) {
-      return this.challenge(call, all, 'payment_invalid', 'The payment does not match this resource\'s requirements (scheme, network, asset, amount and payTo must equal one of accepts).');
-    }
-    const auth = authorizationOf(payment);
-    if (!auth) return this.challenge(call, all, 'payment_invalid', 'The payment payload is not an EIP-3009 authorization (payload.authorization with from, to, value, validAfter, validBefore, nonce).');
-    if (auth.to.toLowerCase() !== requirements.payTo.toLowerCase() || auth.value !== requirements.amount) {
-      return this.challenge(call, all, 'payment_invalid', 'The signed authorization does not pay this resource\'s amount to its payTo.');
-    }
-    const validBefore = Number(auth.validBefore);
-    if (validBefore < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
-      return this.challenge(call, all, 'payment_expired', 'The authorization expires too soon to be settled; sign a new one.');
-    }
+  // ------------------------------------------------------------------ admission and binding
 
+  /** Local checks, then the signature: nothing is written or sent for a payment that fails them. */
+  private async admit(call: PaidCall, payment: PaymentPayload, all: PaymentRequirements[]): Promise<{ bound: BoundPayment; requirements: PaymentRequirements } | { outcome: GateOutcome }> {
+    const invalid = async (message: string, code: ChallengeCode = 'payment_invalid') => ({ outcome: await this.challenge(call, all, code, message) });
+    if (payment.x402Version !== 2) return invalid(`Only x402Version 2 payments are accepted (got ${String(payment.x402Version)}).`);
+    const requirements = this.rail.match(all, payment);
+    if (!requirements) return invalid('The payment does not match this resource\'s requirements (scheme, network, asset, amount and payTo must equal one of accepts).');
+    const checked = checkAuthorization(payment, requirements, this.now() / 1000, {
+      settleMarginSeconds: SETTLE_MARGIN_SECONDS,
+      maxTimeoutSeconds: Math.max(requirements.maxTimeoutSeconds, this.rail.payment.maxTimeoutSeconds),
+    });
+    if (!checked.ok) return invalid(checked.message, checked.code);
+    const bound = checked.bound;
+    let signature = await ecdsaSignatureCheck(bound, requirements);
+    if (signature === 'contract') {
+      // Smart-wallet signatures (ERC-1271 / ERC-6492) are checked by the chain, still before any write.
+      try {
+        const typed = authorizationTypedData(bound.authorization, requirements);
+        signature = (await this.rail.chain.verifyTypedData(bound.authorization.from, typed as never, bound.signature)) ? 'valid' : 'invalid';
+      } catch {
+        return { outcome: { kind: 'refuse', code: 'service_unavailable', message: 'The smart-wallet signature could not be checked (chain unreachable); nothing was charged. Retry later.', retryAfterSeconds: 5 } };
+      }
+    }
+    if (signature !== 'valid') return invalid('The authorization\'s signature is not a valid EIP-712 signature by its `from` address.');
+    return { bound, requirements };
+  }
+
+  private async paid(call: PaidCall, payment: PaymentPayload, all: PaymentRequirements[]): Promise<GateOutcome> {
+    const admitted = await this.admit(call, payment, all);
+    if ('outcome' in admitted) return admitted.outcome;
+    const { bound, requirements } = admitted;
+    const auth = bound.authorization;
     const payer = auth.from.toLowerCase();
     const paymentId = extractPaymentIdentifier(payment, true);
     const id = sha256Hex([requirements.network, requirements.asset.toLowerCase(), payer, auth.nonce].join('|'));
     const timings: Timings = { ledgerMs: 0, verifyMs: 0, handlerMs: 0, settleMs: 0, chainMs: 0 };
-    const lease = () => ({ owner: this.instanceId, until: this.now() + this.leaseMs });
 
     let t = performance.now();
     const reserved = await this.ledger.reserve(
@@ -227,11 +273,11 @@ export class PaymentGate {
         resource: call.resource,
         requestFingerprint: call.fingerprint,
         paymentKey: paymentId ? sha256Hex(`${payer}|${paymentId}`) : null,
-        validBefore,
-        payload: JSON.stringify(payment),
+        validBefore: Number(auth.validBefore),
+        payload: JSON.stringify(bound.payload),
         requirements: JSON.stringify(requirements),
       },
-      lease(),
+      this.lease(),
       this.now(),
     );
     timings.ledgerMs += performance.now() - t;
@@ -242,7 +288,11 @@ export class PaymentGate {
     } else {
       const existing = reserved.attempt;
       if (!existing) return { kind: 'refuse', code: 'service_unavailable', message: 'The payment record could not be read back; retry.' };
-      if (existing.id !== id) return this.samePaymentIdentifier(call, payment, requirements, all, existing, timings);
+      if (existing.id !== id) return this.samePaymentIdentifier(call, bound.payload, requirements, all, existing, timings);
+      // Payer and nonce are public once settled: only the exact signed authorization that was bound proves the caller paid.
+      if (!sameAuthorization(bound, existing.payload)) {
+        return this.challenge(call, all, 'payment_invalid', 'This payer and nonce are already bound to a different signed authorization; present the one that was bound, or sign a new one.');
+      }
       if (existing.resource !== call.resource || existing.requestFingerprint !== call.fingerprint) {
         return {
           kind: 'refuse',
@@ -253,16 +303,16 @@ export class PaymentGate {
       if (existing.state === 'settled') return this.replay(existing, timings);
       if (existing.state === 'failed') return this.failedAgain(call, all, existing);
       t = performance.now();
-      const got = await this.ledger.acquire(id, lease(), this.now());
+      const got = await this.ledger.acquire(id, this.lease(), this.now());
       timings.ledgerMs += performance.now() - t;
-      if (!got) {
-        const again = await this.ledger.get(id);
-        if (again?.state === 'settled') return this.replay(again, timings);
-        return this.inProgress(again);
-      }
+      if (!got) return this.lost(id, timings);
       attempt = (await this.ledger.get(id))!;
     }
-    return this.drive(call, payment, requirements, all, attempt, timings);
+    return this.drive(call, all, attempt, timings);
+  }
+
+  private lease() {
+    return { owner: this.instanceId, until: this.now() + this.leaseMs };
   }
 
   private inProgress(a: PaymentAttempt | undefined): GateOutcome {
@@ -273,6 +323,13 @@ export class PaymentGate {
       message: 'This payment is being processed by another request. Retry the same request with the same payment after Retry-After seconds to get the result.',
       retryAfterSeconds: Math.min(wait, 120),
     };
+  }
+
+  /** Someone else holds (or took) the attempt: its stored result if settled, else "in progress". */
+  private async lost(id: string, timings: Timings): Promise<GateOutcome> {
+    const a = await this.ledger.get(id);
+    if (a?.state === 'settled') return this.replay(a, timings);
+    return this.inProgress(a);
   }
 
   private replay(a: PaymentAttempt, timings: Timings): GateOutcome {
@@ -291,12 +348,13 @@ export class PaymentGate {
   /**
    * x402 `payment-identifier`: the same id with the same request returns the
    * cached result; with another request it is a conflict. The new
-   * authorization is verified (proving the caller holds the payer's key) but
-   * never settled, so a retry after a lost response never pays twice.
+   * authorization has passed the local signature check and is verified by
+   * the facilitator (the payer holds the key and it is unused), but is never
+   * settled, so a retry after a lost response never pays twice.
    */
   private async samePaymentIdentifier(
     call: PaidCall,
-    payment: PaymentPayload,
+    payload: PaymentPayload,
     requirements: PaymentRequirements,
     all: PaymentRequirements[],
     existing: PaymentAttempt,
@@ -310,164 +368,216 @@ export class PaymentGate {
     }
     if (existing.state !== 'settled') return this.inProgress(existing);
     const t = performance.now();
-    const v = await this.rail.verify(payment, requirements);
+    const v = await this.rail.verify(payload, requirements);
     timings.verifyMs += performance.now() - t;
     if (v.kind === 'unavailable') return { kind: 'refuse', code: 'facilitator_unavailable', message: 'The facilitator could not be reached to verify the payment; nothing was charged.', retryAfterSeconds: 5 };
     if (v.kind === 'invalid') return this.challenge(call, all, 'payment_invalid', `The payment was rejected: ${v.message}`);
     return this.replay(existing, timings);
   }
 
-  /** Move an attempt we hold the lease of as far as it can go. */
-  private async drive(
-    call: PaidCall,
-    payment: PaymentPayload,
-    requirements: PaymentRequirements,
-    all: PaymentRequirements[],
-    attempt: PaymentAttempt,
-    timings: Timings,
-  ): Promise<GateOutcome> {
-    const id = attempt.id;
-    const owner = this.instanceId;
-    const auth = authorizationOf(payment)!;
-    let state = attempt.state;
-    let stored = attempt.response;
-    const lost = async (): Promise<GateOutcome> => {
-      const a = await this.ledger.get(id);
-      if (a?.state === 'settled') return this.replay(a, timings);
-      return this.inProgress(a);
+  // ------------------------------------------------------------------ the state machine
+
+  /** Move an attempt we hold the lease of as far as it can go, renewing the lease meanwhile. */
+  private async drive(call: PaidCall, all: PaymentRequirements[], attempt: PaymentAttempt, timings: Timings): Promise<GateOutcome> {
+    const payload = JSON.parse(attempt.payload) as PaymentPayload;
+    const d: Drive = {
+      call,
+      all,
+      attempt,
+      payload,
+      requirements: JSON.parse(attempt.requirements) as PaymentRequirements,
+      auth: (payload.payload as { authorization: Eip3009Authorization }).authorization,
+      response: attempt.response,
+      pending: [],
+      settleSent: false,
+      timings,
     };
-    const move = async (to: PaymentAttempt['state'], patch: Parameters<Ledger['transition']>[3]) => {
-      const t = performance.now();
-      const ok = await this.ledger.transition(id, owner, to, patch, this.now());
-      timings.ledgerMs += performance.now() - t;
-      return ok;
-    };
-    const release = () => this.ledger.release(id, owner).catch(() => {});
-
-    // A settle that may have been sent earlier: the chain decides before anything is sent again.
-    if (state === 'settling' || state === 'unknown') {
-      const t = performance.now();
-      let used: boolean;
-      try {
-        used = await this.rail.chain.authorizationUsed(requirements.asset as Hex, auth.from, auth.nonce);
-      } catch (e) {
-        await release();
-        return { kind: 'refuse', code: 'settlement_unknown', message: 'The outcome of an earlier settlement of this payment is not known yet; nothing was delivered. Retry later with the same payment.', retryAfterSeconds: 10 };
-      } finally {
-        timings.chainMs += performance.now() - t;
+    const stopHeartbeat = this.heartbeat(attempt.id);
+    try {
+      let state = attempt.state;
+      // Each step either finishes the request or moves to a later state; a
+      // chain check may send the attempt back to `executed` once (re-settle).
+      for (let i = 0; i < 8; i++) {
+        const step = this.steps[state];
+        if (!step) return this.lost(attempt.id, timings);
+        const r = await step(d);
+        if ('outcome' in r) return r.outcome;
+        state = r.next;
       }
-      if (used) return this.settledFromChain(attempt, requirements, auth, timings);
-      state = stored ? 'executed' : 'verified';
+      return this.lost(attempt.id, timings);
+    } finally {
+      stopHeartbeat();
     }
-
-    // Verify, run and store are recorded in one durable write (one fsync) once
-    // the result exists; the history still shows each state. Nothing before
-    // that write has moved money, so a crash in between only repeats a verify.
-    const steps: Array<{ to: PaymentAttempt['state']; patch: Parameters<Ledger['transition']>[3] }> = [];
-    if (state === 'reserved') {
-      const t = performance.now();
-      const v = await this.rail.verify(payment, requirements);
-      timings.verifyMs += performance.now() - t;
-      if (v.kind === 'unavailable') {
-        this.log.warn({ attempt: id, err: v.message }, 'verify: facilitator unavailable');
-        await release();
-        return { kind: 'refuse', code: 'facilitator_unavailable', message: 'The payment facilitator could not be reached to verify the payment; nothing was delivered or charged. Retry with the same payment.', retryAfterSeconds: 5 };
-      }
-      if (v.kind === 'invalid') {
-        await move('failed', { failureCode: 'payment_invalid', failureDetail: `${v.reason}: ${v.message}` });
-        return this.challenge(call, all, 'payment_invalid', `The payment was rejected by the facilitator (${v.reason}); nothing was charged.`);
-      }
-      steps.push({ to: 'verified', patch: { note: v.response.payer ? `payer ${v.response.payer}` : undefined } });
-      state = 'verified';
-    }
-
-    if (state === 'verified') {
-      const t = performance.now();
-      try {
-        stored = await call.execute();
-      } catch (e) {
-        timings.handlerMs += performance.now() - t;
-        this.log.error({ attempt: id, err: e instanceof Error ? e.message : String(e) }, 'handler failed; payment will not be settled');
-        await move('failed', { failureCode: 'handler_failed', failureDetail: e instanceof Error ? e.message : String(e) });
-        return { kind: 'refuse', code: 'handler_failed', message: 'The result could not be produced; the payment was not settled and nothing was charged.' };
-      }
-      timings.handlerMs += performance.now() - t;
-      steps.push({ to: 'executed', patch: { response: stored } });
-      state = 'executed';
-    }
-
-    if (state === 'executed') {
-      if (attempt.validBefore < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
-        await move('failed', { failureCode: 'payment_expired', failureDetail: 'authorization expired before settlement' });
-        return this.challenge(call, all, 'payment_expired', 'The authorization expired before it could be settled; nothing was charged. Sign a new one.');
-      }
-      // The response is durably stored (in this write at the latest) before settle is sent.
-      steps.push({ to: 'settling', patch: {} });
-      const tl = performance.now();
-      const ok = await this.ledger.advance(id, owner, steps, this.now());
-      timings.ledgerMs += performance.now() - tl;
-      if (!ok) return lost();
-      const t = performance.now();
-      const s = await this.rail.settle(payment, requirements);
-      timings.settleMs += performance.now() - t;
-      switch (s.kind) {
-        case 'settled': {
-          const receipt: SettleResponse = { ...s.response, payer: s.response.payer ?? auth.from };
-          const settleJson = JSON.stringify(receipt);
-          try {
-            await move('settled', { settleResponse: settleJson, txHash: receipt.transaction });
-          } catch (e) {
-            // Money has moved and the result is stored: deliver it. The reconciler
-            // records the settlement from the chain when the ledger is back.
-            this.log.error({ attempt: id, tx: receipt.transaction, err: e instanceof Error ? e.message : String(e) }, 'settled but not recorded; reconciler will record it');
-          }
-          return { kind: 'deliver', response: stored!, paymentResponse: receipt, replayed: false, attemptId: id, timings };
-        }
-        case 'failed': {
-          // Before declaring failure, ask the chain: an earlier settle of this
-          // authorization may have landed while this one was refused.
-          const onChain = await this.rail.chain.authorizationUsed(requirements.asset as Hex, auth.from, auth.nonce).catch(() => undefined);
-          if (onChain === true) return this.settledFromChain({ ...attempt, response: stored }, requirements, auth, timings);
-          if (onChain === undefined) {
-            await move('unknown', { failureDetail: `settle refused but chain unreadable: ${s.response.errorReason ?? ''}` });
-            await release();
-            return { kind: 'refuse', code: 'settlement_unknown', message: 'The settlement outcome could not be confirmed; nothing was delivered. Retry later with the same payment.', retryAfterSeconds: 10 };
-          }
-          await move('failed', { failureCode: 'settlement_failed', failureDetail: `${s.response.errorReason ?? ''} ${s.response.errorMessage ?? ''}`.trim(), settleResponse: JSON.stringify(s.response) });
-          return this.challenge(call, all, 'settlement_failed', `Settlement failed (${s.response.errorReason ?? 'unknown reason'}); nothing was delivered and nothing was charged.`, s.response);
-        }
-        case 'not-sent': {
-          await move('executed', { note: 'settle not sent: facilitator unreachable' });
-          await release();
-          return { kind: 'refuse', code: 'facilitator_unavailable', message: 'The facilitator could not be reached to settle; nothing was delivered or charged. Retry with the same payment.', retryAfterSeconds: 5 };
-        }
-        case 'unknown': {
-          this.log.warn({ attempt: id, err: s.message }, 'settle outcome unknown');
-          await move('unknown', { failureDetail: s.message });
-          await release();
-          return { kind: 'refuse', code: 'settlement_unknown', message: 'The settlement outcome is not known yet; nothing was delivered. Retry later with the same payment: you will get the result if it settled, and will not be charged twice.', retryAfterSeconds: 10 };
-        }
-      }
-    }
-    return lost();
   }
 
-  /** The chain says the authorization was used: record the settlement and deliver the stored result. */
-  private async settledFromChain(attempt: PaymentAttempt, requirements: PaymentRequirements, auth: Eip3009Authorization, timings: Timings): Promise<GateOutcome> {
-    const tx = await this.rail.chain.authorizationTransaction(requirements.asset as Hex, auth.from, auth.nonce).catch(() => undefined);
-    const receipt: SettleResponse = {
-      success: true,
-      transaction: tx ?? '',
-      network: requirements.network as `${string}:${string}`,
-      payer: auth.from,
-      amount: requirements.amount,
-    };
-    if (!attempt.response) {
-      // Paid but nothing stored (cannot happen: settle starts only after the store). Keep it visible.
-      await this.ledger.transition(attempt.id, this.instanceId, 'unknown', { failureDetail: 'used on chain without a stored response' }, this.now());
-      return { kind: 'refuse', code: 'settlement_unknown', message: 'This payment settled but its result is not stored; contact the operator.' };
+  /**
+   * Renew the lease while this request drives the attempt, so a slow
+   * facilitator cannot let a duplicate take over a settlement in flight, and
+   * a crashed instance's lease still lapses within `leaseMs`.
+   */
+  private heartbeat(id: string): () => void {
+    const every = Math.max(100, Math.floor(this.leaseMs / 3));
+    const timer = setInterval(() => {
+      this.ledger.renew(id, this.instanceId, this.now() + this.leaseMs).catch((e: unknown) => {
+        this.log.warn({ attempt: id, err: e instanceof Error ? e.message : String(e) }, 'lease renewal failed');
+      });
+    }, every);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private async write(d: Drive, to: AttemptState, patch: TransitionPatch): Promise<boolean> {
+    const t = performance.now();
+    const ok = await this.ledger.advance(d.attempt.id, this.instanceId, [...d.pending, { to, patch }], this.now());
+    d.pending = [];
+    d.timings.ledgerMs += performance.now() - t;
+    return ok;
+  }
+
+  private async release(d: Drive): Promise<void> {
+    await this.ledger.release(d.attempt.id, this.instanceId).catch(() => {});
+  }
+
+  private async refuseAndRelease(d: Drive, code: ErrorCode, message: string, retryAfterSeconds: number): Promise<StepResult> {
+    await this.release(d);
+    return { outcome: { kind: 'refuse', code, message, retryAfterSeconds } };
+  }
+
+  /** reserved → verified, or failed when the facilitator refuses the payment (nothing was broadcast). */
+  private async verifyStep(d: Drive): Promise<StepResult> {
+    const t = performance.now();
+    const v = await this.rail.verify(d.payload, d.requirements);
+    d.timings.verifyMs += performance.now() - t;
+    if (v.kind === 'unavailable') {
+      this.log.warn({ attempt: d.attempt.id, err: v.message }, 'verify: facilitator unavailable');
+      return this.refuseAndRelease(d, 'facilitator_unavailable', 'The payment facilitator could not be reached to verify the payment; nothing was delivered or charged. Retry with the same payment.', 5);
     }
-    await this.ledger.transition(attempt.id, this.instanceId, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx ?? '', note: 'recorded from chain' }, this.now());
-    return { kind: 'deliver', response: attempt.response, paymentResponse: receipt, replayed: true, attemptId: attempt.id, timings };
+    if (v.kind === 'invalid') {
+      await this.write(d, 'failed', { failureCode: 'payment_invalid', failureDetail: `${v.reason}: ${v.message}` });
+      return { outcome: await this.challenge(d.call, d.all, 'payment_invalid', `The payment was rejected by the facilitator (${v.reason}); nothing was charged.`) };
+    }
+    d.pending.push({ to: 'verified', patch: { note: v.response.payer ? `payer ${v.response.payer}` : undefined } });
+    return { next: 'verified' };
+  }
+
+  /** verified → executed: the deliverable exists before anything is sent to settle. */
+  private async executeStep(d: Drive): Promise<StepResult> {
+    const t = performance.now();
+    try {
+      d.response = await d.call.execute();
+    } catch (e) {
+      const err = e instanceof Error ? e.message : String(e);
+      this.log.error({ attempt: d.attempt.id, err }, 'handler failed; payment will not be settled');
+      await this.write(d, 'failed', { failureCode: 'handler_failed', failureDetail: err });
+      return { outcome: { kind: 'refuse', code: 'handler_failed', message: 'The result could not be produced; the payment was not settled and nothing was charged.' } };
+    } finally {
+      d.timings.handlerMs += performance.now() - t;
+    }
+    d.pending.push({ to: 'executed', patch: { response: d.response } });
+    return { next: 'executed' };
+  }
+
+  /** executed → settling → settled, or to the chain check when the facilitator refuses. */
+  private async settleStep(d: Drive): Promise<StepResult> {
+    if (d.attempt.validBefore < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
+      // Never sent to settle. Not written `failed` here: the reconciler does
+      // that once the chain shows the authorization dead.
+      if (d.pending.length && !(await this.write(d, 'executed', { note: 'too close to validBefore to settle' }))) return { outcome: await this.lost(d.attempt.id, d.timings) };
+      await this.release(d);
+      return { outcome: await this.challenge(d.call, d.all, 'payment_expired', 'The authorization expires too soon to be settled; nothing was charged. Sign a new one.') };
+    }
+    // The response is durably stored (in this write at the latest) before settle is sent.
+    if (!(await this.write(d, 'settling', {}))) return { outcome: await this.lost(d.attempt.id, d.timings) };
+    const t = performance.now();
+    const s = await this.rail.settle(d.payload, d.requirements);
+    d.timings.settleMs += performance.now() - t;
+    d.settleSent = true;
+    switch (s.kind) {
+      case 'settled': {
+        const receipt: SettleResponse = { ...s.response, payer: s.response.payer ?? d.auth.from };
+        try {
+          await this.write(d, 'settled', { settleResponse: JSON.stringify(receipt), txHash: receipt.transaction });
+        } catch (e) {
+          // Money has moved and the result is stored: deliver it. The attempt
+          // stays `settling`; the reconciler records it from the chain.
+          this.log.error({ attempt: d.attempt.id, tx: receipt.transaction, err: e instanceof Error ? e.message : String(e) }, 'settled but not recorded; reconciler will record it');
+        }
+        return { outcome: { kind: 'deliver', response: d.response!, paymentResponse: receipt, replayed: false, attemptId: d.attempt.id, timings: d.timings } };
+      }
+      case 'failed':
+        // A refusal does not prove nothing was broadcast ("settlement_pending"): the chain decides.
+        this.log.warn({ attempt: d.attempt.id, reason: s.response.errorReason, tx: s.response.transaction }, 'settle refused; asking the chain');
+        d.refusal = s.response;
+        return { next: 'settling' };
+      case 'not-sent':
+        await this.write(d, 'executed', { note: 'settle not sent: facilitator unreachable' });
+        return this.refuseAndRelease(d, 'facilitator_unavailable', 'The facilitator could not be reached to settle; nothing was delivered or charged. Retry with the same payment.', 5);
+      case 'unknown':
+        this.log.warn({ attempt: d.attempt.id, err: s.message }, 'settle outcome unknown');
+        await this.write(d, 'unknown', { failureDetail: s.message });
+        return this.refuseAndRelease(d, 'settlement_unknown', 'The settlement outcome is not known yet; nothing was delivered. Retry later with the same payment: you will get the result if it settled, and will not be charged twice.', 10);
+    }
+  }
+
+  /**
+   * settling | unknown: a settle may have been sent. The chain decides:
+   * used → settled; unused at a block past validBefore → failed; otherwise
+   * it may still be mined, so it stays unknown (or is settled again: one
+   * authorization can only ever transfer once).
+   */
+  private async chainStep(d: Drive): Promise<StepResult> {
+    const { auth, requirements } = d;
+    const t = performance.now();
+    let st: Awaited<ReturnType<ChainReader['authorizationState']>>;
+    try {
+      st = await this.rail.chain.authorizationState(requirements.asset as Hex, auth.from, auth.nonce);
+    } catch (e) {
+      this.log.warn({ attempt: d.attempt.id, err: e instanceof Error ? e.message : String(e) }, 'chain unreadable');
+      return this.pendingOutcome(d, 'The settlement outcome could not be confirmed (chain unreadable); nothing was delivered. Retry later with the same payment.');
+    } finally {
+      d.timings.chainMs += performance.now() - t;
+    }
+    if (st.used) return this.settledFromChain(d);
+    if (st.blockTime >= Number(auth.validBefore)) {
+      const detail = d.refusal ? `${d.refusal.errorReason ?? ''} ${d.refusal.errorMessage ?? ''}`.trim() : 'not used on chain before validBefore';
+      const code = d.refusal ? 'settlement_failed' : 'payment_expired';
+      if (!(await this.write(d, 'failed', { failureCode: code, failureDetail: detail, settleResponse: d.refusal ? JSON.stringify(d.refusal) : undefined }))) {
+        return { outcome: await this.lost(d.attempt.id, d.timings) };
+      }
+      return {
+        outcome: await this.challenge(d.call, d.all, code, `The authorization expired unused (${detail || 'no detail'}); nothing was delivered and nothing was charged. Sign a new one.`, d.refusal),
+      };
+    }
+    if (d.settleSent || Number(auth.validBefore) < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
+      const why = d.refusal ? `settle refused (${d.refusal.errorReason ?? 'no reason'}) but the transfer may still be mined` : 'the transfer may still be mined';
+      return this.pendingOutcome(d, `The settlement is not confirmed yet: ${why}; nothing was delivered. Retry later with the same payment: you will get the result if it is mined, and will not be charged twice.`);
+    }
+    // Still valid and not sent by this request: send the bound payload again.
+    return { next: 'executed' };
+  }
+
+  /** Record `unknown` (a transfer may still happen) and tell the buyer to come back. */
+  private async pendingOutcome(d: Drive, message: string): Promise<StepResult> {
+    const detail = d.refusal ? `settle refused: ${d.refusal.errorReason ?? ''} ${d.refusal.transaction ?? ''}`.trim() : 'awaiting the chain';
+    await this.write(d, 'unknown', { failureDetail: detail, settleResponse: d.refusal ? JSON.stringify(d.refusal) : undefined });
+    return this.refuseAndRelease(d, 'settlement_unknown', message, PENDING_RETRY_SECONDS);
+  }
+
+  /** The chain says the authorization was used: record the settlement with its transaction and deliver the stored result. */
+  private async settledFromChain(d: Drive): Promise<StepResult> {
+    const { auth, requirements } = d;
+    const tx = await this.rail.chain.authorizationTransaction(requirements.asset as Hex, auth.from, auth.nonce).catch(() => undefined);
+    if (!tx || !d.response) {
+      // A receipt always carries its transaction; a paid attempt without a stored result is for the operator.
+      const message = d.response
+        ? 'The payment is on chain but its transaction could not be found yet; nothing was delivered. Retry shortly with the same payment.'
+        : 'This payment settled but its result is not stored; contact the operator.';
+      return this.pendingOutcome(d, message);
+    }
+    const receipt: SettleResponse = { success: true, transaction: tx, network: requirements.network as `${string}:${string}`, payer: auth.from, amount: requirements.amount };
+    if (!(await this.write(d, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx, note: 'recorded from chain' }))) {
+      return { outcome: await this.lost(d.attempt.id, d.timings) };
+    }
+    return { outcome: { kind: 'deliver', response: d.response, paymentResponse: receipt, replayed: !d.settleSent, attemptId: d.attempt.id, timings: d.timings } };
   }
 }

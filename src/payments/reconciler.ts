@@ -1,16 +1,17 @@
 /**
- * Resolves attempts whose settlement outcome was not recorded (a crash, a
- * timeout, a 5xx) from the chain's `authorizationState`. It never sends a
- * settlement itself: an unused, still-valid authorization is left for the
- * buyer's retry, which settles it and delivers the stored result.
+ * Resolves attempts whose settlement was not recorded (a crash, a timeout, a
+ * 5xx, a refused settle that may still be mined) from the chain. It never
+ * sends a settlement itself: an unused, still-valid authorization is left for
+ * the buyer's retry, which settles it and delivers the stored result.
+ *
+ * The rule for `failed` is the gate's: only when the chain shows the
+ * authorization unused at a block whose timestamp is at or past its
+ * `validBefore` — then no transfer can ever happen.
  */
 import type { Hex } from 'viem';
 import type { Ledger, PaymentAttempt } from '../store/ledger.js';
 import type { ChainReader } from './chain.js';
 import type { SettleResponse } from './rail.js';
-
-/** After validBefore passes (plus this grace for a pending transaction to be mined or dropped) an unused authorization is dead. */
-const EXPIRY_GRACE_SECONDS = 60;
 
 export interface ReconcileReport {
   examined: number;
@@ -29,31 +30,34 @@ export async function reconcileOnce(ledger: Ledger, chain: ChainReader, now: () 
 }
 
 async function reconcileAttempt(ledger: Ledger, chain: ChainReader, a: PaymentAttempt, now: () => number, report: ReconcileReport): Promise<void> {
-  const expired = a.validBefore + EXPIRY_GRACE_SECONDS < now() / 1000;
-  if (a.state === 'executed') {
-    // Settlement was never sent. Nothing to record unless the authorization has died.
-    if (expired && (await ledger.transitionUnleased(a.id, 'executed', 'failed', { failureCode: 'payment_expired', failureDetail: 'expired before the buyer retried' }, now()))) {
-      report.expired++;
-    }
-    return;
-  }
-  let used: boolean;
+  // Settlement never sent: nothing to look up while the buyer may still retry.
+  if (a.state === 'executed' && a.validBefore > now() / 1000) return;
+  let st: Awaited<ReturnType<ChainReader['authorizationState']>>;
   try {
-    used = await chain.authorizationUsed(a.asset as Hex, a.payer as Hex, a.nonce as Hex);
+    st = await chain.authorizationState(a.asset as Hex, a.payer as Hex, a.nonce as Hex);
   } catch {
     report.stillUnknown++;
     return;
   }
-  if (used) {
+  if (st.used) {
+    // A receipt always carries its transaction: without it the attempt waits for the next round.
     const tx = await chain.authorizationTransaction(a.asset as Hex, a.payer as Hex, a.nonce as Hex).catch(() => undefined);
-    const receipt: SettleResponse = { success: true, transaction: tx ?? '', network: a.network as `${string}:${string}`, payer: a.payer, amount: a.amount };
-    if (await ledger.transitionUnleased(a.id, a.state, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx ?? '', note: 'reconciled from chain' }, now())) {
+    if (!tx || !a.response) {
+      report.stillUnknown++;
+      return;
+    }
+    const receipt: SettleResponse = { success: true, transaction: tx, network: a.network as `${string}:${string}`, payer: a.payer, amount: a.amount };
+    if (await ledger.transitionUnleased(a.id, a.state, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx, note: 'reconciled from chain' }, now())) {
       report.settled++;
     }
     return;
   }
-  if (expired) {
-    if (await ledger.transitionUnleased(a.id, a.state, 'failed', { failureCode: 'payment_expired', failureDetail: 'not used on chain before validBefore' }, now())) report.expired++;
+  if (st.blockTime >= a.validBefore) {
+    const refused = a.settleResponse !== null && a.state !== 'executed';
+    const patch = refused
+      ? { failureCode: 'settlement_failed', failureDetail: `${a.failureDetail ?? 'settle refused'}; not used on chain before validBefore` }
+      : { failureCode: 'payment_expired', failureDetail: 'not used on chain before validBefore' };
+    if (await ledger.transitionUnleased(a.id, a.state, 'failed', patch, now())) report.expired++;
     return;
   }
   report.stillUnknown++;

@@ -2,8 +2,15 @@
  * The payment ledger: a durable write-ahead record of every payment attempt.
  *
  *   reserved → verified → executed → settling → settled
- *        ↘         ↘          ↘          ↘
- *                 failed                  unknown → (reconciler) settled | failed
+ *        ↘         ↘                      ↘
+ *              failed                     unknown → settled | failed
+ *
+ * `failed` is final, so it is written only when no transfer can happen any
+ * more: the facilitator refused the payment at verify, the result could not
+ * be produced (nothing was sent to settle), or the chain shows the
+ * authorization unused at a block past its `validBefore`. A settlement the
+ * facilitator refused or left unanswered stays `unknown` until then: it may
+ * still be mined (broadcast, then "settlement_pending" or a timeout).
  *
  * The chain (through the facilitator) is the source of truth for settlement;
  * this ledger is the source of truth for delivery. Every write that moves an
@@ -99,6 +106,8 @@ export interface Ledger {
   advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number): Promise<boolean>;
   /** Move an attempt nobody holds (used by the reconciler); false when someone holds it. */
   transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
+  /** Extend a lease the caller holds (heartbeat while a request drives the attempt); false when it was lost. */
+  renew(id: string, owner: string, until: number): Promise<boolean>;
   release(id: string, owner: string): Promise<void>;
   get(id: string): Promise<PaymentAttempt | undefined>;
   getByPaymentKey(key: string): Promise<PaymentAttempt | undefined>;

@@ -222,6 +222,16 @@ export class SqlLedger implements Ledger {
     return { sets: sets.join(', '), params };
   }
 
+  async renew(id: string, owner: string, until: number): Promise<boolean> {
+    return this.guard(async () => {
+      const changed = await this.db.run(
+        `UPDATE payment_attempts SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state NOT IN ('settled', 'failed')`,
+        [until, id, owner],
+      );
+      return changed === 1;
+    });
+  }
+
   async release(id: string, owner: string): Promise<void> {
     await this.guard(() =>
       this.db.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE id = ? AND lease_owner = ?', [id, owner]),

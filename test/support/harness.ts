@@ -11,7 +11,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startDevnet, balanceOf, transferLogs, type Devnet, type DevnetAccount } from '../../devnet/index.js';
+import { startDevnet, balanceOf, transferLogs, type Devnet, type DevnetAccount, type StartDevnetOptions } from '../../devnet/index.js';
 import { loadConfig } from '../../src/config.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
 import { startFaultyFacilitator, type FaultyFacilitator } from './faulty-facilitator.js';
@@ -49,8 +49,8 @@ export interface Rig {
 }
 
 /** Devnet + fault proxy (passing by default) + service. */
-export async function startRig(opts: { env?: Record<string, string>; service?: ServiceOptions; dataDir?: string } = {}): Promise<Rig> {
-  const devnet = await startDevnet();
+export async function startRig(opts: { env?: Record<string, string>; service?: ServiceOptions; dataDir?: string; devnet?: StartDevnetOptions } = {}): Promise<Rig> {
+  const devnet = await startDevnet(opts.devnet);
   const proxy = await startFaultyFacilitator(devnet.facilitatorUrl);
   const env = devnetEnv(devnet, proxy.url, { DATA_DIR: opts.dataDir ?? tempDir(), ...opts.env });
   const service = await startService(loadConfig(env), { ...opts.service });
@@ -92,6 +92,14 @@ export async function signFor(url: string, body: unknown, devnet: Devnet, opts: 
   const payload = await client.createPaymentPayload(pr);
   if (opts.extensions) payload.extensions = { ...(payload.extensions ?? {}), ...opts.extensions };
   return { header: encodePaymentSignatureHeader(payload), payload, paymentRequired: pr };
+}
+
+/** One anvil JSON-RPC call (evm_setAutomine, evm_mine, anvil_dropTransaction, evm_increaseTime …). */
+export async function anvilRpc(devnet: Pick<Devnet, 'rpcUrl'>, method: string, params: unknown[] = []): Promise<unknown> {
+  const res = await fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
 }
 
 export const CONTRAST = '/x402/v1/accessibility-contrast-calculator';

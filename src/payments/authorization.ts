@@ -1,0 +1,193 @@
+/**
+ * The EIP-3009 `transferWithAuthorization` inside an x402 "exact" payment:
+ * its shape, the local checks made before anything is written or sent, and
+ * the bounded form of the payload that is stored, compared and settled.
+ *
+ * Why local checks: "bind before verify" writes a ledger row for the payment
+ * before the facilitator is asked. Without a local signature check, anyone
+ * could fill the ledger and burn facilitator quota with unsigned payloads
+ * under random payers.
+ */
+import { hashTypedData, recoverAddress, type Hex } from 'viem';
+import type { PaymentPayload, PaymentRequirements } from './rail.js';
+
+export interface Eip3009Authorization {
+  from: Hex;
+  to: Hex;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: Hex;
+}
+
+/** A bound payment: what is stored, compared on replay and sent to settle. */
+export interface BoundPayment {
+  payload: PaymentPayload;
+  authorization: Eip3009Authorization;
+  signature: Hex;
+}
+
+/** ERC-6492 / ERC-1271 signatures of smart wallets are longer than 65 bytes; bound what we store. */
+export const MAX_SIGNATURE_HEX_CHARS = 2 + 2 * 4096;
+/** Clock skew tolerated between a client's clock and ours when checking the authorization's window. */
+export const CLOCK_SKEW_SECONDS = 600;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const UINT = /^[0-9]{1,78}$/;
+const NONCE = /^0x[0-9a-fA-F]{64}$/;
+
+function uint(v: unknown): string | undefined {
+  if (typeof v === 'string' && UINT.test(v)) return BigInt(v).toString();
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
+  return undefined;
+}
+
+/** The authorization and signature of an x402 exact EVM payload, or undefined when it is not one. */
+export function authorizationOf(payload: PaymentPayload): { authorization: Eip3009Authorization; signature: Hex } | undefined {
+  const inner = payload.payload as { authorization?: unknown; signature?: unknown } | undefined;
+  const a = inner?.authorization;
+  if (!a || typeof a !== 'object') return undefined;
+  const { from, to, value, validAfter, validBefore, nonce } = a as Record<string, unknown>;
+  const v = uint(value);
+  const after = uint(validAfter);
+  const before = uint(validBefore);
+  if (typeof from !== 'string' || !ADDRESS.test(from) || typeof to !== 'string' || !ADDRESS.test(to)) return undefined;
+  if (v === undefined || after === undefined || before === undefined) return undefined;
+  if (typeof nonce !== 'string' || !NONCE.test(nonce)) return undefined;
+  const sig = inner?.signature;
+  if (typeof sig !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(sig) || sig.length > MAX_SIGNATURE_HEX_CHARS) return undefined;
+  return {
+    authorization: { from: from as Hex, to: to as Hex, value: v, validAfter: after, validBefore: before, nonce: nonce.toLowerCase() as Hex },
+    signature: sig.toLowerCase() as Hex,
+  };
+}
+
+export type LocalCheck =
+  | { ok: true; bound: BoundPayment }
+  | { ok: false; code: 'payment_invalid' | 'payment_expired'; message: string };
+
+/**
+ * Everything that can be checked without the ledger, the facilitator or the
+ * chain: the payload is an EIP-3009 authorization that pays exactly these
+ * requirements, within a window that can still be settled.
+ */
+export function checkAuthorization(
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+  nowSeconds: number,
+  limits: { settleMarginSeconds: number; maxTimeoutSeconds: number },
+): LocalCheck {
+  const parsed = authorizationOf(payment);
+  if (!parsed) {
+    return { ok: false, code: 'payment_invalid', message: 'The payment payload is not an EIP-3009 authorization (payload.authorization with from, to, value, validAfter, validBefore, nonce, and a hex payload.signature).' };
+  }
+  const { authorization: auth, signature } = parsed;
+  if (auth.to.toLowerCase() !== requirements.payTo.toLowerCase() || auth.value !== BigInt(requirements.amount).toString()) {
+    return { ok: false, code: 'payment_invalid', message: 'The signed authorization does not pay this resource\'s amount to its payTo.' };
+  }
+  if (Number(auth.validAfter) > nowSeconds + CLOCK_SKEW_SECONDS) {
+    return { ok: false, code: 'payment_invalid', message: 'The authorization is not valid yet (validAfter is in the future).' };
+  }
+  const validBefore = Number(auth.validBefore);
+  if (validBefore < nowSeconds + limits.settleMarginSeconds) {
+    return { ok: false, code: 'payment_expired', message: 'The authorization expires too soon to be settled; sign a new one.' };
+  }
+  // An authorization's fate stays open until validBefore: a lifetime far beyond
+  // what the requirements ask for would keep a refused settlement pending for it.
+  if (validBefore > nowSeconds + limits.maxTimeoutSeconds + CLOCK_SKEW_SECONDS) {
+    return { ok: false, code: 'payment_invalid', message: `The authorization is valid for longer than maxTimeoutSeconds (${limits.maxTimeoutSeconds}); sign one that expires sooner.` };
+  }
+  // Only what the facilitator needs is kept: unsigned extras (any size) are dropped.
+  const identifier = (payment.extensions as Record<string, unknown> | undefined)?.['payment-identifier'];
+  const payload: PaymentPayload = {
+    x402Version: payment.x402Version,
+    accepted: requirements,
+    payload: { signature, authorization: { ...auth } },
+    ...(identifier !== undefined && JSON.stringify(identifier).length <= 512 ? { extensions: { 'payment-identifier': identifier } } : {}),
+  } as PaymentPayload;
+  return { ok: true, bound: { payload, authorization: auth, signature } };
+}
+
+/** The EIP-712 typed data the payer signed (USDC's TransferWithAuthorization). */
+export function authorizationTypedData(auth: Eip3009Authorization, requirements: PaymentRequirements) {
+  const extra = (requirements.extra ?? {}) as { name?: unknown; version?: unknown };
+  return {
+    domain: {
+      name: String(extra.name ?? ''),
+      version: String(extra.version ?? ''),
+      chainId: chainIdOf(requirements.network),
+      verifyingContract: requirements.asset as Hex,
+    },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: auth.from,
+      to: auth.to,
+      value: BigInt(auth.value),
+      validAfter: BigInt(auth.validAfter),
+      validBefore: BigInt(auth.validBefore),
+      nonce: auth.nonce,
+    },
+  } as const;
+}
+
+export function chainIdOf(network: string): number {
+  const m = /^eip155:([0-9]+)$/.exec(network);
+  return m ? Number(m[1]) : 0;
+}
+
+/** secp256k1 half order: signatures with a larger `s` are malleated copies (EIP-2). */
+const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+/**
+ * 'valid' when a 65-byte ECDSA signature recovers to `from`; 'invalid' when it
+ * recovers to anyone else or is malformed; 'contract' for longer signatures
+ * (ERC-1271 / ERC-6492 smart wallets), which only the chain can check.
+ */
+export async function ecdsaSignatureCheck(bound: BoundPayment, requirements: PaymentRequirements): Promise<'valid' | 'invalid' | 'contract'> {
+  const sig = bound.signature;
+  if (sig.length !== 132) return sig.length > 132 ? 'contract' : 'invalid';
+  const s = BigInt('0x' + sig.slice(66, 130));
+  const v = parseInt(sig.slice(130, 132), 16);
+  if (s === 0n || s > HALF_N || ![0, 1, 27, 28].includes(v)) return 'invalid';
+  try {
+    const signer = await recoverAddress({ hash: hashTypedData(authorizationTypedData(bound.authorization, requirements)), signature: sig });
+    return signer.toLowerCase() === bound.authorization.from.toLowerCase() ? 'valid' : 'invalid';
+  } catch {
+    return 'invalid';
+  }
+}
+
+/**
+ * True when two payloads carry the same signed authorization. A stored result
+ * is only handed to a caller presenting exactly what was bound: payer and
+ * nonce are public on chain, so they prove nothing.
+ */
+export function sameAuthorization(a: BoundPayment, storedPayload: string): boolean {
+  let stored: ReturnType<typeof authorizationOf>;
+  try {
+    stored = authorizationOf(JSON.parse(storedPayload) as PaymentPayload);
+  } catch {
+    return false;
+  }
+  if (!stored || stored.signature !== a.signature) return false;
+  const x = stored.authorization;
+  const y = a.authorization;
+  return (
+    x.from.toLowerCase() === y.from.toLowerCase() &&
+    x.to.toLowerCase() === y.to.toLowerCase() &&
+    x.value === y.value &&
+    x.validAfter === y.validAfter &&
+    x.validBefore === y.validBefore &&
+    x.nonce === y.nonce
+  );
+}
