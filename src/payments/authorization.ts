@@ -63,13 +63,23 @@ export function authorizationOf(payload: PaymentPayload): { authorization: Eip30
 }
 
 export type LocalCheck =
-  | { ok: true; bound: BoundPayment }
-  | { ok: false; code: 'payment_invalid' | 'payment_expired'; message: string };
+  | {
+      ok: true;
+      bound: BoundPayment;
+      /**
+       * Why a *new* attempt may not start with this authorization (its window).
+       * A retry of an attempt already bound to it is still served: its stored
+       * result must stay fetchable after validBefore, and its settlement may
+       * still be pending.
+       */
+      notNew?: { code: 'payment_invalid' | 'payment_expired'; message: string };
+    }
+  | { ok: false; code: 'payment_invalid'; message: string };
 
 /**
  * Everything that can be checked without the ledger, the facilitator or the
  * chain: the payload is an EIP-3009 authorization that pays exactly these
- * requirements, within a window that can still be settled.
+ * requirements, and (for a new attempt) within a window that can be settled.
  */
 export function checkAuthorization(
   payment: PaymentPayload,
@@ -85,18 +95,6 @@ export function checkAuthorization(
   if (auth.to.toLowerCase() !== requirements.payTo.toLowerCase() || auth.value !== BigInt(requirements.amount).toString()) {
     return { ok: false, code: 'payment_invalid', message: 'The signed authorization does not pay this resource\'s amount to its payTo.' };
   }
-  if (Number(auth.validAfter) > nowSeconds + CLOCK_SKEW_SECONDS) {
-    return { ok: false, code: 'payment_invalid', message: 'The authorization is not valid yet (validAfter is in the future).' };
-  }
-  const validBefore = Number(auth.validBefore);
-  if (validBefore < nowSeconds + limits.settleMarginSeconds) {
-    return { ok: false, code: 'payment_expired', message: 'The authorization expires too soon to be settled; sign a new one.' };
-  }
-  // An authorization's fate stays open until validBefore: a lifetime far beyond
-  // what the requirements ask for would keep a refused settlement pending for it.
-  if (validBefore > nowSeconds + limits.maxTimeoutSeconds + CLOCK_SKEW_SECONDS) {
-    return { ok: false, code: 'payment_invalid', message: `The authorization is valid for longer than maxTimeoutSeconds (${limits.maxTimeoutSeconds}); sign one that expires sooner.` };
-  }
   // Only what the facilitator needs is kept: unsigned extras (any size) are dropped.
   const identifier = (payment.extensions as Record<string, unknown> | undefined)?.['payment-identifier'];
   const payload: PaymentPayload = {
@@ -105,7 +103,23 @@ export function checkAuthorization(
     payload: { signature, authorization: { ...auth } },
     ...(identifier !== undefined && JSON.stringify(identifier).length <= 512 ? { extensions: { 'payment-identifier': identifier } } : {}),
   } as PaymentPayload;
-  return { ok: true, bound: { payload, authorization: auth, signature } };
+  return { ok: true, bound: { payload, authorization: auth, signature }, notNew: windowProblem(auth, nowSeconds, limits) };
+}
+
+function windowProblem(auth: Eip3009Authorization, nowSeconds: number, limits: { settleMarginSeconds: number; maxTimeoutSeconds: number }) {
+  if (Number(auth.validAfter) > nowSeconds + CLOCK_SKEW_SECONDS) {
+    return { code: 'payment_invalid' as const, message: 'The authorization is not valid yet (validAfter is in the future).' };
+  }
+  const validBefore = Number(auth.validBefore);
+  if (validBefore < nowSeconds + limits.settleMarginSeconds) {
+    return { code: 'payment_expired' as const, message: 'The authorization expires too soon to be settled; sign a new one.' };
+  }
+  // An authorization's fate stays open until validBefore: a lifetime far beyond
+  // what the requirements ask for would keep a refused settlement pending for it.
+  if (validBefore > nowSeconds + limits.maxTimeoutSeconds + CLOCK_SKEW_SECONDS) {
+    return { code: 'payment_invalid' as const, message: `The authorization is valid for longer than maxTimeoutSeconds (${limits.maxTimeoutSeconds}); sign one that expires sooner.` };
+  }
+  return undefined;
 }
 
 /** The EIP-712 typed data the payer signed (USDC's TransferWithAuthorization). */

@@ -225,7 +225,11 @@ export class PaymentGate {
   // ------------------------------------------------------------------ admission and binding
 
   /** Local checks, then the signature: nothing is written or sent for a payment that fails them. */
-  private async admit(call: PaidCall, payment: PaymentPayload, all: PaymentRequirements[]): Promise<{ bound: BoundPayment; requirements: PaymentRequirements } | { outcome: GateOutcome }> {
+  private async admit(
+    call: PaidCall,
+    payment: PaymentPayload,
+    all: PaymentRequirements[],
+  ): Promise<{ bound: BoundPayment; requirements: PaymentRequirements; notNew?: { code: ChallengeCode; message: string } } | { outcome: GateOutcome }> {
     const invalid = async (message: string, code: ChallengeCode = 'payment_invalid') => ({ outcome: await this.challenge(call, all, code, message) });
     if (payment.x402Version !== 2) return invalid(`Only x402Version 2 payments are accepted (got ${String(payment.x402Version)}).`);
     const requirements = this.rail.match(all, payment);
@@ -247,13 +251,13 @@ export class PaymentGate {
       }
     }
     if (signature !== 'valid') return invalid('The authorization\'s signature is not a valid EIP-712 signature by its `from` address.');
-    return { bound, requirements };
+    return { bound, requirements, notNew: checked.notNew };
   }
 
   private async paid(call: PaidCall, payment: PaymentPayload, all: PaymentRequirements[]): Promise<GateOutcome> {
     const admitted = await this.admit(call, payment, all);
     if ('outcome' in admitted) return admitted.outcome;
-    const { bound, requirements } = admitted;
+    const { bound, requirements, notNew } = admitted;
     const auth = bound.authorization;
     const payer = auth.from.toLowerCase();
     const paymentId = extractPaymentIdentifier(payment, true);
@@ -261,7 +265,11 @@ export class PaymentGate {
     const timings: Timings = { ledgerMs: 0, verifyMs: 0, handlerMs: 0, settleMs: 0, chainMs: 0 };
 
     let t = performance.now();
-    const reserved = await this.ledger.reserve(
+    // Outside its window an authorization may not start an attempt, but the
+    // one already bound to it is still served (a read, never a write).
+    const reserved = notNew
+      ? { created: false as const, attempt: await this.ledger.get(id) }
+      : await this.ledger.reserve(
       {
         id,
         network: requirements.network,
@@ -287,6 +295,7 @@ export class PaymentGate {
       attempt = reserved.attempt;
     } else {
       const existing = reserved.attempt;
+      if (!existing && notNew) return this.challenge(call, all, notNew.code, notNew.message);
       if (!existing) return { kind: 'refuse', code: 'service_unavailable', message: 'The payment record could not be read back; retry.' };
       if (existing.id !== id) return this.samePaymentIdentifier(call, bound.payload, requirements, all, existing, timings);
       // Payer and nonce are public once settled: only the exact signed authorization that was bound proves the caller paid.
