@@ -124,11 +124,12 @@ function windowProblem(auth: Eip3009Authorization, nowSeconds: number, limits: {
 
 /** The EIP-712 typed data the payer signed (USDC's TransferWithAuthorization). */
 export function authorizationTypedData(auth: Eip3009Authorization, requirements: PaymentRequirements) {
-  const extra = (requirements.extra ?? {}) as { name?: unknown; version?: unknown };
+  // The rail always names the token's EIP-712 domain in `extra`.
+  const extra = requirements.extra as { name: string; version: string };
   return {
     domain: {
-      name: String(extra.name ?? ''),
-      version: String(extra.version ?? ''),
+      name: extra.name,
+      version: extra.version,
       chainId: chainIdOf(requirements.network),
       verifyingContract: requirements.asset as Hex,
     },
@@ -187,21 +188,11 @@ export async function ecdsaSignatureCheck(bound: BoundPayment, requirements: Pay
  * nonce are public on chain, so they prove nothing.
  */
 export function sameAuthorization(a: BoundPayment, storedPayload: string): boolean {
-  let stored: ReturnType<typeof authorizationOf>;
-  try {
-    stored = authorizationOf(JSON.parse(storedPayload) as PaymentPayload);
-  } catch {
-    return false;
-  }
-  if (!stored || stored.signature !== a.signature) return false;
-  const x = stored.authorization;
-  const y = a.authorization;
-  return (
-    x.from.toLowerCase() === y.from.toLowerCase() &&
-    x.to.toLowerCase() === y.to.toLowerCase() &&
-    x.value === y.value &&
-    x.validAfter === y.validAfter &&
-    x.validBefore === y.validBefore &&
-    x.nonce === y.nonce
-  );
+  // The stored payload was written by checkAuthorization: it always parses.
+  const stored = authorizationOf(JSON.parse(storedPayload) as PaymentPayload)!;
+  return stored.signature === a.signature && authorizationKey(stored.authorization) === authorizationKey(a.authorization);
+}
+
+function authorizationKey(x: Eip3009Authorization): string {
+  return [x.from.toLowerCase(), x.to.toLowerCase(), x.value, x.validAfter, x.validBefore, x.nonce].join('|');
 }

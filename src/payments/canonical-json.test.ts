@@ -23,3 +23,9 @@ test('property: canonical JSON parses back to the same value and ignores key ord
     { numRuns: 500 },
   );
 });
+
+test('undefined is written the way JSON.stringify writes it: null in arrays, omitted in objects', () => {
+  assert.equal(canonicalJson([1, undefined, 2]), '[1,null,2]');
+  assert.equal(canonicalJson({ a: undefined, b: 1 }), '{"b":1}');
+  assert.equal(canonicalJson(undefined), 'null');
+});

@@ -122,6 +122,16 @@ describe('challenge and admission', () => {
     assert.deepEqual((o as { paymentRequired: { extensions: unknown } }).paymentRequired.extensions, { small: 1 });
   });
 
+  test('the plain-challenge cache is bounded (Host headers are caller-controlled)', async () => {
+    for (let i = 0; i < 300; i++) expectCode(await rig.gate.handle(call(undefined, { resourceUrl: `http://h${i}/x` })), 'challenge', 'payment_required');
+  });
+
+  test('chain ids come from eip155 networks only', async () => {
+    const { chainIdOf } = await import('./authorization.js');
+    assert.equal(chainIdOf('eip155:8453'), 8453);
+    assert.equal(chainIdOf('solana:mainnet'), 0);
+  });
+
   test('the facilitator has not answered yet → 503 facilitator_unavailable', async () => {
     rig.rail.ready = false;
     expectCode(await rig.gate.handle(call(undefined)), 'refuse', 'facilitator_unavailable');
@@ -566,6 +576,34 @@ describe('after settle is sent', () => {
     const o = await rig.gate.handle(call(p));
     expectCode(o, 'refuse', 'settlement_unknown');
     expectCode(await rig.gate.handle(call(p)), 'refuse', 'payment_in_progress');
+  });
+
+  test('another instance settled it while this request was settling → the stored result, not a second delivery path', async () => {
+    const p = await sign();
+    const id = await idOf(p);
+    rig.rail.settleAnswers.push(async () => {
+      const l = rig.ledger as unknown as { db: { run(sql: string, params: unknown[]): Promise<number> } };
+      await l.db.run("UPDATE payment_attempts SET state = 'settled', settle_response = ?, lease_owner = NULL WHERE id = ?", [JSON.stringify({ success: true, transaction: '0x' + '01'.repeat(32), network: 'eip155:31337' }), id]);
+      return { kind: 'unknown', message: 'x' };
+    });
+    const o = await rig.gate.handle(call(p));
+    expectCode(o, 'refuse', 'settlement_unknown');
+    const again = await rig.gate.handle(call(p));
+    expectCode(again, 'deliver');
+    assert.equal((again as { replayed: boolean }).replayed, true);
+  });
+
+  test('answers without a payer are completed with the authorization\'s from', async () => {
+    const p = await sign();
+    rig.rail.verifyAnswers.push({ kind: 'valid', response: { isValid: true } });
+    rig.rail.settleAnswers.push((payload) => {
+      const r = rig.rail.mine(payload) as { kind: 'settled'; response: { payer?: string } };
+      delete r.response.payer;
+      return r as never;
+    });
+    const o = await rig.gate.handle(call(p));
+    expectCode(o, 'deliver');
+    assert.equal((o as { paymentResponse: { payer: string } }).paymentResponse.payer, BUYER.address);
   });
 
   test('lease lost before settle → nothing sent, 409', async () => {

@@ -122,6 +122,10 @@ export interface GateDeps {
 
 const noopLog = { warn() {}, error() {}, info() {} };
 
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** One request driving one attempt: what the steps share. */
 interface Drive {
   call: PaidCall;
@@ -134,8 +138,9 @@ interface Drive {
   response: StoredResponse | null;
   /** Transitions not yet written: verify, run and store become durable in one write with `settling`. */
   pending: Array<{ to: AttemptState; patch: TransitionPatch }>;
-  /** The facilitator refused a settle sent by this request (its answer, for the buyer). */
+  /** The facilitator refused a settle sent by this request (its answer, for the buyer), and a one-line summary of it. */
   refusal?: SettleResponse;
+  refusalText: string;
   settleSent: boolean;
   timings: Timings;
 }
@@ -351,7 +356,8 @@ export class PaymentGate {
   private failedAgain(call: PaidCall, all: PaymentRequirements[], a: PaymentAttempt): Promise<GateOutcome> {
     const code = a.failureCode === 'settlement_failed' ? 'settlement_failed' : a.failureCode === 'payment_expired' ? 'payment_expired' : 'payment_invalid';
     const response = a.settleResponse ? (JSON.parse(a.settleResponse) as SettleResponse) : undefined;
-    return this.challenge(call, all, code, `This authorization was already refused (${a.failureCode ?? 'failed'}: ${a.failureDetail ?? 'no detail'}); sign a new one.`, response);
+    const why = [a.failureCode, a.failureDetail].filter(Boolean).join(': ');
+    return this.challenge(call, all, code, `This authorization was already refused (${why}); sign a new one.`, response);
   }
 
   /**
@@ -398,6 +404,7 @@ export class PaymentGate {
       auth: (payload.payload as { authorization: Eip3009Authorization }).authorization,
       response: attempt.response,
       pending: [],
+      refusalText: '',
       settleSent: false,
       timings,
     };
@@ -405,15 +412,14 @@ export class PaymentGate {
     try {
       let state = attempt.state;
       // Each step either finishes the request or moves to a later state; a
-      // chain check may send the attempt back to `executed` once (re-settle).
-      for (let i = 0; i < 8; i++) {
-        const step = this.steps[state];
-        if (!step) return this.lost(attempt.id, timings);
-        const r = await step(d);
+      // chain check may send the attempt back to `executed` once (re-settle):
+      // settleStep always marks the settle sent, and chainStep never loops
+      // back after that.
+      for (;;) {
+        const r = await this.steps[state]!(d);
         if ('outcome' in r) return r.outcome;
         state = r.next;
       }
-      return this.lost(attempt.id, timings);
     } finally {
       stopHeartbeat();
     }
@@ -428,7 +434,7 @@ export class PaymentGate {
     const every = Math.max(100, Math.floor(this.leaseMs / 3));
     const timer = setInterval(() => {
       this.ledger.renew(id, this.instanceId, this.now() + this.leaseMs).catch((e: unknown) => {
-        this.log.warn({ attempt: id, err: e instanceof Error ? e.message : String(e) }, 'lease renewal failed');
+        this.log.warn({ attempt: id, err: errText(e) }, 'lease renewal failed');
       });
     }, every);
     timer.unref();
@@ -475,7 +481,7 @@ export class PaymentGate {
     try {
       d.response = await d.call.execute();
     } catch (e) {
-      const err = e instanceof Error ? e.message : String(e);
+      const err = errText(e);
       this.log.error({ attempt: d.attempt.id, err }, 'handler failed; payment will not be settled');
       await this.write(d, 'failed', { failureCode: 'handler_failed', failureDetail: err });
       return { outcome: { kind: 'refuse', code: 'handler_failed', message: 'The result could not be produced; the payment was not settled and nothing was charged.' } };
@@ -491,7 +497,7 @@ export class PaymentGate {
     if (d.attempt.validBefore < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
       // Never sent to settle. Not written `failed` here: the reconciler does
       // that once the chain shows the authorization dead.
-      if (d.pending.length && !(await this.write(d, 'executed', { note: 'too close to validBefore to settle' }))) return { outcome: await this.lost(d.attempt.id, d.timings) };
+      if (d.pending.length) await this.write(d, 'executed', { note: 'too close to validBefore to settle' });
       await this.release(d);
       return { outcome: await this.challenge(d.call, d.all, 'payment_expired', 'The authorization expires too soon to be settled; nothing was charged. Sign a new one.') };
     }
@@ -509,7 +515,7 @@ export class PaymentGate {
         } catch (e) {
           // Money has moved and the result is stored: deliver it. The attempt
           // stays `settling`; the reconciler records it from the chain.
-          this.log.error({ attempt: d.attempt.id, tx: receipt.transaction, err: e instanceof Error ? e.message : String(e) }, 'settled but not recorded; reconciler will record it');
+          this.log.error({ attempt: d.attempt.id, tx: receipt.transaction, err: errText(e) }, 'settled but not recorded; reconciler will record it');
         }
         return { outcome: { kind: 'deliver', response: d.response!, paymentResponse: receipt, replayed: false, attemptId: d.attempt.id, timings: d.timings } };
       }
@@ -517,6 +523,7 @@ export class PaymentGate {
         // A refusal does not prove nothing was broadcast ("settlement_pending"): the chain decides.
         this.log.warn({ attempt: d.attempt.id, reason: s.response.errorReason, tx: s.response.transaction }, 'settle refused; asking the chain');
         d.refusal = s.response;
+        d.refusalText = [s.response.errorReason, s.response.errorMessage, s.response.transaction].filter(Boolean).join(' ');
         return { next: 'settling' };
       case 'not-sent':
         await this.write(d, 'executed', { note: 'settle not sent: facilitator unreachable' });
@@ -541,25 +548,22 @@ export class PaymentGate {
     try {
       st = await this.rail.chain.authorizationState(requirements.asset as Hex, auth.from, auth.nonce);
     } catch (e) {
-      this.log.warn({ attempt: d.attempt.id, err: e instanceof Error ? e.message : String(e) }, 'chain unreadable');
+      this.log.warn({ attempt: d.attempt.id, err: errText(e) }, 'chain unreadable');
       return this.pendingOutcome(d, 'The settlement outcome could not be confirmed (chain unreadable); nothing was delivered. Retry later with the same payment.');
     } finally {
       d.timings.chainMs += performance.now() - t;
     }
     if (st.used) return this.settledFromChain(d);
     if (st.blockTime >= Number(auth.validBefore)) {
-      const detail = d.refusal ? `${d.refusal.errorReason ?? ''} ${d.refusal.errorMessage ?? ''}`.trim() : 'not used on chain before validBefore';
       const code = d.refusal ? 'settlement_failed' : 'payment_expired';
-      if (!(await this.write(d, 'failed', { failureCode: code, failureDetail: detail, settleResponse: d.refusal ? JSON.stringify(d.refusal) : undefined }))) {
+      const detail = `not used on chain before validBefore ${d.refusalText}`.trim();
+      if (!(await this.write(d, 'failed', { failureCode: code, failureDetail: detail, settleResponse: d.refusal && JSON.stringify(d.refusal) }))) {
         return { outcome: await this.lost(d.attempt.id, d.timings) };
       }
-      return {
-        outcome: await this.challenge(d.call, d.all, code, `The authorization expired unused (${detail || 'no detail'}); nothing was delivered and nothing was charged. Sign a new one.`, d.refusal),
-      };
+      return { outcome: await this.challenge(d.call, d.all, code, `The authorization expired unused (${detail}); nothing was delivered and nothing was charged. Sign a new one.`, d.refusal) };
     }
     if (d.settleSent || Number(auth.validBefore) < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
-      const why = d.refusal ? `settle refused (${d.refusal.errorReason ?? 'no reason'}) but the transfer may still be mined` : 'the transfer may still be mined';
-      return this.pendingOutcome(d, `The settlement is not confirmed yet: ${why}; nothing was delivered. Retry later with the same payment: you will get the result if it is mined, and will not be charged twice.`);
+      return this.pendingOutcome(d, 'The settlement is not confirmed yet: the transfer may still be mined; nothing was delivered. Retry later with the same payment: you will get the result if it is mined, and will not be charged twice.');
     }
     // Still valid and not sent by this request: send the bound payload again.
     return { next: 'executed' };
@@ -567,8 +571,7 @@ export class PaymentGate {
 
   /** Record `unknown` (a transfer may still happen) and tell the buyer to come back. */
   private async pendingOutcome(d: Drive, message: string): Promise<StepResult> {
-    const detail = d.refusal ? `settle refused: ${d.refusal.errorReason ?? ''} ${d.refusal.transaction ?? ''}`.trim() : 'awaiting the chain';
-    await this.write(d, 'unknown', { failureDetail: detail, settleResponse: d.refusal ? JSON.stringify(d.refusal) : undefined });
+    await this.write(d, 'unknown', { failureDetail: `awaiting the chain ${d.refusalText}`.trim(), settleResponse: d.refusal && JSON.stringify(d.refusal) });
     return this.refuseAndRelease(d, 'settlement_unknown', message, PENDING_RETRY_SECONDS);
   }
 
@@ -576,12 +579,10 @@ export class PaymentGate {
   private async settledFromChain(d: Drive): Promise<StepResult> {
     const { auth, requirements } = d;
     const tx = await this.rail.chain.authorizationTransaction(requirements.asset as Hex, auth.from, auth.nonce).catch(() => undefined);
+    // A receipt always carries its transaction. (A response is always stored
+    // before `settling` is written, so an attempt here always has one.)
     if (!tx || !d.response) {
-      // A receipt always carries its transaction; a paid attempt without a stored result is for the operator.
-      const message = d.response
-        ? 'The payment is on chain but its transaction could not be found yet; nothing was delivered. Retry shortly with the same payment.'
-        : 'This payment settled but its result is not stored; contact the operator.';
-      return this.pendingOutcome(d, message);
+      return this.pendingOutcome(d, 'The payment is on chain but its transaction could not be found yet; nothing was delivered. Retry shortly with the same payment.');
     }
     const receipt: SettleResponse = { success: true, transaction: tx, network: requirements.network as `${string}:${string}`, payer: auth.from, amount: requirements.amount };
     if (!(await this.write(d, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx, note: 'recorded from chain' }))) {

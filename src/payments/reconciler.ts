@@ -53,9 +53,9 @@ async function reconcileAttempt(ledger: Ledger, chain: ChainReader, a: PaymentAt
     return;
   }
   if (st.blockTime >= a.validBefore) {
-    const refused = a.settleResponse !== null && a.state !== 'executed';
-    const patch = refused
-      ? { failureCode: 'settlement_failed', failureDetail: `${a.failureDetail ?? 'settle refused'}; not used on chain before validBefore` }
+    // A refused settle left its answer in settle_response (see the gate's pendingOutcome).
+    const patch = a.settleResponse
+      ? { failureCode: 'settlement_failed', failureDetail: `not used on chain before validBefore; ${a.failureDetail}` }
       : { failureCode: 'payment_expired', failureDetail: 'not used on chain before validBefore' };
     if (await ledger.transitionUnleased(a.id, a.state, 'failed', patch, now())) report.expired++;
     return;
