@@ -59,6 +59,9 @@ test('bad configuration stops start-up with one line naming the variable', async
     [{ X402_NETWORK: 'eip155:8453', X402_PAY_TO: '0x' + '1'.repeat(40), X402_FACILITATOR_URL: 'not a url' }, /^config error: X402_FACILITATOR_URL:/],
     [{ X402_NETWORK: 'eip155:8453', X402_PAY_TO: '0x' + '1'.repeat(40), X402_FACILITATOR_URL: 'http://127.0.0.1:1', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, /^config error: DATABASE_URL: cannot connect/],
     [{ PORT: 'eighty' }, /^config error: PORT:/],
+    // A lease shorter than one facilitator call would let a duplicate take over a settlement in flight.
+    [{ X402_ATTEMPT_LEASE_MS: '5000' }, /^config error: X402_ATTEMPT_LEASE_MS: must be at least X402_FACILITATOR_TIMEOUT_MS \+ 5000 \(20000\)/],
+    [{ X402_ATTEMPT_LEASE_MS: '10000', X402_FACILITATOR_TIMEOUT_MS: '9000' }, /^config error: X402_ATTEMPT_LEASE_MS:/],
   ];
   for (const [env, expected] of cases) {
     const { spawnSync } = await import('node:child_process');

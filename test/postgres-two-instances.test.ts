@@ -43,3 +43,41 @@ test('two processes on one PostgreSQL ledger: one authorization, one settlement,
     await devnet.stop();
   }
 });
+
+test('an instance killed mid-settlement: its lease lapses within seconds (heartbeat), and the other instance delivers from the chain', { skip: pgConfigured() ? undefined : PG_SKIP_REASON }, async () => {
+  const devnet = await startDevnet();
+  const proxy = await startFaultyFacilitator(devnet.facilitatorUrl);
+  const databaseUrl = await freshPgUrl();
+  // Default lease: X402_ATTEMPT_LEASE_MS unset, so max(20 s, facilitator timeout + 5 s) = 20 s, renewed while held.
+  const env = (dir: string) => devnetEnv(devnet, proxy.url, { DATA_DIR: tempDir(dir), DATABASE_URL: databaseUrl, X402_FACILITATOR_TIMEOUT_MS: '10000', RECONCILE_INTERVAL_MS: '3600000' });
+  const a = await spawnService(env('pg-crash-a-'));
+  const b = await spawnService(env('pg-crash-b-'));
+  try {
+    const body = { ...BLACK_ON_WHITE, foreground: '#0c0c0c' };
+    const { header } = await signFor(a.url + CONTRAST, body, devnet);
+    const before = await balanceOf(devnet, devnet.payTo);
+    proxy.setMode({ settle: 'hang-after-forward' });
+    const lost = postJson(a.url + CONTRAST, body, { 'PAYMENT-SIGNATURE': header }).catch((e: Error) => e);
+    await proxy.waitForUpstream('settle', 1, 20_000);
+    await a.kill('SIGKILL');
+    assert.ok((await lost) instanceof Error);
+    proxy.setMode('pass');
+    const killedAt = Date.now();
+    const first = await postJson(b.url + CONTRAST, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(first.status, 409, 'the dead instance still holds the lease for a moment');
+    let res = first;
+    while (res.status === 409 && Date.now() - killedAt < 35_000) {
+      await new Promise((r) => setTimeout(r, 1000));
+      res = await postJson(b.url + CONTRAST, body, { 'PAYMENT-SIGNATURE': header });
+    }
+    assert.equal(res.status, 200, `still ${res.status} after ${Date.now() - killedAt} ms`);
+    assert.ok(Date.now() - killedAt < 30_000, 'the lease lapsed in seconds, not minutes');
+    assert.equal(proxy.forwarded.settle, 1, 'the other instance asked the chain instead of settling again');
+    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 1000n);
+  } finally {
+    await a.kill().catch(() => {});
+    await b.kill();
+    await proxy.close();
+    await devnet.stop();
+  }
+});
