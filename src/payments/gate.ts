@@ -420,6 +420,12 @@ export class PaymentGate {
         if ('outcome' in r) return r.outcome;
         state = r.next;
       }
+    } catch (e) {
+      // A ledger write failed mid-way. Letting go of the lease is always safe
+      // (whoever resumes asks the chain before settling again) and lets the
+      // buyer's retry proceed as soon as the ledger is back.
+      await this.release(d);
+      throw e;
     } finally {
       stopHeartbeat();
     }
@@ -516,6 +522,7 @@ export class PaymentGate {
           // Money has moved and the result is stored: deliver it. The attempt
           // stays `settling`; the reconciler records it from the chain.
           this.log.error({ attempt: d.attempt.id, tx: receipt.transaction, err: errText(e) }, 'settled but not recorded; reconciler will record it');
+          await this.release(d);
         }
         return { outcome: { kind: 'deliver', response: d.response!, paymentResponse: receipt, replayed: false, attemptId: d.attempt.id, timings: d.timings } };
       }
