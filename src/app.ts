@@ -4,7 +4,6 @@
  * through the same gate.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
@@ -16,6 +15,62 @@ import type { Ledger } from './store/ledger.js';
 
 /** Largest body accepted by free routes (router quote, MCP, admin import). */
 export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Once a body is known to pass its limit, at most this many more bytes (for
+ * at most this long) are read and discarded, so the 413 leaves the keep-alive
+ * connection usable; past either bound the 413 says `Connection: close`.
+ */
+export const OVERSIZE_DRAIN_MAX_BYTES = 8 * 1024 * 1024;
+export const OVERSIZE_DRAIN_MAX_MS = 5_000;
+
+function tooLarge(c: Context, limit: number, close = false): Response {
+  return c.json(errorBody('payload_too_large', `The request body exceeds ${limit} bytes.`), 413, close ? { Connection: 'close' } : {});
+}
+
+/**
+ * Read a body, keeping at most `limit` bytes. Over the limit the rest is
+ * drained before the 413: answering while the client was still sending left
+ * the request unfinished, and the connection was then dropped without a word.
+ */
+async function countedBody(c: Context, next: () => Promise<void>, limit: number): Promise<Response | void> {
+  const stream = c.req.raw.body;
+  if (!stream) return next();
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let drainUntil = 0;
+  for (;;) {
+    const read = drainUntil === 0 ? await reader.read() : await readBefore(reader, drainUntil);
+    if (read === 'timeout') return tooLarge(c, limit, true);
+    if (read.done) break;
+    size += read.value.byteLength;
+    if (size <= limit) {
+      chunks.push(read.value);
+      continue;
+    }
+    if (drainUntil === 0) {
+      drainUntil = Date.now() + OVERSIZE_DRAIN_MAX_MS;
+      chunks.length = 0;
+    }
+    if (size > limit + OVERSIZE_DRAIN_MAX_BYTES) return tooLarge(c, limit, true);
+  }
+  if (size > limit) return tooLarge(c, limit);
+  c.req.raw = new Request(c.req.raw, { body: Buffer.concat(chunks) });
+  return next();
+}
+
+async function readBefore(reader: ReadableStreamDefaultReader<Uint8Array>, deadline: number): Promise<ReadableStreamReadResult<Uint8Array> | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([reader.read(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface AppDeps {
   catalog: readonly Capability[];
@@ -48,19 +103,21 @@ export function createApp(deps: AppDeps): Hono {
 
   // Bodies are counted as they stream in, so a chunked upload without
   // Content-Length cannot make the process buffer more than the limit. A
-  // declared Content-Length is checked by the route itself without touching
-  // the body stream (reading it through the middleware would slow every call).
-  // Paid routes carry their capability's own limit; every other route shares one.
-  const tooLarge = (limit: number) => (c: Context) => c.json(errorBody('payload_too_large', `The request body exceeds ${limit} bytes.`), 413);
+  // declared Content-Length within the limit is left to the route, without
+  // touching the body stream (reading it through the middleware would slow
+  // every call). Paid routes carry their capability's own limit; every other
+  // route shares one.
   const streamingLimit = (limit: number): MiddlewareHandler => {
-    const counted = bodyLimit({ maxSize: limit, onError: tooLarge(limit) });
     return (c, next) => {
       const declared = c.req.header('content-length');
       if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
-        return Number(declared) > limit ? Promise.resolve(tooLarge(limit)(c)) : next();
+        const n = Number(declared);
+        if (!(n > limit)) return next();
+        // Known too large: drain it (keep-alive) when that is cheap, else answer at once and close.
+        return n > limit + OVERSIZE_DRAIN_MAX_BYTES ? Promise.resolve(tooLarge(c, limit, true)) : countedBody(c, next, limit);
       }
       if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-      return counted(c, next);
+      return countedBody(c, next, limit);
     };
   };
   const paidPaths = new Set(deps.catalog.map((c) => c.path));

@@ -10,6 +10,7 @@ import { bazaarCandidates, shortDescription } from '../discovery/bazaar.js';
 import { compileValidator } from '../catalog/validation.js';
 import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { requestFingerprint } from '../payments/canonical-json.js';
+import { isJsonMediaType, mediaTypeOf, parseJsonBody, rawTextBody, readBodyBytes } from './json-body.js';
 import type { GateOutcome, PaymentGate } from '../payments/gate.js';
 import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
 
@@ -41,26 +42,30 @@ export function makeInputReader(cap: Capability) {
       if (problem) return fail(problem.code, problem.message, problem.details);
       return { ok: true, input: value };
     },
-    fromBody(contentType: string | undefined, raw: string): Parsed {
-      if (Buffer.byteLength(raw, 'utf8') > limit) return fail('payload_too_large', `The request body exceeds ${limit} bytes.`);
-      const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    /** Raw body → input. Bytes are decoded as strict UTF-8; a string is taken as already decoded. */
+    fromBody(contentType: string | undefined, raw: Uint8Array | string): Parsed {
+      const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.byteLength;
+      if (size > limit) return fail('payload_too_large', `The request body exceeds ${limit} bytes.`);
+      const mediaType = mediaTypeOf(contentType);
       let value: unknown;
-      if (mediaType === '' || mediaType === 'application/json' || mediaType.endsWith('+json')) {
-        if (raw.trim() === '') return fail('invalid_json', 'A JSON request body is required.', [{ path: '', rule: 'required' }]);
-        try {
-          value = JSON.parse(raw);
-        } catch (e) {
-          return fail('invalid_json', `The request body is not valid JSON: ${(e as Error).message}`, [{ path: '', rule: 'json' }]);
-        }
+      if (isJsonMediaType(mediaType)) {
+        const parsed = parseJsonBody(raw);
+        if (!parsed.ok) return fail(parsed.error.code, parsed.error.message, parsed.error.details);
+        value = parsed.value;
       } else {
-        value = cap.fromRawBody?.(mediaType, raw);
-        if (value === undefined) {
-          return fail('unsupported_media_type', `Content-Type ${mediaType} is not accepted here; send application/json.`, [{ path: '', rule: 'content-type' }]);
-        }
+        // Media type first, so an unaccepted type is 415 whatever its bytes (fromRawBody decides by type alone).
+        if (!cap.fromRawBody || cap.fromRawBody(mediaType, '') === undefined) return unsupported(mediaType);
+        const text = rawTextBody(contentType, raw);
+        if (!text.ok) return fail(text.error.code, text.error.message, text.error.details);
+        value = cap.fromRawBody(mediaType, text.value);
       }
       return this.fromValue(value);
     },
   };
+}
+
+function unsupported(mediaType: string): Parsed {
+  return fail('unsupported_media_type', `Content-Type ${mediaType} is not accepted here; send application/json.`, [{ path: '', rule: 'content-type' }]);
 }
 
 /** PAYMENT-SIGNATURE → PaymentPayload, or undefined when it is not base64 JSON of an object. */
@@ -105,8 +110,9 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   return async function paidCapabilityRoute(c: Context): Promise<Response> {
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > reader.limit) return c.json(errorBody('payload_too_large', `The request body exceeds ${reader.limit} bytes.`), 413);
-    const raw = await c.req.text();
-    const parsed = reader.fromBody(c.req.header('content-type'), raw);
+    const raw = await readBodyBytes(c.req, reader.limit);
+    if (!raw.ok) return c.json(errorBody(raw.error.code, raw.error.message, raw.error.details), statusOf(raw.error.code) as 413);
+    const parsed = reader.fromBody(c.req.header('content-type'), raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
     const sig = c.req.header('payment-signature');

@@ -8,9 +8,10 @@
 import type { Context, Hono, Next } from 'hono';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { statusOf } from '../errors.js';
+import { decodeUtf8, jsonNestingExceeds, MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../http/json-body.js';
 import { formatMicros } from './time.js';
 import { errorResponse } from './http.js';
-import { importNdjson } from './importer.js';
+import { importNdjson, type ImportReport, type RejectedLine } from './importer.js';
 import type { MarketMovementsSource } from './newswire.js';
 import { checkRecord, type Rejection } from './records.js';
 import type { ContentStore, WriteOk, WriteResult } from './store.js';
@@ -63,23 +64,21 @@ function writeResponse(c: Context, w: WriteResult, extra: Record<string, unknown
   return c.json({ ...writeBody(w), ...extra }, w.result === 'created' ? 201 : 200, { 'Cache-Control': 'no-store' });
 }
 
-async function readBody(c: Context, limit: number): Promise<{ ok: true; text: string } | { ok: false; res: Response }> {
+async function readBody(c: Context, limit: number): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; res: Response }> {
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > limit) return { ok: false, res: errorResponse(c, 'payload_too_large', `The request body exceeds ${limit} bytes.`) };
-  const text = await c.req.text();
-  if (Buffer.byteLength(text, 'utf8') > limit) return { ok: false, res: errorResponse(c, 'payload_too_large', `The request body exceeds ${limit} bytes.`) };
-  return { ok: true, text };
+  const bytes = await readBodyBytes(c.req, limit);
+  if (!bytes.ok) return { ok: false, res: errorResponse(c, bytes.error.code, bytes.error.message, bytes.error.details) };
+  return { ok: true, bytes: bytes.value };
 }
 
-async function readJsonObject(c: Context): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; res: Response }> {
-  const body = await readBody(c, MAX_JSON_BYTES);
+/** One JSON object: strict UTF-8, bounded nesting, then JSON.parse (the shared body reader). */
+async function readJsonObject(c: Context, limit: number): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; res: Response }> {
+  const body = await readBody(c, limit);
   if (!body.ok) return body;
-  let value: unknown;
-  try {
-    value = JSON.parse(body.text);
-  } catch (e) {
-    return { ok: false, res: errorResponse(c, 'invalid_json', `The request body is not valid JSON: ${(e as Error).message}`, [{ path: '', rule: 'json' }]) };
-  }
+  const parsed = parseJsonBody(body.bytes);
+  if (!parsed.ok) return { ok: false, res: errorResponse(c, parsed.error.code, parsed.error.message, parsed.error.details) };
+  const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, res: errorResponse(c, 'invalid_request', 'The request body must be a JSON object.', [{ path: '', rule: 'type', message: 'must be an object' }]) };
   }
@@ -92,6 +91,26 @@ function withKind(value: Record<string, unknown>, kind: string): { ok: true; val
     return { ok: false, rejection: { code: 'invalid_request', reason: `This route takes ${kind} records.`, details: [{ path: '/kind', rule: 'const', message: `must be "${kind}" or absent` }] } };
   }
   return { ok: true, value: { ...value, kind } };
+}
+
+/**
+ * NDJSON import with the shared nesting bound applied per line: a line nested
+ * deeper than MAX_JSON_DEPTH is a rejected line (like one that is not JSON),
+ * blanked before the importer sees it, so its validation cannot overflow the stack.
+ */
+async function importBoundedNdjson(store: ContentStore, text: string, now: () => number): Promise<ImportReport> {
+  const lines = text.split(/\r?\n/);
+  const deep: RejectedLine[] = [];
+  lines.forEach((line, i) => {
+    if (!jsonNestingExceeds(line)) return;
+    deep.push({ line: i + 1, code: 'invalid_json', reason: `nested more than ${MAX_JSON_DEPTH} levels deep`, details: [{ path: '', rule: 'max-depth' }] });
+    lines[i] = '';
+  });
+  if (deep.length === 0) return importNdjson(store, text, now);
+  const report = await importNdjson(store, lines.join('\n'), now);
+  report.lines += deep.length;
+  report.rejected = [...report.rejected, ...deep].sort((a, b) => a.line - b.line);
+  return report;
 }
 
 export function registerAdminRoutes(app: Hono, deps: AdminDeps): void {
@@ -108,7 +127,7 @@ export function registerAdminRoutes(app: Hono, deps: AdminDeps): void {
   });
 
   app.post(`${ADMIN_PREFIX}/items`, async (c) => {
-    const body = await readJsonObject(c);
+    const body = await readJsonObject(c, MAX_JSON_BYTES);
     if (!body.ok) return body.res;
     const rec = withKind(body.value, 'item');
     if (!rec.ok) return rejectionResponse(c, rec.rejection);
@@ -119,7 +138,7 @@ export function registerAdminRoutes(app: Hono, deps: AdminDeps): void {
 
   app.post(`${ADMIN_PREFIX}/items/:eventId/corrections`, async (c) => {
     const original = c.req.param('eventId');
-    const body = await readJsonObject(c);
+    const body = await readJsonObject(c, MAX_JSON_BYTES);
     if (!body.ok) return body.res;
     const withItemKind = withKind(body.value, 'item');
     if (!withItemKind.ok) return rejectionResponse(c, withItemKind.rejection);
@@ -139,7 +158,7 @@ export function registerAdminRoutes(app: Hono, deps: AdminDeps): void {
 
   app.post(`${ADMIN_PREFIX}/items/:eventId/retraction`, async (c) => {
     const eventId = c.req.param('eventId');
-    const body = await readJsonObject(c);
+    const body = await readJsonObject(c, MAX_JSON_BYTES);
     if (!body.ok) return body.res;
     const checked = checkRecord({ kind: 'retraction', eventId, ...body.value }, deps.now());
     if (!checked.ok) return rejectionResponse(c, checked.rejection);
@@ -156,16 +175,9 @@ export function registerAdminRoutes(app: Hono, deps: AdminDeps): void {
   });
 
   app.post(`${ADMIN_PREFIX}/census`, async (c) => {
-    const body = await readBody(c, MAX_IMPORT_BYTES);
+    const body = await readJsonObject(c, MAX_IMPORT_BYTES);
     if (!body.ok) return body.res;
-    let value: unknown;
-    try {
-      value = JSON.parse(body.text);
-    } catch (e) {
-      return errorResponse(c, 'invalid_json', `The request body is not valid JSON: ${(e as Error).message}`, [{ path: '', rule: 'json' }]);
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return errorResponse(c, 'invalid_request', 'The request body must be a JSON object.');
-    const rec = withKind(value as Record<string, unknown>, 'census');
+    const rec = withKind(body.value, 'census');
     if (!rec.ok) return rejectionResponse(c, rec.rejection);
     const checked = checkRecord(rec.value, deps.now());
     if (!checked.ok) return rejectionResponse(c, checked.rejection);
@@ -177,7 +189,8 @@ export function registerAdminRoutes(app: Hono, deps: AdminDeps): void {
   app.post(`${ADMIN_PREFIX}/import`, async (c) => {
     const body = await readBody(c, MAX_IMPORT_BYTES);
     if (!body.ok) return body.res;
-    const report = await importNdjson(store, body.text, deps.now);
-    return c.json(report, 200, { 'Cache-Control': 'no-store' });
+    const text = decodeUtf8(body.bytes);
+    if (text === undefined) return errorResponse(c, 'invalid_json', 'The request body is not valid UTF-8.', [{ path: '', rule: 'utf-8' }]);
+    return c.json(await importBoundedNdjson(store, text, deps.now), 200, { 'Cache-Control': 'no-store' });
   });
 }

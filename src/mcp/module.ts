@@ -17,6 +17,7 @@ import { relocateDefs } from '../catalog/schema-refs.js';
 import { bazaarCandidates, shortDescription } from '../discovery/bazaar.js';
 import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
+import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../http/json-body.js';
 import { makeInputReader } from '../http/paid-route.js';
 import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { requestFingerprint } from '../payments/canonical-json.js';
@@ -57,6 +58,73 @@ function outcomeToResult(outcome: GateOutcome): CallToolResult {
     case 'refuse':
       return textResult(errorBody(outcome.code, outcome.message), true);
   }
+}
+
+/** The SDK transport's own default; the app's free-route limit already bounds streamed bodies at the same size. */
+const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+function jsonRpcError(status: number, id: string | number | null, code: number, message: string, data: unknown): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data } }), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+/**
+ * The JSON-RPC body through the shared reader. Bad bytes or JSON: -32700 (HTTP
+ * 400, as the SDK answers). Nested too deep: -32602 invalid params, echoing the
+ * request's id (HTTP 200) when one can be found, so the client reads it as the
+ * answer to its call; never -32603.
+ */
+async function readMcpBody(req: { arrayBuffer(): Promise<ArrayBuffer> }): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
+  const bytes = await readBodyBytes(req, MCP_MAX_BODY_BYTES);
+  if (!bytes.ok) return { ok: false, res: jsonRpcError(413, null, -32000, bytes.error.message, errorBody(bytes.error.code, bytes.error.message)) };
+  const parsed = parseJsonBody(bytes.value);
+  if (parsed.ok) return parsed;
+  const { code, message, details } = parsed.error;
+  const data = errorBody(code, message, details);
+  if (details[0]?.rule === 'max-depth') {
+    const id = topLevelId(decodeUtf8(bytes.value) ?? '');
+    return { ok: false, res: jsonRpcError(id === undefined ? 400 : 200, id ?? null, -32602, `Invalid params: ${message}`, data) };
+  }
+  return { ok: false, res: jsonRpcError(400, null, -32700, `Parse error: ${message}`, data) };
+}
+
+/** Index of the quote closing the JSON string that opens at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  for (let j = start + 1; j < text.length; j++) {
+    if (text[j] === '\\') j++;
+    else if (text[j] === '"') return j;
+  }
+  return -1;
+}
+
+/**
+ * The `id` member of a top-level JSON-RPC object, found by a scan: the body is
+ * too deep to parse, and building it just to read one member would be wasteful.
+ */
+function topLevelId(text: string): string | number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') {
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined;
+      if (depth === 1 && end === i + 3 && text.startsWith('"id"', i)) {
+        const m = /^\s*:\s*("(?:[^"\\]|\\.){0,256}"|-?\d{1,20}(?![.eE\d]))/.exec(text.slice(end + 1, end + 300));
+        if (!m) return undefined;
+        try {
+          return JSON.parse(m[1]!) as string | number;
+        } catch {
+          return undefined;
+        }
+      }
+      i = end;
+    } else if (ch === '{' || ch === '[') {
+      if (depth === 0 && ch === '[') return undefined; // a batch: no single id to answer
+      depth++;
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+    }
+  }
+  return undefined;
 }
 
 interface PaidTool {
@@ -179,6 +247,13 @@ export const mcpModule: ServiceModule = {
 
     const serve = async (c: Context) => {
       const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+      // JSON bodies go through the shared reader before the SDK sees them; the transport answers 415 for anything else without reading it.
+      let parsedBody: unknown;
+      if (mediaTypeOf(c.req.header('content-type')) === 'application/json') {
+        const read = await readMcpBody(c.req);
+        if (!read.ok) return read.res;
+        parsedBody = read.value;
+      }
       const server = new Server({ name: 'agent-pay-service', version: '1.0.0' }, { capabilities: { tools: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
       server.setRequestHandler(CallToolRequestSchema, async (req) => {
@@ -193,7 +268,7 @@ export const mcpModule: ServiceModule = {
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
-        return await transport.handleRequest(c.req.raw);
+        return await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
       } finally {
         await transport.close().catch(() => {});
         await server.close().catch(() => {});

@@ -11,6 +11,7 @@ import type { Context, Hono } from 'hono';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody, ServiceError, type ErrorCode } from '../errors.js';
 import { atomicToDecimal } from '../catalog/price.js';
+import { isJsonMediaType, jsonBodyText, mediaTypeOf, readBodyBytes } from '../http/json-body.js';
 import { decodePayment, respond } from '../http/paid-route.js';
 import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import type { PaymentPayload } from '../payments/rail.js';
@@ -69,7 +70,13 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
       const planFrom = async (c: Context): Promise<Outcome<Plan>> => {
         const declared = Number(c.req.header('content-length') ?? '0');
         if (declared > router.bodyLimit) return { ok: false, error: new ServiceError('payload_too_large', `The request body exceeds ${router.bodyLimit} bytes.`) };
-        const parsed = router.readBody(c.req.header('content-type'), await c.req.text());
+        const bytes = await readBodyBytes(c.req, router.bodyLimit);
+        if (!bytes.ok) return { ok: false, error: new ServiceError(bytes.error.code, bytes.error.message, bytes.error.details) };
+        const contentType = c.req.header('content-type');
+        // Strict UTF-8 and bounded nesting before the planner parses; other media types get its 415, so they are not decoded.
+        const text = isJsonMediaType(mediaTypeOf(contentType)) ? jsonBodyText(bytes.value) : ({ ok: true, value: '' } as const);
+        if (!text.ok) return { ok: false, error: new ServiceError(text.error.code, text.error.message, text.error.details) };
+        const parsed = router.readBody(contentType, text.value);
         return parsed.ok ? router.plan(parsed.value) : parsed;
       };
       // Codes and counts only: never the objective, the inputs or buyer_metadata.

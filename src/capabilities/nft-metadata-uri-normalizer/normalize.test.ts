@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import ajv2020 from 'ajv/dist/2020.js';
 import { nftMetadataUriNormalizer as cap, checkNormalizerRequest } from './index.js';
-import { normalizeNftUri, tokenIdHex64, MAX_UINT256, type NormalizerRequest, type NormalizerResponse } from './normalize.js';
+import { normalizeNftUri, tokenIdHex64, MAX_DATA_JSON_DEPTH, MAX_UINT256, type NormalizerRequest, type NormalizerResponse } from './normalize.js';
 import { parseCid, parseIpnsKey, encodeBase58btc, decodeBase58btc } from './cid.js';
 
 // ajv is CommonJS: under NodeNext the default import is the module object; `.default` is the class.
@@ -434,6 +434,30 @@ test('data: invalid base64, invalid JSON, missing comma, invalid UTF-8', () => {
   const mismatch = run('data:text/plain,{"a":1}');
   assert.deepEqual(mismatch.data?.json, { a: 1 });
   assert.ok(codes(mismatch).includes('DATA_JSON_MEDIA_TYPE_MISMATCH'));
+});
+
+test('data: JSON nested deeper than MAX_DATA_JSON_DEPTH is kept as text, not parsed (it used to throw after payment)', () => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  for (const uri of [
+    'data:application/json,' + deep(4000),
+    'data:application/json;base64,' + Buffer.from(deep(20000)).toString('base64'),
+    'data:,' + '{"a":'.repeat(5000) + '1' + '}'.repeat(5000),
+  ]) {
+    const r = run(uri);
+    assert.equal(r.valid, true, 'the URI is fine; its content is only too deep to return parsed');
+    assert.equal(r.data?.is_json, false);
+    assert.equal(r.data?.json, null);
+    assert.ok(r.data?.text?.startsWith('[') || r.data?.text?.startsWith('{'));
+    assert.ok(codes(r).includes('DATA_JSON_TOO_DEEP'));
+    // Inside a deep call stack too, as when a gate or an MCP envelope serialises it.
+    const nest = (k: number): string => (k === 0 ? JSON.stringify({ result: r }) : nest(k - 1));
+    assert.equal(typeof nest(2000), 'string');
+  }
+  const atLimit = run('data:application/json,' + deep(MAX_DATA_JSON_DEPTH));
+  assert.equal(atLimit.data?.is_json, true);
+  assert.ok(!codes(atLimit).includes('DATA_JSON_TOO_DEEP'));
+  const inString = run('data:application/json,' + encodeURIComponent(JSON.stringify({ svg: '['.repeat(5000) })));
+  assert.equal(inString.data?.is_json, true, 'brackets inside strings are not nesting');
 });
 
 test('data: {id} in a percent-encoded data URI is substituted before decoding', () => {

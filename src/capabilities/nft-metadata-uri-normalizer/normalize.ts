@@ -663,6 +663,29 @@ function dataCore(after: string, notes: Notes): Core {
 }
 
 const MAX_DATA_PARAMETERS = 64;
+/** Deepest JSON nesting in data: content that is parsed into `data.json`; real metadata nests a few levels. */
+export const MAX_DATA_JSON_DEPTH = 64;
+
+/** True when `text` nests `[`/`{` outside strings more than `max` levels; a loop, so any text is safe. */
+function jsonNestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) {
+      inString = true;
+    } else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if ((ch === 0x5d || ch === 0x7d) && depth > 0) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 const TOKEN_CHARS_RE = /^[A-Za-z0-9!#$&^_.+-]+$/;
 /** RFC 2396 `uric` minus "%", which is handled as an escape. */
 const URIC_RE = /^[A-Za-z0-9;/?:@&=+$,\-_.!~*'()]$/;
@@ -865,7 +888,14 @@ function dataDetails(canonical: string, notes: Notes): { info: DataInfo; decodeF
   info.text = text;
   const jsonType = isJsonType(mediaType);
   const trimmed = text.trim();
-  if (jsonType || trimmed.startsWith('{') || trimmed.startsWith('[')) {
+  if ((jsonType || trimmed.startsWith('{') || trimmed.startsWith('[')) && jsonNestingExceeds(text, MAX_DATA_JSON_DEPTH)) {
+    // Parsed, it would be returned nested thousands of levels deep, which no serializer can be trusted to write: kept as text only.
+    notes.add(
+      'DATA_JSON_TOO_DEEP',
+      'warning',
+      `The data nests arrays and objects more than ${MAX_DATA_JSON_DEPTH} levels deep; it is returned as text only (is_json false, json null).`,
+    );
+  } else if (jsonType || trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       info.json = JSON.parse(text) as unknown;
       info.is_json = true;

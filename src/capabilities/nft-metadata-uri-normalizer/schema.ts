@@ -7,7 +7,7 @@
  * multi-byte characters meets the body limit first.
  */
 import type { JsonSchema } from '../../catalog/capability.js';
-import { DEFAULT_IPFS_GATEWAY, GATEWAY_PATTERN, TOKEN_ID_PATTERN } from './normalize.js';
+import { DEFAULT_IPFS_GATEWAY, GATEWAY_PATTERN, MAX_DATA_JSON_DEPTH, TOKEN_ID_PATTERN } from './normalize.js';
 
 export const MAX_URI_CHARS = 65536;
 export const MAX_BODY_BYTES = 128 * 1024;
@@ -129,8 +129,11 @@ const data = {
     encoding: { type: 'string', enum: ['base64', 'percent'] },
     byte_length: { type: ['integer', 'null'], minimum: 0, description: 'Decoded size in bytes; null when decoding failed.' },
     text: { ...nullableString, description: 'Decoded text (textual media types only).' },
-    is_json: { type: 'boolean' },
-    json: { description: 'The parsed JSON when is_json is true, otherwise null.' },
+    is_json: {
+      type: 'boolean',
+      description: `True when the decoded text was parsed as JSON. Text nested more than ${MAX_DATA_JSON_DEPTH} levels deep is not parsed (warning DATA_JSON_TOO_DEEP) and is returned in text only.`,
+    },
+    json: { description: `The parsed JSON when is_json is true (at most ${MAX_DATA_JSON_DEPTH} levels deep), otherwise null.` },
   },
 };
 
