@@ -298,20 +298,21 @@ describe('the happy path and replays', () => {
   });
 
   test('the lease is renewed while a slow settle is in flight: a duplicate never takes over', async () => {
-    const r = await makeRig({ leaseMs: 150 });
-    // The gate's clock follows real time so the lease can lapse without renewal.
+    // Real time, so the lease would lapse twice over during the settle without renewal.
+    const leaseMs = 1200;
+    const r = await makeRig({ leaseMs });
     r.clock.t = Date.now();
     r.rail.chain.blockTime = r.clock.t / 1000;
     const p = await sign({ r });
-    const gate = new PaymentGate({ ledger: r.ledger, rail: r.rail, leaseMs: 150, now: () => Date.now() });
+    const gate = new PaymentGate({ ledger: r.ledger, rail: r.rail, leaseMs, now: () => Date.now() });
     r.rail.settleAnswers.push(async (payload) => {
-      await new Promise((res) => setTimeout(res, 600));
+      await new Promise((res) => setTimeout(res, 3 * leaseMs));
       return r.rail.mine(payload);
     });
     const first = gate.handle(call(p));
     const dups: GateOutcome[] = [];
     for (let i = 0; i < 5; i++) {
-      await new Promise((res) => setTimeout(res, 100));
+      await new Promise((res) => setTimeout(res, leaseMs / 2));
       dups.push(await gate.handle(call(p)));
     }
     expectCode(await first, 'deliver');
