@@ -15,7 +15,7 @@ describe('facilitator and ledger faults', () => {
   let ledgerFault: ((method: string, args: unknown[]) => boolean) | undefined;
   before(async () => {
     rig = await startRig({
-      env: { X402_FACILITATOR_TIMEOUT_MS: '1500' },
+      env: { X402_FACILITATOR_TIMEOUT_MS: '1500', RECONCILE_INTERVAL_MS: '3600000' },
       service: {
         wrapLedger: (inner: Ledger) =>
           new Proxy(inner, {
@@ -152,12 +152,16 @@ describe('facilitator and ledger faults', () => {
     rig.proxy.resetCalls();
     rig.proxy.setMode({ settle: 'hang-after-forward' });
     assert.equal((await postJson(url, body, { 'PAYMENT-SIGNATURE': header })).status, 503);
-    await rig.proxy.waitForUpstream('settle', 1, 10_000);
-    const { reconcileOnce } = await import('../src/payments/reconciler.js');
-    const report = await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
-    assert.ok(report.settled >= 1, JSON.stringify(report));
+    const [upstream] = await rig.proxy.waitForUpstream('settle', 1, 10_000);
     const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
-    assert.ok(auth.nonce);
+    const { sha256Hex } = await import('../src/payments/canonical-json.js');
+    const id = sha256Hex([rig.devnet.network, rig.devnet.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join('|'));
+    assert.equal((await rig.service.ledger.get(id))?.state, 'unknown');
+    const { reconcileOnce } = await import('../src/payments/reconciler.js');
+    await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
+    const attempt = await rig.service.ledger.get(id);
+    assert.equal(attempt?.state, 'settled', 'this attempt was recorded from the chain');
+    assert.equal(attempt?.txHash, (upstream!.body as { transaction: string }).transaction);
   });
 
   test('ledger unavailable before anything → 503 ledger_unavailable, facilitator never asked', async () => {
@@ -183,9 +187,10 @@ describe('facilitator and ledger faults', () => {
     assert.equal(rig.proxy.calls.settle, settles, 'settle never sent');
     assert.equal(await paid(), before);
     ledgerFault = undefined;
-    // The lease of the interrupted request must lapse before another may resume it.
-    const wait = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
-    assert.ok(wait.status === 409 || wait.status === 200, String(wait.status));
+    // The interrupted request let go of its lease: the retry proceeds at once and pays once.
+    const retry = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(retry.status, 200, await retry.clone().text());
+    assert.equal((await paid()) - before, 1000n);
   });
 
   test('a handler that throws is never settled: 503 handler_failed, nothing charged', async () => {
