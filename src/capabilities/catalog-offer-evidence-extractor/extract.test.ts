@@ -137,7 +137,7 @@ describe('script discovery and parsing per script', () => {
 
   it('an external src script is noted, not fetched', () => {
     const out = extract(page('<script type="application/ld+json" src="/data.json"></script>'));
-    assert.equal(out.scripts[0]?.parse_mode, 'failed');
+    assert.equal(out.scripts[0]?.parse_mode, 'empty');
     assert.ok(out.scripts[0]?.flags.includes('external_src_not_fetched'));
     assert.equal(out.evidence.network_fetches, 0);
   });

@@ -12,6 +12,7 @@ import { type JsonNode, type JsonObject } from './lenient-json.js';
 import {
   AVAILABILITY,
   ITEM_CONDITION,
+  PRICE_COMPONENT_TYPE,
   PRICE_TYPE,
   checkGtin,
   compareDecimals,
@@ -22,6 +23,7 @@ import {
   parseIsoDate,
   trimAll,
 } from './normalize.js';
+import { SCHEMA_ORG_SUBCLASSES } from './schemaorg-types.js';
 import type {
   AggregateRatingOut,
   CheckOut,
@@ -53,20 +55,12 @@ export const LIMITS = {
   nodesPerId: 64,
 } as const;
 
-const PRODUCT_TYPES = new Set([
-  'Product',
-  'ProductGroup',
-  'IndividualProduct',
-  'ProductModel',
-  'SomeProducts',
-  'ProductCollection',
-  'Vehicle',
-  'Car',
-  'Motorcycle',
-  'BusOrCoach',
-  'MotorizedBicycle',
-]);
-const OFFER_TYPES = new Set(['Offer', 'AggregateOffer', 'OfferForPurchase', 'OfferForLease']);
+// Product, Offer and all their subclasses in schema.org (Drug, Car, OfferForLease, …): read from
+// the table scripts/gen-schemaorg-types.mjs generates, so new subtypes need no code change.
+const PRODUCT_TYPES: ReadonlySet<string> = new Set(SCHEMA_ORG_SUBCLASSES.Product);
+const OFFER_TYPES: ReadonlySet<string> = new Set(SCHEMA_ORG_SUBCLASSES.Offer);
+/** Charges on top of the item's price: never read as the offer's price. */
+const CHARGE_SPEC_TYPES: ReadonlySet<string> = new Set(['DeliveryChargeSpecification', 'PaymentChargeSpecification']);
 const PROP_PREFIXES = ['', 'schema:', 'http://schema.org/', 'https://schema.org/', 'sdo:'];
 const GTIN_PROPS = new Set(['gtin', 'gtin8', 'gtin12', 'gtin13', 'gtin14', 'isbn']);
 const IDENTIFIER_PROPS: IdentifierValue['property'][] = [
@@ -221,6 +215,7 @@ class Extractor {
   private readonly cDescription = (n: JsonNode): TextValue | null => this.text(n, LIMITS.descriptionChars);
   private readonly cShortText = (n: JsonNode): TextValue | null => this.text(n, 200);
   private readonly cPriceType = (n: JsonNode): IriValue | null => this.iri(n, PRICE_TYPE);
+  private readonly cComponentType = (n: JsonNode): IriValue | null => this.iri(n, PRICE_COMPONENT_TYPE);
   private readonly cAvailability = (n: JsonNode): IriValue | null => this.iri(n, AVAILABILITY);
   private readonly cCondition = (n: JsonNode): IriValue | null => this.iri(n, ITEM_CONDITION);
 
@@ -695,16 +690,20 @@ class Extractor {
 
   // ---------------------------------------------------------------- offers
 
-  private priceSpec(obj: JsonObject, depth: number, out: PriceSpecOut[], product: PRec): void {
+  private priceSpec(obj: JsonObject, depth: number, out: PriceSpecOut[], product: PRec, componentOf: number | null): void {
     if (out.length >= 50) return;
     const spec: PriceSpecOut = {
       type: this.typesOf(obj).local[0] ?? null,
+      component_of: componentOf,
       price_type: this.single(obj, 'priceType', this.cPriceType, sameNormalized, product),
+      price_component_type: this.single(obj, 'priceComponentType', this.cComponentType, sameNormalized, product),
       price: this.single(obj, 'price', this.cPrice, samePrice, product),
       min_price: this.single(obj, 'minPrice', this.cPrice, samePrice, product),
       max_price: this.single(obj, 'maxPrice', this.cPrice, samePrice, product),
       currency: this.single(obj, 'priceCurrency', this.cCurrency, sameNormalized, product),
       reference_quantity: null,
+      unit_code: this.single(obj, 'unitCode', this.cShortText, sameText, product),
+      unit_text: this.single(obj, 'unitText', this.cShortText, sameText, product),
       valid_from: this.single(obj, 'validFrom', this.cDate, sameRaw, product),
       valid_through: this.single(obj, 'validThrough', this.cDate, sameRaw, product),
       value_added_tax_included: null,
@@ -730,10 +729,14 @@ class Extractor {
     if (spec.price_type && spec.price_type.normalized === null) {
       this.warn('unknown_price_type', `Unknown priceType "${spec.price_type.raw}".`, obj, product);
     }
+    if (spec.price_component_type && spec.price_component_type.normalized === null) {
+      this.warn('unknown_price_component_type', `Unknown priceComponentType "${spec.price_component_type.raw}".`, obj, product);
+    }
+    const self = out.length;
     out.push(spec);
     if (depth < 2) {
       for (const c of this.vals(obj, 'priceComponent')) {
-        if (c.kind === 'object') this.priceSpec(c, depth + 1, out, product);
+        if (c.kind === 'object') this.priceSpec(c, depth + 1, out, product, self);
       }
     }
   }
@@ -810,12 +813,15 @@ class Extractor {
     let currency = this.single(obj, 'priceCurrency', this.cCurrency, sameNormalized, product);
     const specs: PriceSpecOut[] = [];
     for (const v of this.vals(obj, 'priceSpecification')) {
-      if (v.kind === 'object') this.priceSpec(v, 0, specs, product);
+      if (v.kind === 'object') this.priceSpec(v, 0, specs, product, null);
     }
     const pt = (s: PriceSpecOut): string => (s.price_type?.normalized ?? '').slice('https://schema.org/'.length);
     const isPrev = (s: PriceSpecOut): boolean => pt(s) === 'StrikethroughPrice';
     const isList = (s: PriceSpecOut): boolean => ['ListPrice', 'MSRP', 'SRP'].includes(pt(s));
-    const current = specs.filter((s) => s.price !== null && !isPrev(s) && !isList(s));
+    const isCharge = (s: PriceSpecOut): boolean => s.type !== null && CHARGE_SPEC_TYPES.has(s.type);
+    // Components are never the price: summing or picking one would mix units (per day + per mile).
+    const current = specs.filter((s) => s.component_of === null && s.price !== null && !isPrev(s) && !isList(s) && !isCharge(s));
+    const compound = specs.filter((s, i) => s.component_of === null && !isPrev(s) && !isList(s) && specs.some((c) => c.component_of === i));
     let origin: OfferOut['price_origin'] = price ? 'price' : null;
     if (!price && current.length) {
       const c0 = current[0] as PriceSpecOut;
@@ -832,6 +838,30 @@ class Extractor {
           product,
         );
       }
+    }
+    if (compound.length) {
+      flags.push('compound_price');
+      const parts: string[] = [];
+      for (const c of specs) {
+        if (c.component_of === null || parts.length >= 6) continue;
+        const unit = c.unit_code?.value ?? c.unit_text?.value;
+        const kind = c.price_component_type?.normalized?.slice('https://schema.org/'.length) ?? c.price_component_type?.raw;
+        parts.push(`${c.price?.normalized ?? c.price?.raw ?? '?'}${c.currency?.normalized ? ' ' + c.currency.normalized : ''}${unit ? ' per ' + unit : ''}${kind ? ` (${kind})` : ''}`);
+      }
+      this.warn(
+        'compound_price',
+        `The price is a CompoundPriceSpecification (${parts.join(' + ') || 'no components'}); ${
+          origin === 'price'
+            ? 'the offer\'s own price is reported'
+            : price && compound.some((c) => c.price === price)
+              ? 'its stated total is reported'
+              : price
+                ? 'the price of another priceSpecification is reported'
+                : 'no single price is reported'
+        }: read the components in price_specifications (component_of).`,
+        obj,
+        product,
+      );
     }
     if (!currency) {
       const withCur = current.find((s) => s.currency) ?? specs.find((s) => s.currency);
@@ -1458,7 +1488,12 @@ class Extractor {
       required.push(check('offers', 'invalid', 'only AggregateOffer: merchant listings need an Offer (AggregateOffer qualifies for product snippets)'));
     else required.push(check('offers', 'missing', null));
     if (!best || !best.price) {
-      required.push(check('offers.price', 'missing', best ? 'the offer has no price (neither price nor priceSpecification.price)' : null));
+      const why = !best
+        ? null
+        : best.flags.includes('compound_price')
+          ? 'the price is a CompoundPriceSpecification without a total (see price_specifications); there is no single price'
+          : 'the offer has no price (neither price nor priceSpecification.price)';
+      required.push(check('offers.price', 'missing', why));
     } else if (best.price.status === 'ok') {
       required.push(check('offers.price', 'present', best.price.normalized));
     } else {

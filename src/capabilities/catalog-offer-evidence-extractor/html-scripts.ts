@@ -14,11 +14,17 @@
  *    with the "escaped" (`<!--`) and "double escaped" (`<!-- … <script>`) states applied, so the
  *    element ends exactly where a browser ends it — also when that `</script>` sits inside a
  *    JSON string (the extractor may then try a flagged re-join, see `continuationEnd`);
- *  - nothing special happens at `</html>`: scripts after it are found (and marked).
+ *  - nothing special happens at `</html>`: scripts after it are found (and marked);
+ *  - schema.org Product items in microdata (`itemscope` + `itemtype`) and RDFa (`typeof`) are
+ *    counted from the start tags' attributes, not extracted: so a caller knows why a page with
+ *    product markup gives no products.
  * Every loop advances the position, and every search starts where the previous one stopped
  * (or inside a region that is then skipped), so the cost is linear in the page length.
  */
 import { decodeCharacterReferences } from './lenient-json.js';
+import { SCHEMA_ORG_SUBCLASSES } from './schemaorg-types.js';
+
+const PRODUCT_TYPES: ReadonlySet<string> = new Set(SCHEMA_ORG_SUBCLASSES.Product);
 
 export interface FoundScript {
   /** Raw `type` attribute value (after character-reference decoding), null when absent. */
@@ -54,6 +60,8 @@ export interface ScanResult {
   baseHref: { raw: string; offset: number } | null;
   /** Offset of the first `</html>` end tag, if any. */
   htmlEnd: number | null;
+  /** Elements typed as a schema.org Product (or subtype) in microdata / RDFa: seen, not extracted. */
+  markup: { microdataProducts: number; rdfaProducts: number };
   notes: Array<{ code: string; message: string; offset: number }>;
 }
 
@@ -94,11 +102,47 @@ interface TagParse {
   attrs: Map<string, string>;
 }
 
+/** Microdata / RDFa attributes of one start tag (the first of duplicates wins, as in the tokenizer). */
+interface MarkupAttrs {
+  itemscope: boolean;
+  itemtype: string | null;
+  typeOf: string | null;
+  vocab: string | null;
+}
+
+const MARKUP_ITEMSCOPE = 1;
+const MARKUP_ITEMTYPE = 2;
+const MARKUP_TYPEOF = 3;
+const MARKUP_VOCAB = 4;
+
+/** Which markup attribute the name s[from, to) is, by length first so most names cost one compare. */
+function markupAttrAt(s: string, from: number, to: number): number {
+  switch (to - from) {
+    case 5:
+      return matchWordCI(s, from, 'vocab') ? MARKUP_VOCAB : 0;
+    case 6:
+      return matchWordCI(s, from, 'typeof') ? MARKUP_TYPEOF : 0;
+    case 8:
+      return matchWordCI(s, from, 'itemtype') ? MARKUP_ITEMTYPE : 0;
+    case 9:
+      return matchWordCI(s, from, 'itemscope') ? MARKUP_ITEMSCOPE : 0;
+    default:
+      return 0;
+  }
+}
+
 /**
  * Parse attributes from `pos` (just after the tag name) up to the closing `>`.
  * Follows the tokenizer's attribute states, including quoted values containing `>`.
+ * With `markup`, the microdata/RDFa attributes are recorded there (it is reset first).
  */
-function parseAttributes(s: string, pos: number, wantAttrs: boolean): TagParse {
+function parseAttributes(s: string, pos: number, wantAttrs: boolean, markup?: MarkupAttrs): TagParse {
+  if (markup) {
+    markup.itemscope = false;
+    markup.itemtype = null;
+    markup.typeOf = null;
+    markup.vocab = null;
+  }
   const n = s.length;
   const attrs = new Map<string, string>();
   while (pos < n) {
@@ -117,6 +161,8 @@ function parseAttributes(s: string, pos: number, wantAttrs: boolean): TagParse {
       pos++;
     }
     const name = wantAttrs ? s.slice(ns, pos).toLowerCase() : '';
+    const mk = markup ? markupAttrAt(s, ns, pos) : 0;
+    const keep = wantAttrs || mk !== 0;
     while (pos < n && isSpace(s.charCodeAt(pos))) pos++;
     let value = '';
     if (s.charCodeAt(pos) === 0x3d /* = */) {
@@ -126,7 +172,7 @@ function parseAttributes(s: string, pos: number, wantAttrs: boolean): TagParse {
       if (q === 0x22 || q === 0x27) {
         const e = s.indexOf(q === 0x22 ? '"' : "'", pos + 1);
         if (e === -1) return { end: n, closed: false, attrs };
-        if (wantAttrs) value = s.slice(pos + 1, e);
+        if (keep) value = s.slice(pos + 1, e);
         pos = e + 1;
       } else {
         const vs = pos;
@@ -135,11 +181,18 @@ function parseAttributes(s: string, pos: number, wantAttrs: boolean): TagParse {
           if (isSpace(c) || c === 0x3e) break;
           pos++;
         }
-        if (wantAttrs) value = s.slice(vs, pos);
+        if (keep) value = s.slice(vs, pos);
       }
     }
     if (wantAttrs && !attrs.has(name)) {
       attrs.set(name, value.indexOf('&') === -1 ? value : decodeCharacterReferences(value).text);
+    }
+    if (mk !== 0 && markup) {
+      const v = value.indexOf('&') === -1 ? value : decodeCharacterReferences(value).text;
+      if (mk === MARKUP_ITEMSCOPE) markup.itemscope = true;
+      else if (mk === MARKUP_ITEMTYPE) markup.itemtype ??= v;
+      else if (mk === MARKUP_TYPEOF) markup.typeOf ??= v;
+      else markup.vocab ??= v;
     }
   }
   return { end: n, closed: false, attrs };
@@ -272,6 +325,44 @@ function skipComment(s: string, lt: number): number {
   }
 }
 
+/** Local name of a schema.org type IRI (`http(s)://(www.)schema.org/Name`), else null. */
+function schemaOrgLocal(iri: string): string | null {
+  const m = /^https?:\/\/(?:www\.)?schema\.org\/([A-Za-z0-9_]+)$/i.exec(iri);
+  return m ? (m[1] as string) : null;
+}
+
+/** Split an attribute value on ASCII white space (a set of space-separated tokens). */
+function tokens(v: string): string[] {
+  return v.split(/[ \t\n\f\r]+/).filter((t) => t !== '');
+}
+
+/** A microdata item (itemscope) whose itemtype names a schema.org Product type. */
+function isMicrodataProduct(m: MarkupAttrs): boolean {
+  if (!m.itemscope || m.itemtype === null || m.itemtype.length > 2000) return false;
+  for (const t of tokens(m.itemtype)) {
+    const local = schemaOrgLocal(t);
+    if (local !== null && PRODUCT_TYPES.has(local)) return true;
+  }
+  return false;
+}
+
+/**
+ * An RDFa `typeof` naming a schema.org Product type: a full IRI, a `schema:` CURIE (a prefix of
+ * RDFa 1.1's initial context), or a bare term once a schema.org `vocab` was seen on this or an
+ * earlier element. Ancestry is not tracked (no DOM), so the last case is an approximation.
+ */
+function isRdfaProduct(m: MarkupAttrs, schemaVocab: boolean): boolean {
+  if (m.typeOf === null || m.typeOf.length > 2000) return false;
+  for (const t of tokens(m.typeOf)) {
+    let local: string | null = null;
+    if (t.indexOf(':') === -1) local = schemaVocab ? t : null;
+    else if (t.length > 7 && matchWordCI(t, 0, 'schema:')) local = t.slice(7);
+    else local = schemaOrgLocal(t);
+    if (local !== null && PRODUCT_TYPES.has(local)) return true;
+  }
+  return false;
+}
+
 const INTERESTING = ['script', 'base', 'html', 'noscript', 'template', 'plaintext', ...RAW_TEXT];
 
 /** The lower-case tag name if it is one the scanner acts on, else '' (no string is built). */
@@ -295,6 +386,9 @@ export function scanHtml(html: string): ScanResult {
   let templateDepth = 0;
   /** The last ld+json script, while no other script start tag has been seen after it. */
   let openForContinuation: FoundScript | null = null;
+  const markupAttrs: MarkupAttrs = { itemscope: false, itemtype: null, typeOf: null, vocab: null };
+  const markup = { microdataProducts: 0, rdfaProducts: 0 };
+  let schemaVocab = false;
 
   let i = 0;
   while (i < n) {
@@ -361,9 +455,12 @@ export function scanHtml(html: string): ScanResult {
     const name = tagNameOfInterest(html, ns, ne);
     const isScript = name === 'script';
     const wantAttrs = isScript || name === 'base';
-    const tag = parseAttributes(html, ne, wantAttrs);
+    const tag = parseAttributes(html, ne, wantAttrs, markupAttrs);
     if (!tag.closed) break; // EOF inside a tag: the tokenizer emits nothing more
     i = tag.end;
+    if (markupAttrs.vocab !== null && /schema\.org/i.test(markupAttrs.vocab)) schemaVocab = true;
+    if (isMicrodataProduct(markupAttrs)) markup.microdataProducts++;
+    if (isRdfaProduct(markupAttrs, schemaVocab)) markup.rdfaProducts++;
     if (isScript) {
       openForContinuation = null;
       const typeAttr = tag.attrs.has('type') ? (tag.attrs.get('type') as string) : null;
@@ -433,7 +530,14 @@ export function scanHtml(html: string): ScanResult {
       continue;
     }
   }
-  return { scripts, otherScripts, baseHref, htmlEnd, notes };
+  if (markup.microdataProducts + markup.rdfaProducts > 0) {
+    notes.push({
+      code: 'product_markup_not_extracted',
+      message: `The page types ${markup.microdataProducts} element(s) as a schema.org Product in microdata and ${markup.rdfaProducts} in RDFa; only JSON-LD is extracted, so they are not in "products" (see unextracted_markup).`,
+      offset: 0,
+    });
+  }
+  return { scripts, otherScripts, baseHref, htmlEnd, markup, notes };
 }
 
 /**

@@ -26,7 +26,7 @@ export const LIMITATIONS: readonly string[] = [
 ];
 
 const OFFSETS_NOTE =
-  'scripts[].byte_offset/byte_length are UTF-8 byte positions in `html` (char_offset/char_length are JavaScript string positions); sha256 is over exactly those bytes. Pointers address the JSON value parsed from that script (after any recoveries listed for it).';
+  'scripts[].byte_offset/byte_length are UTF-8 byte positions in `html` (char_offset/char_length are JavaScript string positions); sha256 is over exactly those bytes. Pointers address the JSON value parsed from that script (after HTML newline normalisation, CRLF/CR → LF, and any recoveries listed for it).';
 
 function sha256(s: string): string {
   return createHash('sha256').update(s, 'utf8').digest('hex');
@@ -107,6 +107,7 @@ export function run(input: ExtractorRequest): ExtractorResponse {
   let strict = 0;
   let lenient = 0;
   let failed = 0;
+  let empty = 0;
   scan.scripts.forEach((s, index) => {
     const text = html.slice(s.contentStart, s.contentEnd);
     let parsed = parseScriptText(text);
@@ -138,6 +139,7 @@ export function run(input: ExtractorRequest): ExtractorResponse {
     const byteLength = utf8Length(html, s.contentStart, spanEnd);
     if (parsed.mode === 'strict') strict++;
     else if (parsed.mode === 'lenient') lenient++;
+    else if (parsed.mode === 'empty') empty++;
     else failed++;
     if (s.afterHtmlEnd) flags.push('after_html_end');
     if (s.unterminated) flags.push('unterminated');
@@ -238,6 +240,7 @@ export function run(input: ExtractorRequest): ExtractorResponse {
       scripts_parsed_strict: strict,
       scripts_parsed_lenient: lenient,
       scripts_failed: failed,
+      scripts_empty: empty,
       other_scripts_skipped: scan.otherScripts,
       products: ex.products.length,
       product_groups: groups,
@@ -255,6 +258,7 @@ export function run(input: ExtractorRequest): ExtractorResponse {
     },
     scripts: reports,
     products: ex.products,
+    unextracted_markup: { microdata_products: scan.markup.microdataProducts, rdfa_products: scan.markup.rdfaProducts },
     warnings,
     warnings_omitted: omitted,
     evidence: {

@@ -183,7 +183,7 @@ describe('lenient recovery', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300 }), (s) => {
         const p = parseScriptText(s);
-        assert.ok(['strict', 'lenient', 'failed'].includes(p.mode));
+        assert.ok(['strict', 'lenient', 'failed', 'empty'].includes(p.mode));
       }),
       { numRuns: 1000 },
     );

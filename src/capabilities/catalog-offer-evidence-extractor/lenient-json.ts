@@ -536,12 +536,41 @@ class Parser {
     }
   }
 
+  /** Cached searches: pos only grows, so a hit at or after pos is still the first one. */
+  private closeAt = -2;
+  private valueAt = -2;
+
+  /** Offset of the first `-->` at or after `from` (-1 when none). */
+  private commentClose(from: number): number {
+    if (this.closeAt === -1 || this.closeAt >= from) return this.closeAt;
+    this.closeAt = this.text.indexOf('-->', from);
+    return this.closeAt;
+  }
+
+  /** Offset of the first `{` or `[` at or after `from` (-1 when none). */
+  private valueStart(from: number): number {
+    if (this.valueAt === -1 || this.valueAt >= from) return this.valueAt;
+    const text = this.text;
+    let k = from;
+    while (k < this.n) {
+      const c = text.charCodeAt(k);
+      if (c === 0x7b || c === 0x5b) break;
+      k++;
+    }
+    this.valueAt = k < this.n ? k : -1;
+    return this.valueAt;
+  }
+
   /** Lenient only: skip wrappers and junk that may precede the value. */
   skipPrefix(): void {
     while (true) {
       this.skipWs();
       if (this.text.startsWith('<!--', this.pos)) {
-        this.pos += 4;
+        // `<!-- note -->` closing before any `{`/`[` is a whole comment; otherwise `<!--` opens
+        // a `<!-- {…} -->` wrapper whose `-->` follows the value.
+        const close = this.commentClose(this.pos + 2);
+        const value = this.valueStart(this.pos + 4);
+        this.pos = close !== -1 && (value === -1 || close < value) ? close + 3 : this.pos + 4;
         this.rec.add('html_comment_wrapper');
         continue;
       }
@@ -565,6 +594,14 @@ class Parser {
       }
       if (this.text.startsWith('-->', this.pos)) {
         this.pos += 3;
+        this.rec.add('html_comment_wrapper');
+        continue;
+      }
+      if (this.text.startsWith('<!--', this.pos)) {
+        // a whole comment after the value (`{…}\n<!-- end -->`)
+        const close = this.commentClose(this.pos + 2);
+        if (close === -1) return;
+        this.pos = close + 3;
         this.rec.add('html_comment_wrapper');
         continue;
       }
@@ -787,7 +824,8 @@ export function looksEntityEncoded(s: string): boolean {
 }
 
 export interface ScriptParse {
-  mode: 'strict' | 'lenient' | 'failed';
+  /** `empty`: the text is only white space — nothing to parse, not an error. */
+  mode: 'strict' | 'lenient' | 'failed' | 'empty';
   value: JsonNode | null;
   recoveries: Recovery[];
   duplicates: DuplicateKey[];
@@ -800,15 +838,36 @@ function ordered(set: Set<Recovery>): Recovery[] {
 }
 
 /**
- * Strict JSON first. When that fails: the lenient grammar on the raw text; then, if the text
- * looks entity-encoded, up to three rounds of HTML character-reference decoding, each followed
- * by strict then lenient parsing. A valid script is never entity-decoded (JSON-LD 1.1 §HTML).
+ * The HTML standard's input stream preprocessing: CRLF and lone CR become LF before the
+ * tokenizer runs, so a script's text (as a browser gives it to JSON.parse) never holds a CR.
  */
-export function parseScriptText(text: string): ScriptParse {
-  const strict = parseJson(text, false);
+export function normalizeNewlines(text: string): string {
+  if (text.indexOf('\r') === -1) return text;
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/**
+ * Empty or white space only: nothing to read, which is not a parse error (a script with `src`,
+ * a placeholder a template left empty). White space as String.prototype.trim sees it.
+ */
+function isBlank(text: string): boolean {
+  return /^\s*$/.test(text);
+}
+
+/**
+ * Strict JSON first. When that fails: the lenient grammar on the newline-normalised text; then,
+ * if the text looks entity-encoded, up to three rounds of HTML character-reference decoding, each
+ * followed by strict then lenient parsing. A valid script is never entity-decoded (JSON-LD 1.1
+ * §HTML). Strict parsing reads the raw text: JSON treats CR as white space outside strings and
+ * refuses it inside them, so normalising first would change nothing but the error offsets.
+ */
+export function parseScriptText(raw: string): ScriptParse {
+  if (isBlank(raw)) return { mode: 'empty', value: null, recoveries: [], duplicates: [], error: null };
+  const strict = parseJson(raw, false);
   if (strict.ok) {
     return { mode: 'strict', value: strict.value, recoveries: [], duplicates: strict.duplicates, error: null };
   }
+  const text = normalizeNewlines(raw);
   const lenient = parseJson(text, true);
   if (lenient.ok) {
     return {

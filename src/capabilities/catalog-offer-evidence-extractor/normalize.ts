@@ -3,6 +3,7 @@
  * ISO 4217 currencies, schema.org enumeration IRIs, GTIN check digits and ISO 8601 dates.
  * All functions are pure, regex-light and linear in their input.
  */
+import { SCHEMA_ORG_ENUMERATIONS } from './schemaorg-types.js';
 
 export type PriceStatus = 'ok' | 'zero' | 'negative' | 'empty' | 'invalid';
 
@@ -512,6 +513,9 @@ export const PRICE_TYPE = enumTable(
   ['InvoicePrice', 'ListPrice', 'MinimumAdvertisedPrice', 'MSRP', 'SalePrice', 'SRP', 'StrikethroughPrice'],
   {},
 );
+
+/** PriceComponentTypeEnumeration (ActivationFee, DistanceFee, Installment, …), from the generated table. */
+export const PRICE_COMPONENT_TYPE = enumTable([...SCHEMA_ORG_ENUMERATIONS.PriceComponentTypeEnumeration], {});
 
 /**
  * Map an enumeration value written as `InStock`, `schema:InStock`, `http://schema.org/InStock`

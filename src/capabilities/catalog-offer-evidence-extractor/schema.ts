@@ -129,12 +129,21 @@ export const outputSchema: JsonSchema = {
     quantity: obj({ value: strOrNull, unit_code: strOrNull, unit_text: strOrNull, sources }),
     price_spec: obj({
       type: strOrNull,
+      component_of: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description:
+          'Index in this offer\'s price_specifications of the CompoundPriceSpecification whose priceComponent this is; null for a top-level specification.',
+      },
       price_type: orNull('iri'),
+      price_component_type: { oneOf: [{ type: 'null' }, ref('iri')], description: 'priceComponentType (e.g. https://schema.org/DistanceFee, Installment).' },
       price: orNull('price'),
       min_price: orNull('price'),
       max_price: orNull('price'),
       currency: orNull('currency'),
       reference_quantity: orNull('quantity'),
+      unit_code: { oneOf: [{ type: 'null' }, ref('text')], description: 'unitCode as written (UN/CEFACT code, e.g. DAY, SMI).' },
+      unit_text: orNull('text'),
       valid_from: orNull('date'),
       valid_through: orNull('date'),
       value_added_tax_included: { type: ['boolean', 'null'] },
@@ -146,7 +155,11 @@ export const outputSchema: JsonSchema = {
       type: str,
       parent_offer: { oneOf: [{ type: 'null' }, { type: 'string', pattern: '^p[0-9]+\\.o[0-9]+$' }] },
       sources,
-      price: orNull('price'),
+      price: {
+        oneOf: [{ type: 'null' }, ref('price')],
+        description:
+          'The offer\'s price, else the first top-level priceSpecification price that is not a strikethrough/list price or a delivery/payment charge. A CompoundPriceSpecification (flag compound_price) gives its own total when it states one; its components are never summed or picked (they may have different units, e.g. per day and per mile): with no total, price is null and the components are in price_specifications (component_of).',
+      },
       price_origin: { enum: ['price', 'priceSpecification', null] },
       low_price: orNull('price'),
       high_price: orNull('price'),
@@ -222,7 +235,10 @@ export const outputSchema: JsonSchema = {
       sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the UTF-8 bytes [byte_offset, byte_offset+byte_length).' },
       type_attribute: strOrNull,
       type_flags: { type: 'array', items: { enum: ['whitespace', 'quotes', 'parameters', 'uppercase'] } },
-      parse_mode: { enum: ['strict', 'lenient', 'failed'] },
+      parse_mode: {
+        enum: ['strict', 'lenient', 'failed', 'empty'],
+        description: 'empty: only white space, skipped (not an error). Parsing reads the text after HTML newline normalisation (CRLF and CR → LF).',
+      },
       recoveries: { type: 'array', items: str },
       error: { oneOf: [{ type: 'null' }, ref('script_error')], description: 'The strict JSON error (also kept when a lenient recovery succeeded).' },
       duplicate_keys: { type: 'array', items: str },
@@ -244,6 +260,7 @@ export const outputSchema: JsonSchema = {
       scripts_parsed_strict: { type: 'integer', minimum: 0 },
       scripts_parsed_lenient: { type: 'integer', minimum: 0 },
       scripts_failed: { type: 'integer', minimum: 0 },
+      scripts_empty: { type: 'integer', minimum: 0 },
       other_scripts_skipped: { type: 'integer', minimum: 0 },
       products: { type: 'integer', minimum: 0 },
       product_groups: { type: 'integer', minimum: 0 },
@@ -261,6 +278,17 @@ export const outputSchema: JsonSchema = {
     }),
     scripts: { type: 'array', items: ref('script') },
     products: { type: 'array', items: ref('product') },
+    unextracted_markup: obj(
+      {
+        microdata_products: { type: 'integer', minimum: 0, description: 'Elements with itemscope and an itemtype naming schema.org Product or a subtype.' },
+        rdfa_products: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Elements whose typeof names schema.org Product or a subtype (full IRI, schema: prefix, or a bare term after a schema.org vocab).',
+        },
+      },
+      'Product markup in microdata or RDFa, counted but not extracted (only JSON-LD is read): why products may be empty on a page that has product markup.',
+    ),
     warnings: { type: 'array', maxItems: 1000, items: ref('warning') },
     warnings_omitted: { type: 'integer', minimum: 0 },
     evidence: obj({

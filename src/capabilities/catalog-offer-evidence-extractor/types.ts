@@ -103,12 +103,22 @@ export interface QuantityValue {
 
 export interface PriceSpecOut {
   type: string | null;
+  /**
+   * Index (in the same offer's price_specifications) of the CompoundPriceSpecification whose
+   * priceComponent this is; null at the top level.
+   */
+  component_of: number | null;
   price_type: IriValue | null;
+  /** priceComponentType (ActivationFee, DistanceFee, Downpayment, Installment, …). */
+  price_component_type: IriValue | null;
   price: PriceValue | null;
   min_price: PriceValue | null;
   max_price: PriceValue | null;
   currency: CurrencyValue | null;
   reference_quantity: QuantityValue | null;
+  /** UnitPriceSpecification's unit, as written (UN/CEFACT code such as DAY or SMI, and free text). */
+  unit_code: TextValue | null;
+  unit_text: TextValue | null;
   valid_from: DateValue | null;
   valid_through: DateValue | null;
   value_added_tax_included: boolean | null;
@@ -214,7 +224,7 @@ export interface ScriptReport {
   sha256: string;
   type_attribute: string | null;
   type_flags: string[];
-  parse_mode: 'strict' | 'lenient' | 'failed';
+  parse_mode: 'strict' | 'lenient' | 'failed' | 'empty';
   recoveries: string[];
   error: ScriptError | null;
   duplicate_keys: string[];
@@ -237,6 +247,7 @@ export interface ExtractorResponse {
     scripts_parsed_strict: number;
     scripts_parsed_lenient: number;
     scripts_failed: number;
+    scripts_empty: number;
     other_scripts_skipped: number;
     products: number;
     product_groups: number;
@@ -254,6 +265,11 @@ export interface ExtractorResponse {
   };
   scripts: ScriptReport[];
   products: ProductOut[];
+  /** Product markup seen in other syntaxes, which this extractor does not read. */
+  unextracted_markup: {
+    microdata_products: number;
+    rdfa_products: number;
+  };
   warnings: WarningOut[];
   warnings_omitted: number;
   evidence: {
