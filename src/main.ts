@@ -6,6 +6,9 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { startService } from './service.js';
 
+/** How long a SIGTERM/SIGINT waits for a clean close before exiting anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 async function main() {
   let config;
   try {
@@ -25,10 +28,25 @@ async function main() {
       process.stdout.write(`\nService ready at ${svc.url} (devnet payment rail, chain 31337).\nTry a paid call:  npm run buy -- POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'\n\n`);
     }
     let closing = false;
-    const shutdown = async () => {
-      if (closing) return;
+    const shutdown = async (signal: NodeJS.Signals) => {
+      if (closing) {
+        // A second signal means "now".
+        log.warn({ signal }, 'second signal during shutdown: exiting at once');
+        process.exit(1);
+      }
       closing = true;
-      await svc.close().catch(() => {});
+      // A close that hangs (a stalled database, a request that never ends) must not keep the process alive.
+      const force = setTimeout(() => {
+        log.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown did not finish in time: exiting anyway');
+        process.exit(1);
+      }, SHUTDOWN_GRACE_MS);
+      try {
+        await svc.close();
+      } catch (e) {
+        log.error({ err: e instanceof Error ? e.message : String(e) }, 'shutdown failed');
+        process.exit(1);
+      }
+      clearTimeout(force);
       process.exit(0);
     };
     process.on('SIGINT', shutdown);

@@ -55,7 +55,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const log = opts.log ?? pino({ level: config.logLevel });
   const baseCatalog = opts.catalog ?? CATALOG;
   const modules = opts.modules ?? DEFAULT_MODULES;
-  const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, ledgerTimeoutMs: config.ledgerTimeoutMs });
   const ledger = opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger;
   const cleanups: Array<() => Promise<void> | void> = [() => database.close()];
   try {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config.js';
-import type { Ledger } from './ledger.js';
+import { LedgerUnavailableError, type Ledger } from './ledger.js';
 import { openPostgres } from './postgres/driver.js';
 import { openSqlite } from './sqlite/driver.js';
 import { SqlLedger } from './sql-ledger.js';
@@ -45,15 +45,27 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openLedger(opts: { dataDir: string; databaseUrl?: string }): Promise<Ledger> {
+export interface OpenDatabaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /**
+   * Bound on one database operation (PostgreSQL: connect and each query,
+   * client side; SQLite: waiting for a lock another process holds). Past it
+   * the operation fails, and the gate answers 503. Default 3000.
+   */
+  ledgerTimeoutMs?: number;
+}
+
+export async function openLedger(opts: OpenDatabaseOptions): Promise<Ledger> {
   return (await openDatabase(opts)).ledger;
 }
 
-export async function openDatabase(opts: { dataDir: string; databaseUrl?: string }): Promise<Database> {
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  const timeoutMs = opts.ledgerTimeoutMs ?? 3000;
   if (opts.databaseUrl) {
     let driver;
     try {
-      driver = await openPostgres(opts.databaseUrl);
+      driver = await openPostgres(opts.databaseUrl, { timeoutMs });
     } catch (e) {
       throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL: ${(e as Error).message || String(e)}`);
     }
@@ -63,13 +75,31 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl?: string
   const unlock = lockDataDir(opts.dataDir);
   let driver;
   try {
-    driver = openSqlite(join(opts.dataDir, 'ledger.sqlite'));
+    driver = openSqlite(join(opts.dataDir, 'ledger.sqlite'), { timeoutMs });
   } catch (e) {
     unlock();
     throw new ConfigError('DATA_DIR', `cannot open the SQLite ledger: ${(e as Error).message}`);
   }
-  const ledger = await SqlLedger.open(driver);
-  await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
+  let ledger: SqlLedger;
+  try {
+    ledger = await SqlLedger.open(driver);
+    await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
+  } catch (e) {
+    // E.g. another process held the write lock past the timeout: let go of the data directory.
+    await driver.close();
+    unlock();
+    throw e;
+  }
+  // In WAL mode a read succeeds while another process holds the write lock,
+  // so a read would call the ledger ready when no payment could be recorded.
+  const probeWrite = driver.probeWrite;
+  ledger.ping = async () => {
+    try {
+      await probeWrite();
+    } catch (e) {
+      throw new LedgerUnavailableError(e);
+    }
+  };
   const close = ledger.close.bind(ledger);
   ledger.close = async () => {
     await close();

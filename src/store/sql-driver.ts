@@ -1,6 +1,11 @@
 /**
  * The smallest surface both databases share. SQL is written once with `?`
  * placeholders; the PostgreSQL driver rewrites them to `$1, $2, …`.
+ *
+ * Calls are bounded by the driver's timeout (PostgreSQL: client-side connect
+ * and query timeouts; SQLite: waiting for a lock another process holds):
+ * past it a call rejects rather than hangs, and later calls work again once
+ * the database does.
  */
 export interface SqlDriver {
   readonly kind: 'sqlite' | 'postgres';

@@ -4,17 +4,48 @@ import { dirname } from 'node:path';
 import type { SqlDriver } from '../sql-driver.js';
 
 /**
+ * How long one statement may wait, synchronously, for a lock held by another
+ * process. better-sqlite3 waits inside the call, freezing every request, and
+ * each waiting request would add its own wait; so none at all: the waiting
+ * happens in `retrying`, on timers, between event-loop turns.
+ */
+const BUSY_WAIT_MS = 0;
+const MAX_BACKOFF_MS = 100;
+
+function isBusy(e: unknown): boolean {
+  // Extended codes too: SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE, …
+  return /^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?: unknown } | null)?.code ?? ''));
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface SqliteDriver extends SqlDriver {
+  /**
+   * Take and drop the write lock: proves a write could be made now (a read
+   * proves little in WAL mode, where readers never wait for the writer).
+   */
+  probeWrite(): Promise<void>;
+}
+
+/**
  * better-sqlite3 in WAL mode with `synchronous = FULL`: a commit is on disk
  * before the call returns, which is what "recorded durably before the
  * facilitator is asked" needs. Calls are synchronous; they are wrapped in
  * promises only to share the driver interface with PostgreSQL.
+ *
+ * When another process holds the write lock, a statement is retried with a
+ * short backoff until `timeoutMs` has passed, then fails (the ledger answers
+ * 503): bounded, without blocking the event loop, and the next call after
+ * the lock is released simply succeeds.
  */
-export function openSqlite(file: string): SqlDriver {
+export function openSqlite(file: string, opts: { timeoutMs?: number } = {}): SqliteDriver {
+  const timeoutMs = opts.timeoutMs ?? 3000;
   mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  // Opening may wait for another process's lock like any start-up step; requests may not.
+  const db = new Database(file, { timeout: timeoutMs });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
   db.pragma('foreign_keys = ON');
   const cache = new Map<string, Database.Statement>();
   const stmt = (sql: string) => {
@@ -32,11 +63,34 @@ export function openSqlite(file: string): SqlDriver {
   // One connection serves every request. Async callers interleave at each
   // await, so a transaction holds this lock and every other statement waits
   // for it: nothing from another request can land inside (or be rolled back
-  // with) someone else's transaction.
+  // with) someone else's transaction. Callers re-check it in their own
+  // continuation (`while (active) await active`) and then run their statement
+  // synchronously, so nobody can take the lock in between.
   let active: Promise<void> | null = null;
-  const idle = async () => {
-    while (active) await active;
+
+  /**
+   * Run `op` (synchronous, in one turn, after the in-process lock is free)
+   * until it does not fail with BUSY/LOCKED or the deadline passes. The
+   * waits are timers, so other requests keep being served meanwhile.
+   */
+  const retrying = async <T>(what: string, op: () => T): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (let backoff = 2; ; backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)) {
+      while (active) await active;
+      guard();
+      try {
+        return op();
+      } catch (e) {
+        if (!isBusy(e)) throw e;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          throw new Error(`sqlite: database is locked by another connection; gave up on ${what} after ${timeoutMs} ms`, { cause: e });
+        }
+        await sleep(Math.min(backoff, left));
+      }
+    }
   };
+
   const direct = {
     kind: 'sqlite' as const,
     async run(sql: string, params: unknown[] = []) {
@@ -49,34 +103,35 @@ export function openSqlite(file: string): SqlDriver {
   return {
     kind: 'sqlite',
     async run(sql, params = []) {
-      if (active) await idle();
-      guard();
-      return direct.run(sql, params);
+      return retrying('a write', () => stmt(sql).run(...params).changes);
     },
     async all<T>(sql: string, params: unknown[] = []) {
-      if (active) await idle();
-      guard();
-      return direct.all<T>(sql, params);
+      // Readers do not wait for the writer in WAL mode; BUSY here is rare (recovery, checkpoints).
+      return retrying('a read', () => stmt(sql).all(...params) as T[]);
     },
     async execScript(sql) {
-      while (active) await active;
-      guard();
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        db.exec(sql);
-        db.exec('COMMIT');
-      } catch (e) {
-        db.exec('ROLLBACK');
-        throw e;
-      }
+      // BEGIN, the script and COMMIT run in one synchronous stretch, so the in-process lock is not needed.
+      await retrying('a script', () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          db.exec(sql);
+          db.exec('COMMIT');
+        } catch (e) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw e;
+        }
+      });
     },
     async transaction(fn) {
-      // No await between the last check and taking the lock.
-      while (active) await active;
-      guard();
+      // The write lock (BEGIN IMMEDIATE) and the in-process lock are taken
+      // in the same synchronous stretch: no await between. While BEGIN is
+      // being retried the in-process lock stays free, so other requests go on.
       let release!: () => void;
-      active = new Promise<void>((r) => (release = r));
-      db.exec('BEGIN IMMEDIATE');
+      const lock = new Promise<void>((r) => (release = r));
+      await retrying('a transaction', () => {
+        db.exec('BEGIN IMMEDIATE');
+        active = lock;
+      });
       let crossedTurn = false;
       const probe = setImmediate(() => (crossedTurn = true));
       try {
@@ -97,6 +152,12 @@ export function openSqlite(file: string): SqlDriver {
     async withMigrationLock(fn) {
       guard();
       return fn();
+    },
+    async probeWrite() {
+      await retrying('a write probe', () => {
+        db.exec('BEGIN IMMEDIATE');
+        db.exec('ROLLBACK');
+      });
     },
     async close() {
       if (closed) return;
