@@ -134,7 +134,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         reject(e.code === 'EADDRINUSE' ? new ConfigError('PORT', `${config.host}:${config.port} is already in use`) : e),
       );
     });
-    cleanups.unshift(() => new Promise<void>((r) => server.close(() => r())));
+    cleanups.unshift(
+      () =>
+        new Promise<void>((r) => {
+          server.close(() => r());
+          // Keep-alive connections that are idle would otherwise hold close() open for seconds.
+          (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        }),
+    );
     const addr = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${addr.port}`;
     return {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config.js';
-import { LedgerUnavailableError, type Ledger } from './ledger.js';
+import type { Ledger } from './ledger.js';
 import { openPostgres } from './postgres/driver.js';
 import { openSqlite } from './sqlite/driver.js';
 import { SqlLedger } from './sql-ledger.js';
@@ -90,16 +90,6 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     unlock();
     throw e;
   }
-  // In WAL mode a read succeeds while another process holds the write lock,
-  // so a read would call the ledger ready when no payment could be recorded.
-  const probeWrite = driver.probeWrite;
-  ledger.ping = async () => {
-    try {
-      await probeWrite();
-    } catch (e) {
-      throw new LedgerUnavailableError(e);
-    }
-  };
   const close = ledger.close.bind(ledger);
   ledger.close = async () => {
     await close();

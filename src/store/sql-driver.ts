@@ -23,6 +23,12 @@ export interface SqlDriver {
   transaction<T>(fn: (tx: Pick<SqlDriver, 'run' | 'all' | 'kind'>) => Promise<T>): Promise<T>;
   /** Run fn while holding a cross-process lock (PostgreSQL advisory lock; SQLite: a write transaction). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Prove a write could be made now (readiness). SQLite takes and drops the
+   * write lock: in WAL mode a read succeeds while another process holds it.
+   * Without it, a trivial read is the probe.
+   */
+  probeWrite?(): Promise<void>;
   close(): Promise<void>;
 }
 

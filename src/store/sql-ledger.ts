@@ -102,7 +102,10 @@ export class SqlLedger implements Ledger {
   }
 
   async ping(): Promise<void> {
-    await this.guard(() => this.db.all('SELECT 1 AS ok'));
+    await this.guard(async () => {
+      if (this.db.probeWrite) await this.db.probeWrite();
+      else await this.db.all('SELECT 1 AS ok');
+    });
   }
 
   async reserve(a: NewAttempt, lease: Lease, now: number): Promise<ReserveResult> {
