@@ -4,7 +4,7 @@
  * `service.ts` runs every module in two phases: capabilities first (so the
  * catalog is complete), then routes (which may read the whole catalog).
  */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
 import type { Config, PaymentConfig } from './config.js';
@@ -47,11 +47,38 @@ export interface FreeTool {
   request(args: Record<string, unknown>): { method: 'GET' | 'POST'; path: string; query?: Record<string, string>; body?: unknown };
 }
 
+/**
+ * A free route, described once: the app registers `handle` at `method path`,
+ * OpenAPI lists `operation` under the path, and when `mcpTool` is set the MCP
+ * endpoint offers it as a free tool that calls the route in-process with the
+ * caller's real origin.
+ */
+export interface FreeRoute {
+  method: 'GET' | 'POST';
+  /** OpenAPI style: `/v1/graph/entities/{id}` (registered as `:id`). */
+  path: string;
+  /** The OpenAPI operation object: summary, parameters (the query schema), requestBody, responses (the response schema). */
+  operation: Record<string, unknown>;
+  handle(c: Context): Response | Promise<Response>;
+  mcpTool?: {
+    /** kebab-case, like every tool name. */
+    name: string;
+    title: string;
+    description: string;
+    /** The tool's arguments; portable JSON Schema (no aliases, no `type: [X, "null"]`). */
+    inputSchema: Record<string, unknown>;
+    /** Arguments → the request the tool stands for (path parameters already substituted). */
+    request(args: Record<string, unknown>): { path?: string; query?: Record<string, string>; body?: unknown };
+  };
+}
+
 export interface ServiceModule {
   name: string;
   /** Called once at start-up, before the catalog is frozen (e.g. load a starter corpus, build a capability over a store). */
   capabilities?(init: ModuleInit): Promise<Capability[]> | Capability[];
-  /** Register free routes (and any paid route that is not a plain catalog entry). */
+  /** Free routes as descriptors: registered, described in OpenAPI and offered as MCP tools from this one list. */
+  freeRoutes?(ctx: ModuleContext): FreeRoute[];
+  /** Register routes that are not free-route descriptors (e.g. the MCP endpoint itself). */
   routes?(app: Hono, ctx: ModuleContext): void;
   /** OpenAPI path items for the free routes this module registers (every route must be described). */
   openapi?(ctx: ModuleContext): OpenApiPaths;
