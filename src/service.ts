@@ -21,6 +21,7 @@ import type { Ledger } from './store/ledger.js';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { ModuleInit, ServiceModule } from './module.js';
 import { DEFAULT_MODULES } from './modules.js';
+import { registerModule } from './http/free-routes.js';
 
 export interface RunningService {
   url: string;
@@ -123,7 +124,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       ledger,
       publicBaseUrl: config.publicBaseUrl,
       log,
-      modules: modules.map((m) => (a: Hono) => m.routes?.(a, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl, modules })),
+      modules: modules.map((m) => (a: Hono) => registerModule(a, m, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl, modules })),
     });
     const stopReconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'));
     cleanups.push(stopReconciler);

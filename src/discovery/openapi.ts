@@ -109,6 +109,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
     paths[cap.path] = { ...(paths[cap.path] ?? {}), [cap.method.toLowerCase()]: paidOperation(cap, ctx, capabilitySchemas) };
   }
   for (const m of ctx.modules) {
+    for (const r of m.freeRoutes?.(ctx) ?? []) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
     for (const [path, item] of Object.entries(m.openapi?.(ctx) ?? {})) {
       paths[path] = { ...(paths[path] ?? {}), ...item };
     }

@@ -19,7 +19,7 @@ import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../http/json-body.js';
 import { makeInputReader } from '../http/paid-route.js';
-import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import type { FreeRoute, FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { requestFingerprint } from '../payments/canonical-json.js';
 import type { GateOutcome } from '../payments/gate.js';
 import type { PaymentPayload } from '../payments/rail.js';
@@ -134,6 +134,24 @@ interface PaidTool {
   description: string;
 }
 
+/** A free route's MCP tool, in the shape the endpoint serves. */
+function toolOfRoute(r: FreeRoute): FreeTool[] {
+  const t = r.mcpTool;
+  if (!t) return [];
+  return [
+    {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      request: (args) => {
+        const q = t.request(args);
+        return { method: r.method, path: q.path ?? r.path, query: q.query, body: q.body };
+      },
+    },
+  ];
+}
+
 function builtInFreeTools(): FreeTool[] {
   return [
     {
@@ -184,7 +202,10 @@ export const mcpModule: ServiceModule = {
   },
   routes(app: Hono, ctx: ModuleContext) {
     const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), extensionCandidates: bazaarCandidates(cap), description: shortDescription(cap) }));
-    const free: FreeTool[] = [...builtInFreeTools(), ...ctx.modules.flatMap((m) => m.mcpTools?.(ctx) ?? [])];
+    const free: FreeTool[] = [
+      ...builtInFreeTools(),
+      ...ctx.modules.flatMap((m) => [...(m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute), ...(m.mcpTools?.(ctx) ?? [])]),
+    ];
     const paidByName = new Map(paid.map((t) => [mcpToolName(t.cap.id), t]));
     const freeByName = new Map(free.map((t) => [t.name, t]));
 
@@ -205,10 +226,11 @@ export const mcpModule: ServiceModule = {
       ...free.map((t) => ({ name: t.name, title: t.title, description: `${t.description} Free.`, inputSchema: t.inputSchema as { type: 'object' }, annotations: { readOnlyHint: true } })),
     ];
 
-    const callFree = async (tool: FreeTool, args: Record<string, unknown>): Promise<CallToolResult> => {
+    // In-process, but at the caller's real origin: the answers carry absolute URLs built from it.
+    const callFree = async (tool: FreeTool, args: Record<string, unknown>, base: string): Promise<CallToolResult> => {
       const r = tool.request(args);
       const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
-      const res = await app.request(r.path + qs, {
+      const res = await app.request(base + r.path + qs, {
         method: r.method,
         headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
         body: r.body === undefined ? undefined : JSON.stringify(r.body),
@@ -262,7 +284,7 @@ export const mcpModule: ServiceModule = {
         const p = paidByName.get(name);
         if (p) return callPaid(p, args, req.params._meta as Record<string, unknown> | undefined, base);
         const f = freeByName.get(name);
-        if (f) return callFree(f, args);
+        if (f) return callFree(f, args, base);
         return textResult(errorBody('not_found', `No tool named "${name}".`), true);
       });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
