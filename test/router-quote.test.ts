@@ -16,7 +16,7 @@ import { makeInputReader } from '../src/http/paid-route.js';
 import { createRouterModule } from '../src/router/module.js';
 import { quoteResponseSchema, routerContractSchema, routerErrorSchema, executionResultSchema } from '../src/router/schemas.js';
 import { benchQuoteInput } from '../src/router/bench-input.js';
-import { baseCatalog, fixtureModule, FIXTURE_DESCRIPTORS } from './support/router-fixtures.js';
+import { baseCatalog, fixtureModule } from './support/router-fixtures.js';
 import { balanceOf, payingFetch, postJson, startRig, tempDir, type Rig } from './support/harness.js';
 
 const BLACK = '#000000';
@@ -208,7 +208,7 @@ describe('router quote: the objective table', () => {
     rig = await startRig({
       dataDir,
       env: { OUTCOME_ROUTER_COMPOSITE: '1' },
-      service: { catalog: baseCatalog(), log, modules: [fixtureModule, createRouterModule({ descriptors: FIXTURE_DESCRIPTORS })] },
+      service: { catalog: baseCatalog(), log, modules: [fixtureModule, createRouterModule()] },
     });
     base = rig.service.url;
     catalog = rig.service.catalog;

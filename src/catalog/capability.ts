@@ -1,4 +1,5 @@
 import type { ErrorDetail } from '../errors.js';
+import type { RoutingDescriptor } from './routing.js';
 
 /** A JSON Schema (draft 2020-12) as a plain object. */
 export type JsonSchema = Record<string, unknown>;
@@ -50,4 +51,10 @@ export interface Capability<I = any, O = any, R extends O | Promise<O> = O> {
   fromRawBody?: (mediaType: string, body: string) => I | undefined;
   /** Largest accepted request body in bytes (default 64 KiB). */
   maxBodyBytes?: number;
+  /**
+   * How the outcome router recognises an objective for this capability and
+   * builds its native body (`capabilities/<id>/routing.ts`). Without it the
+   * router still routes by id, path, title and input schema.
+   */
+  routing?: RoutingDescriptor;
 }

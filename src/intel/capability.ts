@@ -16,6 +16,7 @@ import {
 import { NO_CENSUS_SENTENCE, zeroMovements } from './census.js';
 import { CHANGES_SINCE_INPUT_SCHEMA, CHANGES_SINCE_OUTPUT_SCHEMA } from './schemas.js';
 import { NEWSWIRE_SCHEMA_VERSION, USAGE_RIGHTS } from './types.js';
+import { changesSinceRouting } from './changes-since-routing.js';
 
 export const CHANGES_SINCE_ID = 'intelligence-changes-since';
 
@@ -57,6 +58,7 @@ export function changesSinceCapability(deps: ChangesDeps): Capability<ChangesSin
       },
     ],
     check: checkChangesSinceInput,
+    routing: changesSinceRouting,
     run: (input) => runChangesSince(deps, input),
     maxBodyBytes: 4096,
   };

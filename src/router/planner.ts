@@ -11,7 +11,7 @@ import type { PaymentConfig } from '../config.js';
 import { ServiceError, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { makeInputReader } from '../http/paid-route.js';
 import { canonicalJson, requestFingerprint } from '../payments/canonical-json.js';
-import { DESCRIPTORS, descriptorFor, schemaProperties, type EvidenceLevel, type Extraction, type RoutingDescriptor, type UnitDraft } from './descriptors.js';
+import { descriptorFor, schemaProperties, type EvidenceLevel, type Extraction, type RoutingDescriptor, type UnitDraft } from './descriptors.js';
 import {
   EVIDENCE,
   FRESHNESS,
@@ -22,7 +22,7 @@ import {
   ROUTER_FIELDS,
 } from './schemas.js';
 import { stripSecrets } from './secrets.js';
-import { normalizeText, readUris } from './text.js';
+import { normalizeText, readUris } from '../catalog/objective-text.js';
 import { FOLDED_REFUSAL_KEYS, screen, unsupportedOf } from './unsupported.js';
 
 export const CONTRACT_PATH = '/v1/router';
@@ -124,8 +124,8 @@ function wordsRe(phrase: string): RegExp {
 }
 
 export interface RouterOptions {
-  /** Descriptors to use before the built-in table (same id or path wins). */
-  descriptors?: readonly RoutingDescriptor[];
+  /** Routing to use instead of what a capability carries, by capability id (experiments). */
+  routingOverrides?: Readonly<Record<string, RoutingDescriptor>>;
   /** Supplier ids a plan may pay besides the service's own handlers (default none). */
   supplierAllowlist?: readonly string[];
   maxSteps?: number;
@@ -151,9 +151,8 @@ export class OutcomeRouter {
     readonly payment: Pick<PaymentConfig, 'network' | 'payTo' | 'asset'>,
     opts: RouterOptions = {},
   ) {
-    const table = [...(opts.descriptors ?? []), ...DESCRIPTORS];
     this.routes = catalog.map((cap) => {
-      const d = descriptorFor(cap, table);
+      const d = descriptorFor(cap, opts.routingOverrides);
       const title = cap.title.toLowerCase();
       const names = [title, title.split(' (')[0]!.trim(), ...(d.names ?? []).map((n) => n.toLowerCase())];
       const unique = [...new Set(names)].filter((n) => n.length >= 4);

@@ -4,7 +4,7 @@
  * stable error code; all of them answer 422 before any payment step.
  */
 import type { ErrorCode, ErrorDetail } from '../errors.js';
-import { readUris, withoutNegations } from './text.js';
+import { readUris, withoutNegations } from '../catalog/objective-text.js';
 
 export type UnsupportedCategory =
   | 'url_fetching'

@@ -2,16 +2,17 @@
  * Capabilities and descriptors the router tests add to the catalog, to prove
  * the router is generic over whatever the catalog holds:
  * - a stand-in for the changes-since feed (POST /v1/intelligence/changes-since,
- *   10000 atomic), described by the built-in descriptor through its path;
- * - a capability with no descriptor at all (routable by id, path and title);
- * - two capabilities whose descriptors make them unsellable (a cost of goods
+ *   10000 atomic), carrying the real feed's routing;
+ * - a capability with no routing at all (routable by id, path and title);
+ * - two capabilities whose routing makes them unsellable (a cost of goods
  *   above the price; a supplier off the allowlist).
  */
 import type { Capability } from '../../src/catalog/capability.js';
 import { CATALOG } from '../../src/catalog/index.js';
 import { catalogOfferEvidenceExtractor } from '../../src/capabilities/catalog-offer-evidence-extractor/index.js';
 import type { ServiceModule } from '../../src/module.js';
-import { genericDescriptor, type RoutingDescriptor } from '../../src/router/descriptors.js';
+import { genericDescriptor } from '../../src/router/descriptors.js';
+import { changesSinceRouting } from '../../src/intel/changes-since-routing.js';
 
 export const changesSinceStub: Capability<{ cursor: string; include_high_resolution: boolean }> = {
   id: 'intelligence-changes-since',
@@ -28,6 +29,7 @@ export const changesSinceStub: Capability<{ cursor: string; include_high_resolut
   },
   outputSchema: { type: 'object', properties: { since: { type: 'string' }, nextCursor: { type: 'string' }, count: { type: 'integer' }, items: { type: 'array' } } },
   examples: [],
+  routing: changesSinceRouting,
   run: (input) => ({ since: input.cursor, nextCursor: '2030-01-01T00:00:00Z', count: 0, items: [], high_resolution: input.include_high_resolution }),
 };
 
@@ -44,7 +46,7 @@ export const textLengthCounter: Capability<{ text: string }> = {
   run: (input) => ({ length: input.text.length }),
 };
 
-export const premiumLookup: Capability<{ ticker: string }> = {
+const premiumLookupBase: Capability<{ ticker: string }> = {
   id: 'premium-lookup',
   method: 'POST',
   path: '/x402/v1/premium-lookup',
@@ -57,7 +59,9 @@ export const premiumLookup: Capability<{ ticker: string }> = {
   run: (input) => ({ ticker: input.ticker }),
 };
 
-export const resoldQuote: Capability<{ symbol: string }> = {
+export const premiumLookup: Capability<{ ticker: string }> = { ...premiumLookupBase, routing: { ...genericDescriptor(premiumLookupBase), names: ['premium lookup'], cogsAtomic: '5000' } };
+
+const resoldQuoteBase: Capability<{ symbol: string }> = {
   id: 'resold-quote',
   method: 'POST',
   path: '/x402/v1/resold-quote',
@@ -70,10 +74,8 @@ export const resoldQuote: Capability<{ symbol: string }> = {
   run: (input) => ({ symbol: input.symbol }),
 };
 
-export const FIXTURE_DESCRIPTORS: RoutingDescriptor[] = [
-  { ...genericDescriptor(premiumLookup), names: ['premium lookup'], cogsAtomic: '5000' },
-  { ...genericDescriptor(resoldQuote), names: ['resold quote'], suppliers: ['acme-market-data'] },
-];
+export const resoldQuote: Capability<{ symbol: string }> = { ...resoldQuoteBase, routing: { ...genericDescriptor(resoldQuoteBase), names: ['resold quote'], suppliers: ['acme-market-data'] } };
+
 
 /** The base catalog plus the offer extractor (while it is not yet in CATALOG). */
 export function baseCatalog(): Capability[] {

@@ -1,5 +1,6 @@
 import type { Capability } from '../../catalog/capability.js';
 import { calculateContrast, type ContrastRequest, type ContrastResponse } from './contrast.js';
+import { contrastRouting } from './routing.js';
 
 const colour = { type: 'string', pattern: '^#[0-9a-fA-F]{6}$', description: 'An opaque sRGB colour as #RRGGBB.' };
 
@@ -45,6 +46,7 @@ export const accessibilityContrastCalculator: Capability<ContrastRequest, Contra
       output: calculateContrast({ foreground: '#777777', background: '#ffffff', large_text: true }),
     },
   ],
+  routing: contrastRouting,
   run: calculateContrast,
   maxBodyBytes: 4096,
 };

@@ -11,6 +11,7 @@ import { scanHtml, trimAsciiSpace, utf8Length } from './html-scripts.js';
 import { type JsonNode, parseScriptText, pointerOf } from './lenient-json.js';
 import { inputSchema, MAX_BODY_BYTES, MAX_HTML_CHARS, outputSchema } from './schema.js';
 import type { ExtractorRequest, ExtractorResponse, ScriptReport, WarningOut } from './types.js';
+import { extractorRouting } from './routing.js';
 
 export type { ExtractorRequest, ExtractorResponse } from './types.js';
 export { inputSchema, outputSchema } from './schema.js';
@@ -394,6 +395,7 @@ export const catalogOfferEvidenceExtractor: Capability<ExtractorRequest, Extract
     },
   ].map((e) => ({ summary: e.summary, input: e.input, output: run(e.input) })),
   check,
+  routing: extractorRouting,
   run,
   fromRawBody,
   maxBodyBytes: MAX_BODY_BYTES,
