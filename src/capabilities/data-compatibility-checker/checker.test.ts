@@ -359,6 +359,37 @@ describe('rule edge cases', () => {
     assert.match(out.assumptions.join(' '), /producer \(writer\)/);
     assert.match(out.assumptions.join(' '), /backward_compatible/);
   });
+
+  test('issue 14: the closed-source assumption is stated, naming open content models and the info-only added field', () => {
+    // An open JSON Schema producer may already write "note" with another type; the checker cannot know, so it says so.
+    for (const comparison_mode of COMPARISON_MODES) {
+      for (const canonicalization of CANONICALIZATION_MODES) {
+        const out = run({
+          comparison_mode,
+          canonicalization,
+          source_fields: [fd('id', 'integer')],
+          target_fields: [fd('id', 'integer'), fd('note', 'string', false)],
+        });
+        const closed = out.assumptions.filter((a) => /closed/.test(a) && /open content model/.test(a));
+        assert.equal(closed.length, 1, comparison_mode + '/' + canonicalization);
+        assert.match(closed[0]!, /additionalProperties/);
+        assert.match(closed[0]!, /FIELD_ADDED_OPTIONAL/);
+        assert.match(closed[0]!, /PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL/);
+      }
+    }
+    // The verdict itself is unchanged: the contracts as given are compatible.
+    const out = run({ source_fields: [fd('id', 'integer')], target_fields: [fd('id', 'integer'), fd('note', 'string', false)] });
+    assert.equal(out.compatible, true);
+    assert.deepEqual(codes(out), ['FIELD_ADDED_OPTIONAL:note:info']);
+  });
+
+  test('issue 14: the request contract has no room for a content-model option (spec: no other top-level properties)', () => {
+    const base = { source_fields: [fd('a')], target_fields: [fd('a')] };
+    for (const extra of [{ source_content_model: 'open' }, { open_content_model: true }, { additional_properties: true }]) {
+      assert.equal(validateInput({ ...base, ...extra }), false, JSON.stringify(extra));
+    }
+    assert.equal(validateInput({ ...base, source_fields: [{ ...fd('a'), additional_properties: true }] }), false);
+  });
 });
 
 // ---------------------------------------------------------------------------

@@ -234,6 +234,7 @@ export const checkerExamples: Array<{ summary: string; input: CheckerRequest; ou
       assumptions: [
         'The source contract describes the producer (writer) of the records and the target contract the consumer (reader).',
         'Only the two contracts in the request were compared; they are taken to be complete lists of the top-level fields.',
+        'The source contract is taken to be closed: its producer writes no top-level key that source_fields does not list. A JSON Schema with an open content model (additionalProperties absent or true) does not promise that: its producer may already write an unlisted key with a value of any type, so a target field the source does not list (reported here as FIELD_ADDED_OPTIONAL, info) may receive values of another type; Confluent Schema Registry\'s JSON Schema rules report that as PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL, an incompatible change. Translate only closed schemas, or treat such target fields as breaking.',
         'required means the key is always present and nullable means the value may be null; the two are checked separately.',
         'The target is taken to ignore keys it does not declare, so a source field missing from the target is reported as dropped data (a warning), not as a rejection.',
         'Every integer value is also a number (JSON Schema counts 1.0 as an integer), so integer to number is a widening; number to integer is a narrowing.',
@@ -344,6 +345,7 @@ export const checkerExamples: Array<{ summary: string; input: CheckerRequest; ou
       assumptions: [
         'The source contract describes the producer (writer) of the records and the target contract the consumer (reader).',
         'Only the two contracts in the request were compared; they are taken to be complete lists of the top-level fields.',
+        'The source contract is taken to be closed: its producer writes no top-level key that source_fields does not list. A JSON Schema with an open content model (additionalProperties absent or true) does not promise that: its producer may already write an unlisted key with a value of any type, so a target field the source does not list (reported here as FIELD_ADDED_OPTIONAL, info) may receive values of another type; Confluent Schema Registry\'s JSON Schema rules report that as PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL, an incompatible change. Translate only closed schemas, or treat such target fields as breaking.',
         'required means the key is always present and nullable means the value may be null; the two are checked separately.',
         'The target is taken to ignore keys it does not declare, so a source field missing from the target is reported as dropped data (a warning), not as a rejection.',
         'Every integer value is also a number (JSON Schema counts 1.0 as an integer), so integer to number is a widening; number to integer is a narrowing.',
@@ -415,6 +417,7 @@ export const checkerExamples: Array<{ summary: string; input: CheckerRequest; ou
       assumptions: [
         'The source contract describes the producer (writer) of the records and the target contract the consumer (reader).',
         'Only the two contracts in the request were compared; they are taken to be complete lists of the top-level fields.',
+        'The source contract is taken to be closed: its producer writes no top-level key that source_fields does not list. A JSON Schema with an open content model (additionalProperties absent or true) does not promise that: its producer may already write an unlisted key with a value of any type, so a target field the source does not list (reported here as FIELD_ADDED_OPTIONAL, info) may receive values of another type; Confluent Schema Registry\'s JSON Schema rules report that as PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL, an incompatible change. Translate only closed schemas, or treat such target fields as breaking.',
         'required means the key is always present and nullable means the value may be null; the two are checked separately.',
         'The target is taken to ignore keys it does not declare, so a source field missing from the target is reported as dropped data (a warning), not as a rejection.',
         'Every integer value is also a number (JSON Schema counts 1.0 as an integer), so integer to number is a widening; number to integer is a narrowing.',

@@ -1,9 +1,10 @@
 /**
  * CID and multibase handling for the NFT metadata URI normalizer.
  *
- * Everything here is written for this module: base58btc / base36 (big-number
- * bases), RFC 4648 bases (base16, base32, base64, base64url), unsigned varints,
- * and the structural check of a CID (version, codec, multihash). Nothing is
+ * Everything here is written for this module: every encoding of the
+ * multiformats multibase table (big-number bases, RFC 4648 bases, base45,
+ * proquint, base256emoji), unsigned varints, and the structural check of a CID
+ * (version, codec, multihash). Nothing is
  * hashed or fetched: a CID is "valid" when it is well-formed, not when content
  * exists for it.
  */
@@ -223,23 +224,222 @@ export function parseMultihash(bytes: Uint8Array, offset = 0): Multihash | strin
 }
 
 // ---------------------------------------------------------------------------
-// CIDs
+// Multibase: every encoding of the multiformats multibase table
+// (github.com/multiformats/multibase, multibase.csv). The table reserves NUL,
+// '1', 'Q' and '/' without an encoding; those are refused.
 
 export type Multibase =
-  | 'base58btc'
-  | 'base32'
-  | 'base36'
+  | 'base2'
+  | 'base8'
+  | 'base10'
   | 'base16'
+  | 'base16upper'
+  | 'base32hex'
+  | 'base32hexupper'
+  | 'base32hexpad'
+  | 'base32hexpadupper'
+  | 'base32'
+  | 'base32upper'
+  | 'base32pad'
+  | 'base32padupper'
+  | 'base32z'
+  | 'base36'
+  | 'base36upper'
+  | 'base45'
+  | 'base58btc'
+  | 'base58flickr'
   | 'base64'
-  | 'base64url'
   | 'base64pad'
-  | 'base64urlpad';
+  | 'base64url'
+  | 'base64urlpad'
+  | 'proquint'
+  | 'base256emoji';
+
+const BASE10_ALPHABET = '0123456789';
+const BASE58FLICKR_ALPHABET = '123456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ';
+const BASE32HEX_ALPHABET = '0123456789abcdefghijklmnopqrstuv';
+const BASE32Z_ALPHABET = 'ybndrfg8ejkmcpqxot1uwisza345h769';
+const BASE45_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:';
+const PROQUINT_CONSONANTS = 'bdfghjklmnprstvz';
+const PROQUINT_VOWELS = 'aiou';
+/** base256emoji: the code point of each byte value 0..255 (multibase rfcs/Base256Emoji.md). */
+const BASE256_EMOJI: readonly number[] = [
+  0x1f680, 0x1fa90, 0x2604, 0x1f6f0, 0x1f30c, 0x1f311, 0x1f312, 0x1f313, 0x1f314, 0x1f315, 0x1f316, 0x1f317,
+  0x1f318, 0x1f30d, 0x1f30f, 0x1f30e, 0x1f409, 0x2600, 0x1f4bb, 0x1f5a5, 0x1f4be, 0x1f4bf, 0x1f602, 0x2764,
+  0x1f60d, 0x1f923, 0x1f60a, 0x1f64f, 0x1f495, 0x1f62d, 0x1f618, 0x1f44d, 0x1f605, 0x1f44f, 0x1f601, 0x1f525,
+  0x1f970, 0x1f494, 0x1f496, 0x1f499, 0x1f622, 0x1f914, 0x1f606, 0x1f644, 0x1f4aa, 0x1f609, 0x263a, 0x1f44c,
+  0x1f917, 0x1f49c, 0x1f614, 0x1f60e, 0x1f607, 0x1f339, 0x1f926, 0x1f389, 0x1f49e, 0x270c, 0x2728, 0x1f937,
+  0x1f631, 0x1f60c, 0x1f338, 0x1f64c, 0x1f60b, 0x1f497, 0x1f49a, 0x1f60f, 0x1f49b, 0x1f642, 0x1f493, 0x1f929,
+  0x1f604, 0x1f600, 0x1f5a4, 0x1f603, 0x1f4af, 0x1f648, 0x1f447, 0x1f3b6, 0x1f612, 0x1f92d, 0x2763, 0x1f61c,
+  0x1f48b, 0x1f440, 0x1f62a, 0x1f611, 0x1f4a5, 0x1f64b, 0x1f61e, 0x1f629, 0x1f621, 0x1f92a, 0x1f44a, 0x1f973,
+  0x1f625, 0x1f924, 0x1f449, 0x1f483, 0x1f633, 0x270b, 0x1f61a, 0x1f61d, 0x1f634, 0x1f31f, 0x1f62c, 0x1f643,
+  0x1f340, 0x1f337, 0x1f63b, 0x1f613, 0x2b50, 0x2705, 0x1f97a, 0x1f308, 0x1f608, 0x1f918, 0x1f4a6, 0x2714,
+  0x1f623, 0x1f3c3, 0x1f490, 0x2639, 0x1f38a, 0x1f498, 0x1f620, 0x261d, 0x1f615, 0x1f33a, 0x1f382, 0x1f33b,
+  0x1f610, 0x1f595, 0x1f49d, 0x1f64a, 0x1f639, 0x1f5e3, 0x1f4ab, 0x1f480, 0x1f451, 0x1f3b5, 0x1f91e, 0x1f61b,
+  0x1f534, 0x1f624, 0x1f33c, 0x1f62b, 0x26bd, 0x1f919, 0x2615, 0x1f3c6, 0x1f92b, 0x1f448, 0x1f62e, 0x1f646,
+  0x1f37b, 0x1f343, 0x1f436, 0x1f481, 0x1f632, 0x1f33f, 0x1f9e1, 0x1f381, 0x26a1, 0x1f31e, 0x1f388, 0x274c,
+  0x270a, 0x1f44b, 0x1f630, 0x1f928, 0x1f636, 0x1f91d, 0x1f6b6, 0x1f4b0, 0x1f353, 0x1f4a2, 0x1f91f, 0x1f641,
+  0x1f6a8, 0x1f4a8, 0x1f92c, 0x2708, 0x1f380, 0x1f37a, 0x1f913, 0x1f619, 0x1f49f, 0x1f331, 0x1f616, 0x1f476,
+  0x1f974, 0x25b6, 0x27a1, 0x2753, 0x1f48e, 0x1f4b8, 0x2b07, 0x1f628, 0x1f31a, 0x1f98b, 0x1f637, 0x1f57a,
+  0x26a0, 0x1f645, 0x1f61f, 0x1f635, 0x1f44e, 0x1f932, 0x1f920, 0x1f927, 0x1f4cc, 0x1f535, 0x1f485, 0x1f9d0,
+  0x1f43e, 0x1f352, 0x1f617, 0x1f911, 0x1f30a, 0x1f92f, 0x1f437, 0x260e, 0x1f4a7, 0x1f62f, 0x1f486, 0x1f446,
+  0x1f3a4, 0x1f647, 0x1f351, 0x2744, 0x1f334, 0x1f4a3, 0x1f438, 0x1f48c, 0x1f4cd, 0x1f940, 0x1f922, 0x1f445,
+  0x1f4a1, 0x1f4a9, 0x1f450, 0x1f4f8, 0x1f47b, 0x1f910, 0x1f92e, 0x1f3bc, 0x1f975, 0x1f6a9, 0x1f34e, 0x1f34a,
+  0x1f47c, 0x1f48d, 0x1f4e3, 0x1f942
+];
+
+const BASE10_INDEX = indexTable(BASE10_ALPHABET);
+const BASE58FLICKR_INDEX = indexTable(BASE58FLICKR_ALPHABET);
+const BASE45_INDEX = indexTable(BASE45_ALPHABET);
+const BASE256_EMOJI_INDEX: ReadonlyMap<number, number> = new Map(BASE256_EMOJI.map((cp, i) => [cp, i]));
+
+/** RFC 4648 with `=` padding: the pad count must be exactly what the length needs. */
+function decodePaddedRfc4648(body: string, alphabet: string, bitsPerChar: number): Uint8Array | undefined {
+  const block = bitsPerChar === 5 ? 8 : 4;
+  if (body.length % block !== 0) return undefined;
+  let end = body.length;
+  while (end > 0 && body[end - 1] === '=') end--;
+  const data = body.slice(0, end);
+  const expected = data.length % block === 0 ? 0 : block - (data.length % block);
+  if (body.length - end !== expected) return undefined;
+  return decodeRfc4648(data, alphabet, bitsPerChar);
+}
+
+/** RFC 9285: three characters per two bytes (c + 45d + 2025e), two for a final byte. */
+function decodeBase45(body: string): Uint8Array | undefined {
+  if (body.length % 3 === 1) return undefined;
+  const out: number[] = [];
+  for (let i = 0; i < body.length; i += 3) {
+    const chunk = body.slice(i, i + 3);
+    let n = 0;
+    let scale = 1;
+    for (const ch of chunk) {
+      const v = BASE45_INDEX.get(ch);
+      if (v === undefined) return undefined;
+      n += v * scale;
+      scale *= 45;
+    }
+    if (chunk.length === 3) {
+      if (n > 0xffff) return undefined;
+      out.push(n >> 8, n & 0xff);
+    } else {
+      if (n > 0xff) return undefined;
+      out.push(n);
+    }
+  }
+  return Uint8Array.from(out);
+}
+
+/**
+ * Proquint with the multibase "ro-" lead-in: 16-bit words as consonant-vowel-
+ * consonant-vowel-consonant, joined by "-". An odd final byte is a 3-letter
+ * word whose 2 spare bits are zero (the convention of the implementations that
+ * handle odd lengths at all).
+ */
+function decodeProquint(body: string): Uint8Array | undefined {
+  if (!body.startsWith('ro-')) return undefined;
+  const words = body.slice(3).split('-');
+  const out: number[] = [];
+  for (let w = 0; w < words.length; w++) {
+    const word = words[w];
+    const last = w === words.length - 1;
+    if (word.length !== 5 && !(last && word.length === 3)) return undefined;
+    let n = 0;
+    for (let i = 0; i < word.length; i++) {
+      const v = (i % 2 === 0 ? PROQUINT_CONSONANTS : PROQUINT_VOWELS).indexOf(word[i]);
+      if (v < 0) return undefined;
+      n = n * (i % 2 === 0 ? 16 : 4) + v;
+    }
+    if (word.length === 5) out.push(n >> 8, n & 0xff);
+    else if ((n & 3) !== 0) return undefined;
+    else out.push(n >> 2);
+  }
+  return Uint8Array.from(out);
+}
+
+function decodeBase256Emoji(body: string): Uint8Array | undefined {
+  const out: number[] = [];
+  for (const ch of body) {
+    const v = BASE256_EMOJI_INDEX.get(ch.codePointAt(0)!);
+    if (v === undefined) return undefined;
+    out.push(v);
+  }
+  return Uint8Array.from(out);
+}
+
+interface MultibaseDef {
+  name: Multibase;
+  /** Letter case carries no information: the body is decoded lowercased. */
+  caseInsensitive: boolean;
+  decode: (body: string) => Uint8Array | undefined;
+  /** What the body must look like, for error messages. */
+  shape: string;
+}
+
+function def(name: Multibase, caseInsensitive: boolean, shape: string, decode: (body: string) => Uint8Array | undefined): MultibaseDef {
+  return { name, caseInsensitive, shape, decode };
+}
+
+const b2 = (s: string) => decodeRfc4648(s, '01', 1);
+const b8 = (s: string) => decodeRfc4648(s, '01234567', 3);
+const b10 = (s: string) => decodeBigBase(s, BASE10_ALPHABET, BASE10_INDEX);
+const b16 = (s: string) => decodeRfc4648(s, BASE16_ALPHABET, 4);
+const b32hex = (s: string) => decodeRfc4648(s, BASE32HEX_ALPHABET, 5);
+const b32hexpad = (s: string) => decodePaddedRfc4648(s, BASE32HEX_ALPHABET, 5);
+const b32pad = (s: string) => decodePaddedRfc4648(s, BASE32_ALPHABET, 5);
+const b58flickr = (s: string) => decodeBigBase(s, BASE58FLICKR_ALPHABET, BASE58FLICKR_INDEX);
+
+/** Prefix character (one code point) → encoding. */
+const MULTIBASES: ReadonlyMap<string, MultibaseDef> = new Map([
+  ['0', def('base2', false, 'binary digits 0-1, a multiple of 8', b2)],
+  ['7', def('base8', false, 'octal digits 0-7, MSB first', b8)],
+  ['9', def('base10', false, 'decimal digits', b10)],
+  ['f', def('base16', true, 'an even number of hex digits', b16)],
+  ['F', def('base16upper', true, 'an even number of hex digits', b16)],
+  ['v', def('base32hex', true, '0-9 a-v, unpadded', b32hex)],
+  ['V', def('base32hexupper', true, '0-9 A-V, unpadded', b32hex)],
+  ['t', def('base32hexpad', true, '0-9 a-v, padded with =', b32hexpad)],
+  ['T', def('base32hexpadupper', true, '0-9 A-V, padded with =', b32hexpad)],
+  ['b', def('base32', true, 'a-z 2-7, unpadded', decodeBase32)],
+  ['B', def('base32upper', true, 'A-Z 2-7, unpadded', decodeBase32)],
+  ['c', def('base32pad', true, 'a-z 2-7, padded with =', b32pad)],
+  ['C', def('base32padupper', true, 'A-Z 2-7, padded with =', b32pad)],
+  ['h', def('base32z', false, 'z-base-32 (ybndrfg8ejkmcpqxot1uwisza345h769)', (s) => decodeRfc4648(s, BASE32Z_ALPHABET, 5))],
+  ['k', def('base36', true, '0-9 a-z', decodeBase36)],
+  ['K', def('base36upper', true, '0-9 A-Z', decodeBase36)],
+  ['R', def('base45', false, 'RFC 9285 base45 (0-9 A-Z space $%*+-./:)', decodeBase45)],
+  ['z', def('base58btc', false, 'the base58btc alphabet', decodeBase58btc)],
+  ['Z', def('base58flickr', false, 'the base58flickr alphabet', b58flickr)],
+  ['m', def('base64', false, 'unpadded base64', (s) => decodeRfc4648(s, BASE64_ALPHABET, 6))],
+  ['M', def('base64pad', false, 'padded base64', (s) => decodePaddedRfc4648(s, BASE64_ALPHABET, 6))],
+  ['u', def('base64url', false, 'unpadded base64url', (s) => decodeRfc4648(s, BASE64URL_ALPHABET, 6))],
+  ['U', def('base64urlpad', false, 'padded base64url', (s) => decodePaddedRfc4648(s, BASE64URL_ALPHABET, 6))],
+  ['p', def('proquint', false, '"pro-" and 5-letter proquint words', decodeProquint)],
+  ['\u{1F680}', def('base256emoji', false, 'base256emoji code points', decodeBase256Emoji)],
+]);
+
+/** Every encoding name, in table order (for the output schema). */
+export const MULTIBASE_NAMES: readonly Multibase[] = [...MULTIBASES.values()].map((d) => d.name);
+
+/** Prefixes whose strings survive lowercasing (what a host name does to them). */
+const HOST_SAFE_PREFIXES = new Set(['0', '7', '9', 'f', 'v', 't', 'b', 'c', 'h', 'k', 'p']);
+
+/** True when a lowercased string with this first character can still be a CID or key in a host label. */
+export function isHostSafeMultibase(lowercased: string): boolean {
+  return HOST_SAFE_PREFIXES.has(lowercased[0] ?? '');
+}
+
+// ---------------------------------------------------------------------------
+// CIDs
 
 export interface ParsedCid {
   ok: true;
-  /** The CID string to use in a canonical URI (case-insensitive bases lowercased). */
+  /** Canonical text: a CIDv0 exactly as given, a CIDv1 as lowercase base32 ("b…"). */
   cid: string;
+  /** The text as given, with a case-insensitive multibase (prefix and body) lowercased. */
+  caseFolded: string;
   version: 0 | 1;
+  /** The multibase the input was written in (a CIDv0 is base58btc without a prefix). */
   multibase: Multibase;
   /** Multibase prefix character as it appeared in the input (`null` for CIDv0). */
   inputPrefix: string | null;
@@ -267,58 +467,27 @@ function fail(reason: string, mangledV0 = false): CidFailure {
   return { ok: false, reason, mangledV0 };
 }
 
-function decodeMultibase(body: string, prefix: string): { bytes: Uint8Array; multibase: Multibase; lowercased: boolean } | string {
-  switch (prefix) {
-    case 'z': {
-      const b = decodeBase58btc(body);
-      return b ? { bytes: b, multibase: 'base58btc', lowercased: false } : 'not valid base58btc';
-    }
-    case 'b':
-    case 'B': {
-      const lower = body.toLowerCase();
-      const b = decodeBase32(lower);
-      return b
-        ? { bytes: b, multibase: 'base32', lowercased: prefix === 'B' || lower !== body }
-        : 'not valid base32 (alphabet a-z, 2-7, unpadded)';
-    }
-    case 'k':
-    case 'K': {
-      const lower = body.toLowerCase();
-      const b = decodeBase36(lower);
-      return b ? { bytes: b, multibase: 'base36', lowercased: prefix === 'K' || lower !== body } : 'not valid base36';
-    }
-    case 'f':
-    case 'F': {
-      const lower = body.toLowerCase();
-      const b = lower.length % 2 === 0 ? decodeRfc4648(lower, BASE16_ALPHABET, 4) : undefined;
-      return b ? { bytes: b, multibase: 'base16', lowercased: prefix === 'F' || lower !== body } : 'not valid base16';
-    }
-    case 'm': {
-      const b = decodeRfc4648(body, BASE64_ALPHABET, 6);
-      return b ? { bytes: b, multibase: 'base64', lowercased: false } : 'not valid unpadded base64';
-    }
-    case 'M': {
-      const b = decodePadded(body, BASE64_ALPHABET);
-      return b ? { bytes: b, multibase: 'base64pad', lowercased: false } : 'not valid padded base64';
-    }
-    case 'u': {
-      const b = decodeRfc4648(body, BASE64URL_ALPHABET, 6);
-      return b ? { bytes: b, multibase: 'base64url', lowercased: false } : 'not valid unpadded base64url';
-    }
-    case 'U': {
-      const b = decodePadded(body, BASE64URL_ALPHABET);
-      return b ? { bytes: b, multibase: 'base64urlpad', lowercased: false } : 'not valid padded base64url';
-    }
-    default:
-      return `"${prefix}" is not a multibase prefix this service decodes (b, B, z, k, K, f, F, m, M, u, U)`;
-  }
+interface Decoded {
+  bytes: Uint8Array;
+  base: MultibaseDef;
+  /** prefix + body, lowercased when the base is case-insensitive. */
+  caseFolded: string;
+  lowercased: boolean;
 }
 
-function decodePadded(body: string, alphabet: string): Uint8Array | undefined {
-  if (body.length % 4 !== 0) return undefined;
-  const stripped = body.replace(/={1,2}$/, '');
-  if (stripped.includes('=')) return undefined;
-  return decodeRfc4648(stripped, alphabet, 6);
+function decodeMultibase(text: string): Decoded | string {
+  const prefix = String.fromCodePoint(text.codePointAt(0)!);
+  const body = text.slice(prefix.length);
+  const base = MULTIBASES.get(prefix);
+  if (base === undefined) {
+    const shown = /^[\x21-\x7e]$/.test(prefix) ? `"${prefix}"` : `U+${prefix.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    return `${shown} is not a multibase prefix (the multiformats multibase table defines 0 7 9 f F v V t T b B c C h k K R z Z m M u U p and U+1F680)`;
+  }
+  const folded = base.caseInsensitive ? body.toLowerCase() : body;
+  const bytes = base.decode(folded);
+  if (!bytes) return `not valid ${base.name} (${base.shape})`;
+  const foldedPrefix = base.caseInsensitive ? prefix.toLowerCase() : prefix;
+  return { bytes, base, caseFolded: foldedPrefix + folded, lowercased: foldedPrefix + folded !== text };
 }
 
 function v1Bytes(codec: number, multihash: Uint8Array): Uint8Array {
@@ -365,6 +534,7 @@ export function parseCid(text: string): ParsedCid | CidFailure {
     return {
       ok: true,
       cid: text,
+      caseFolded: text,
       version: 0,
       multibase: 'base58btc',
       inputPrefix: null,
@@ -385,8 +555,7 @@ export function parseCid(text: string): ParsedCid | CidFailure {
     return fail(`a "Qm…" CIDv0 is exactly 46 characters, this one has ${text.length}`);
   }
 
-  const prefix = text[0];
-  const decoded = decodeMultibase(text.slice(1), prefix);
+  const decoded = decodeMultibase(text);
   if (typeof decoded === 'string') return fail(`the CID is ${decoded}`);
   const { bytes } = decoded;
   const version = readVarint(bytes, 0);
@@ -400,21 +569,21 @@ export function parseCid(text: string): ParsedCid | CidFailure {
   const mh = parseMultihash(bytes, codec.next);
   if (typeof mh === 'string') return fail(mh.replace(/^the multihash/, 'the CID multihash'));
 
-  const body = decoded.lowercased ? text.slice(1).toLowerCase() : text.slice(1);
-  const canonicalPrefix = prefix === 'B' || prefix === 'K' || prefix === 'F' ? prefix.toLowerCase() : prefix;
+  const v1Base32 = 'b' + encodeBase32(bytes);
   return {
     ok: true,
-    cid: canonicalPrefix + body,
+    cid: v1Base32,
+    caseFolded: decoded.caseFolded,
     version: 1,
-    multibase: decoded.multibase,
-    inputPrefix: prefix,
+    multibase: decoded.base.name,
+    inputPrefix: String.fromCodePoint(text.codePointAt(0)!),
     lowercased: decoded.lowercased,
     codec: CODEC_NAMES.get(codec.value) ?? null,
     codecCode: codec.value,
     multihash: mh.name,
     multihashCode: mh.code,
     digestLength: mh.digestLength,
-    v1Base32: 'b' + encodeBase32(bytes),
+    v1Base32,
     bytes,
   };
 }
@@ -451,5 +620,6 @@ export function parseIpnsKey(text: string): ParsedIpnsKey | CidFailure {
   if (cid.codecCode !== 0x72) {
     return fail(`an IPNS key CID uses the libp2p-key codec (0x72), this one uses ${cid.codec ?? '0x' + cid.codecCode.toString(16)}`);
   }
-  return { ok: true, name: cid.cid, lowercased: cid.lowercased, base36: 'k' + encodeBase36(cid.bytes) };
+  // Keys keep the multibase they were written in; only letter case is folded.
+  return { ok: true, name: cid.caseFolded, lowercased: cid.lowercased, base36: 'k' + encodeBase36(cid.bytes) };
 }

@@ -91,12 +91,14 @@ test('CIDv0 → CIDv1 base32 conversion matches the well-known pair', () => {
   assert.ok(back.ok && back.version === 1 && back.codec === 'dag-pb' && back.digestLength === 32);
 });
 
-test('CIDv1 in other multibases is accepted and keeps its base; case-insensitive bases are lowercased', () => {
+test('CIDv1 in other multibases is accepted and re-encoded as base32; the input base and its case-folded text are kept aside', () => {
   const z = parseCid('zdj7WWeQ43G6JJvLWQWZpyHuAMq6uYWRjkBXFad11vE2LHhQ7');
-  assert.ok(z.ok && z.multibase === 'base58btc' && z.cid === 'zdj7WWeQ43G6JJvLWQWZpyHuAMq6uYWRjkBXFad11vE2LHhQ7');
+  assert.ok(z.ok && z.multibase === 'base58btc' && z.cid === V1);
+  assert.equal(z.ok && z.caseFolded, 'zdj7WWeQ43G6JJvLWQWZpyHuAMq6uYWRjkBXFad11vE2LHhQ7');
   assert.equal(z.ok && z.v1Base32, V1);
   const f = parseCid('F01701220C3C4733EC8AFFD06CF9E9FF50FFC6BCD2EC85A6170004BB709669C31DE94391A');
-  assert.ok(f.ok && f.multibase === 'base16' && f.lowercased && f.cid.startsWith('f0170'));
+  assert.ok(f.ok && f.multibase === 'base16upper' && f.lowercased && f.caseFolded.startsWith('f0170'));
+  assert.equal(f.ok && f.cid, 'bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi');
   const raw = parseCid('bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku');
   assert.ok(raw.ok && raw.codec === 'raw');
 });

@@ -4,13 +4,15 @@
  * function here is total: any string gives a result, never an exception.
  *
  * Rules (domain-rules §C): canonical IPFS form `ipfs://{cid}{/path}`; CIDv0 is
- * case-sensitive and never lowercased; CIDv1 in a case-insensitive multibase is
- * lowercased; Arweave `ar://{43-char id}` ⇄ `https://arweave.net/{id}`; data:
- * URIs per RFC 2397 are decoded; http(s) only has scheme and host lowercased.
+ * case-sensitive and never lowercased; CIDv1 in any multibase is re-encoded as
+ * lowercase base32 (one canonical text per CID); Arweave `ar://{43-char id}` ⇄
+ * `https://arweave.net/{id}`; data: URIs per RFC 2397 are decoded; http(s) only
+ * has scheme and host lowercased, and a host must be an RFC 1123 host name.
  * Everything after the content root (path, trailing slash, query, fragment) is
  * kept byte for byte.
  */
-import { isCanonicalBase64Url43, parseCid, parseIpnsKey, type Multibase } from './cid.js';
+import { isCanonicalBase64Url43, isHostSafeMultibase, parseCid, parseIpnsKey, type Multibase } from './cid.js';
+import { dnsNameProblem } from './dns.js';
 
 // ---------------------------------------------------------------------------
 // Public shapes
@@ -33,7 +35,10 @@ export interface Warning {
 export interface IpfsInfo {
   cid: string;
   cid_version: 0 | 1;
-  multibase: Multibase;
+  /** Multibase of `cid`: base58btc for CIDv0, base32 for CIDv1. */
+  multibase: 'base58btc' | 'base32';
+  /** Multibase the CID was written in. */
+  input_multibase: Multibase;
   codec: string | null;
   codec_code: number;
   multihash: string | null;
@@ -113,6 +118,12 @@ export interface NormalizerResponse {
 export const DEFAULT_IPFS_GATEWAY = 'https://ipfs.io';
 /** ipfs.io serves path-style only; its operator's subdomain gateway is dweb.link. */
 const DEFAULT_SUBDOMAIN_HOST = 'dweb.link';
+/**
+ * Public subdomain gateways ({cid}.ipfs.{host}, {name}.ipns.{host}). Only under
+ * a known host (or the caller's ipfs_gateway) is a multi-label name in front of
+ * ".ipns." unambiguous: elsewhere the gateway's own host could start earlier.
+ */
+const KNOWN_SUBDOMAIN_GATEWAYS: readonly string[] = ['dweb.link', 'inbrowser.link', 'w3s.link', 'nftstorage.link', 'cf-ipfs.com', '4everland.io'];
 const ARWEAVE_GATEWAY = 'https://arweave.net';
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
@@ -168,7 +179,6 @@ function quote(s: string, max = 80): string {
 
 const ARWEAVE_ID_RE = /^[A-Za-z0-9_-]{43}$/;
 const ARNS_NAME_RE = /^[A-Za-z0-9_-]{1,51}$/;
-const DNSLINK_RE = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)+\.?$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_OR_SPACE_RE = /[\u0000-\u0020\u007f]/;
 
@@ -220,11 +230,17 @@ function ipfsCore(cidText: string, rest: string, gw: Gateways, notes: Notes): Co
       'info',
       'The CID is a CIDv0 (base58btc, "Qm…"): it is case-sensitive and must never be lowercased; subdomain gateways need its CIDv1 base32 form (cid_v1_base32).',
     );
+  } else if (parsed.multibase !== 'base32' && parsed.multibase !== 'base32upper') {
+    notes.add(
+      'CID_MULTIBASE_CONVERTED',
+      'info',
+      `The CIDv1 was written in ${parsed.multibase} ("${parsed.inputPrefix}…"); it was re-encoded from the same bytes as lowercase base32 ("b…"), the canonical form.`,
+    );
   } else if (parsed.lowercased) {
     notes.add(
       'CID_MULTIBASE_LOWERCASED',
       'warning',
-      `The CIDv1 was written in upper or mixed case ${quote(cidText)}; ${parsed.multibase} is case-insensitive, so it was lowercased to the canonical "${parsed.cid[0]}…" form.`,
+      `The CIDv1 was written in upper or mixed case ${quote(cidText)}; base32 is case-insensitive, so it was lowercased to the canonical "b…" form.`,
     );
   }
   const sub =
@@ -247,7 +263,8 @@ function ipfsCore(cidText: string, rest: string, gw: Gateways, notes: Notes): Co
     ipfs: {
       cid: parsed.cid,
       cid_version: parsed.version,
-      multibase: parsed.multibase,
+      multibase: parsed.version === 0 ? 'base58btc' : 'base32',
+      input_multibase: parsed.multibase,
       codec: parsed.codec,
       codec_code: parsed.codecCode,
       multihash: parsed.multihash,
@@ -292,17 +309,19 @@ function ipnsCore(nameText: string, rest: string, gw: Gateways, notes: Notes): C
     name = key.name;
     info = { name, name_type: 'key', key_base36: key.base36 };
     label = key.base36.length <= 63 ? key.base36 : null;
-  } else if (DNSLINK_RE.test(nameText)) {
+  } else if (dnsNameProblem(nameText, 2) === undefined) {
     name = nameText.toLowerCase();
     if (name !== nameText) notes.add('HOST_LOWERCASED', 'info', 'The DNSLink domain name was lowercased (DNS names are case-insensitive).');
     info = { name, name_type: 'dnslink', key_base36: null };
     const inlined = name.replace(/\.$/, '').replace(/-/g, '--').replace(/\./g, '-');
     label = inlined.length <= 63 ? inlined : null;
   } else {
+    // A dotted name was meant as a domain: say why it is not one (RFC 1123).
+    const why = nameText.includes('.') ? `the domain name ${dnsNameProblem(nameText, 2) ?? ''}` : key.reason;
     notes.add(
       'IPNS_NAME_INVALID',
       'error',
-      `${quote(nameText)} is neither an IPNS key (libp2p-key CID or peer ID) nor a DNSLink domain name${key.reason ? `: ${key.reason}` : ''}.`,
+      `${quote(nameText)} is neither an IPNS key (libp2p-key CID or peer ID) nor a DNSLink domain name${why ? `: ${why}` : ''}.`,
     );
     return base;
   }
@@ -439,6 +458,39 @@ function parseAuthority(afterSlashes: string): Authority | string {
   return { userinfo, host, port, rest };
 }
 
+interface SubdomainForm {
+  ns: 'ipfs' | 'ipns';
+  /** Everything in front of ".ipfs." / ".ipns.", in the host's own letter case. */
+  name: string;
+  /** The known gateway host matched from the right, or null for the one-label form on any host. */
+  gateway: string | null;
+}
+
+/**
+ * Reads a host as a subdomain gateway. A known gateway (the caller's, or one
+ * of KNOWN_SUBDOMAIN_GATEWAYS) is matched from the right, so the name in front
+ * may have several labels; on any other host only "{label}.ipfs|ipns.{rest}".
+ */
+function subdomainForm(host: string, gw: Gateways): SubdomainForm | undefined {
+  const bare = host.endsWith('.') ? host.slice(0, -1) : host;
+  const lower = bare.toLowerCase();
+  const own = gw.subdomainHost === null ? [] : [gw.subdomainHost.replace(/:[0-9]*$/, '')];
+  let best: SubdomainForm | undefined;
+  for (const gateway of [...own, ...KNOWN_SUBDOMAIN_GATEWAYS]) {
+    for (const ns of ['ipfs', 'ipns'] as const) {
+      const tail = `.${ns}.${gateway}`;
+      if (lower.length > tail.length && lower.endsWith(tail) && (best === undefined || gateway.length > best.gateway!.length)) {
+        best = { ns, name: bare.slice(0, bare.length - tail.length), gateway };
+      }
+    }
+  }
+  if (best) return best;
+  const labels = bare.split('.');
+  const ns = (labels[1] ?? '').toLowerCase();
+  if (labels.length >= 3 && (ns === 'ipfs' || ns === 'ipns')) return { ns, name: labels[0], gateway: null };
+  return undefined;
+}
+
 function httpCore(schemeLower: 'http' | 'https', schemeRaw: string, after: string, gw: Gateways, notes: Notes): Core {
   if (!after.startsWith('//')) {
     notes.add('INVALID_URL', 'error', `An ${schemeLower} URL needs "//" and a host after "${schemeRaw}:".`);
@@ -450,61 +502,97 @@ function httpCore(schemeLower: 'http' | 'https', schemeRaw: string, after: strin
     return emptyCore(schemeLower);
   }
   const hostLower = auth.host.toLowerCase();
-  const labels = auth.host.split('.');
   const plain = schemeLower === 'http' ? ' (the gateway URL used plain http)' : '';
 
+  // RFC 1123 host names. "_" is outside them but common (ArNS undernames use
+  // it), so it is only a warning on a URL kept as http(s).
+  let underscore = false;
+  if (!auth.host.startsWith('[')) {
+    const problem = dnsNameProblem(auth.host);
+    if (problem !== undefined && dnsNameProblem(auth.host.replace(/_/g, 'x')) !== undefined) {
+      notes.add(
+        'INVALID_HOST',
+        'error',
+        `Not a valid ${schemeLower} URL: the host ${quote(auth.host)} ${problem} (RFC 1123: labels of 1-63 letters, digits and hyphens, no hyphen at either end, at most 253 characters).`,
+      );
+      return emptyCore(schemeLower);
+    }
+    underscore = problem !== undefined;
+  }
+
   // Subdomain gateway: {cid}.ipfs.{gateway} / {name}.ipns.{gateway}
-  if (labels.length >= 3) {
-    const ns = labels[1].toLowerCase();
-    if (ns === 'ipfs') {
-      // Host names are case-insensitive: read the label lowercased, except a
-      // case-intact CIDv0 (recoverable, though no subdomain gateway can serve it).
-      const label = labels[0].length === 46 && labels[0].startsWith('Qm') ? labels[0] : labels[0].toLowerCase();
-      const sub = new Notes();
-      const caseSensitiveBase = /^[zmu]/.test(label);
-      const core = caseSensitiveBase ? undefined : ipfsCore(label, auth.rest, gw, sub);
-      if (core) {
-        notes.add('GATEWAY_URL_CANONICALIZED', 'info', `A subdomain gateway URL (host ${hostLower}) was converted to the canonical ipfs:// form${plain}.`);
-        if (core.ipfs && core.ipfs.cid !== core.ipfs.cid_v1_base32) {
-          notes.add(
-            'SUBDOMAIN_CID_NOT_BASE32',
-            'warning',
-            'The subdomain held a CID that is not CIDv1 base32; host names are case-insensitive, so such a subdomain URL is unreliable. subdomain_gateway_url uses the CIDv1 base32 form.',
-          );
-        }
-        for (const w of sub.list) notes.add(w.code, w.severity, w.message);
-        return core;
-      }
-      if (label.length >= 40) {
-        // Only a CID-sized label is worth a remark; "docs.ipfs.tech" is just a host.
-        const bad = parseCid(label);
-        const why = caseSensitiveBase ? 'a case-sensitive multibase cannot be carried in a host name' : bad.ok ? '' : bad.reason;
+  const form = subdomainForm(auth.host, gw);
+  if (form && form.ns === 'ipfs') {
+    const single = !form.name.includes('.');
+    // Host names are case-insensitive: read the label lowercased, except a
+    // case-intact CIDv0 (recoverable, though no subdomain gateway can serve it).
+    const v0 = form.name.length === 46 && form.name.startsWith('Qm');
+    const label = v0 ? form.name : form.name.toLowerCase();
+    const sub = new Notes();
+    const caseSensitiveBase = !v0 && !isHostSafeMultibase(label);
+    const core = single && !caseSensitiveBase ? ipfsCore(label, auth.rest, gw, sub) : undefined;
+    if (core) {
+      notes.add('GATEWAY_URL_CANONICALIZED', 'info', `A subdomain gateway URL (host ${hostLower}) was converted to the canonical ipfs:// form${plain}.`);
+      if (core.ipfs && (core.ipfs.cid_version === 0 || core.ipfs.input_multibase !== 'base32')) {
         notes.add(
-          'IPFS_SUBDOMAIN_INVALID_CID',
+          'SUBDOMAIN_CID_NOT_BASE32',
           'warning',
-          `The host looks like a subdomain gateway but its first label is not a usable CID${why ? ` (${why})` : ''}; kept as an ${schemeLower} URL.`,
+          'The subdomain held a CID that is not CIDv1 base32; host names are case-insensitive, so such a subdomain URL is unreliable. subdomain_gateway_url uses the CIDv1 base32 form.',
         );
       }
-    } else if (ns === 'ipns') {
-      // Only case-insensitive key encodings (k…, b…, f…) survive in a host name.
-      let name = labels[0].toLowerCase();
-      const key = /^[kbf]/.test(name) ? parseIpnsKey(name) : undefined;
-      const keyOk = key !== undefined && key.ok;
-      if (!keyOk && name.includes('-')) {
-        // DNSLink inlining: "-" stands for ".", "--" for "-".
-        name = name.replace(/--/g, '\u0000').replace(/-/g, '.').replace(/\u0000/g, '-');
+      for (const w of sub.list) notes.add(w.code, w.severity, w.message);
+      return core;
+    }
+    if (label.length >= 40 || form.gateway !== null) {
+      // Only a CID-sized label (or a known gateway) is worth a remark; "docs.ipfs.tech" is just a host.
+      const bad = parseCid(label);
+      const why = !single
+        ? 'a CID is one label, this is several'
+        : !bad.ok && bad.mangledV0
+          ? bad.reason
+          : caseSensitiveBase
+            ? 'a case-sensitive multibase cannot be carried in a host name'
+            : bad.ok
+              ? ''
+              : bad.reason;
+      notes.add(
+        'IPFS_SUBDOMAIN_INVALID_CID',
+        'warning',
+        `The host looks like a subdomain gateway but the name in front of ".ipfs." is not a usable CID${why ? ` (${why})` : ''}; kept as an ${schemeLower} URL.`,
+      );
+    }
+  } else if (form) {
+    const name = form.name.toLowerCase();
+    let target: string | undefined;
+    if (!name.includes('.')) {
+      // Only keys in a base that survives lowercasing (k…, b…, f…, …) can sit in a host name.
+      const key = isHostSafeMultibase(name) ? parseIpnsKey(name) : undefined;
+      if (key !== undefined && key.ok) {
+        target = name;
+      } else {
+        // DNSLink inlined into one label: "--" stands for "-", "-" for ".".
+        const decoded = name.replace(/--/g, '\u0000').replace(/-/g, '.').replace(/\u0000/g, '-');
+        if (dnsNameProblem(decoded, 2) === undefined) target = decoded;
       }
-      if (keyOk || DNSLINK_RE.test(name)) {
-        notes.add('GATEWAY_URL_CANONICALIZED', 'info', `A subdomain gateway URL (host ${hostLower}) was converted to the canonical ipns:// form${plain}.`);
-        return ipnsCore(name, auth.rest, gw, notes);
-      }
-      if (labels[0].length >= 40) {
-        notes.add(
-          'IPNS_SUBDOMAIN_INVALID_NAME',
-          'warning',
-          `The host looks like an IPNS subdomain gateway but ${quote(labels[0])} is not an IPNS name; kept as an ${schemeLower} URL.`,
-        );
-      }
+    } else if (form.gateway !== null && dnsNameProblem(name, 2) === undefined) {
+      // Several labels before ".ipns.{known gateway}": the DNSLink name as is.
+      target = name;
+      notes.add(
+        'SUBDOMAIN_DNSLINK_NOT_INLINED',
+        'info',
+        `The DNSLink name ${quote(name)} was written as several labels in front of ".ipns.${form.gateway}"; https on a subdomain gateway needs it inlined into one label (as in subdomain_gateway_url).`,
+      );
+    }
+    if (target !== undefined) {
+      notes.add('GATEWAY_URL_CANONICALIZED', 'info', `A subdomain gateway URL (host ${hostLower}) was converted to the canonical ipns:// form${plain}.`);
+      return ipnsCore(target, auth.rest, gw, notes);
+    }
+    if (form.name.length >= 40 || form.gateway !== null) {
+      notes.add(
+        'IPNS_SUBDOMAIN_INVALID_NAME',
+        'warning',
+        `The host looks like an IPNS subdomain gateway but ${quote(form.name)} is neither an IPNS key nor a DNSLink name (inlined as one label, or several labels in front of a known gateway); kept as an ${schemeLower} URL.`,
+      );
     }
   }
 
@@ -538,6 +626,13 @@ function httpCore(schemeLower: 'http' | 'https', schemeRaw: string, after: strin
 
   // Plain http(s) URL: lowercase scheme and host only.
   if (hostLower !== auth.host) notes.add('HOST_LOWERCASED', 'info', 'The host was lowercased (host names are case-insensitive); nothing else was changed.');
+  if (underscore) {
+    notes.add(
+      'HOST_UNDERSCORE',
+      'warning',
+      `The host ${quote(hostLower)} contains "_", which RFC 1123 host names do not allow; kept as given, but some resolvers, TLS certificates and clients refuse it.`,
+    );
+  }
   if (auth.userinfo !== null) {
     notes.add('URL_HAS_CREDENTIALS', 'warning', 'The URL carries user information (user:password@) before the host; it is kept as given but should not be shared.');
   }

@@ -7,6 +7,7 @@
  * multi-byte characters meets the body limit first.
  */
 import type { JsonSchema } from '../../catalog/capability.js';
+import { MULTIBASE_NAMES } from './cid.js';
 import { DEFAULT_IPFS_GATEWAY, GATEWAY_PATTERN, MAX_DATA_JSON_DEPTH, TOKEN_ID_PATTERN } from './normalize.js';
 
 export const MAX_URI_CHARS = 65536;
@@ -63,11 +64,19 @@ const warning = {
 const ipfs = {
   type: ['object', 'null'],
   additionalProperties: false,
-  required: ['cid', 'cid_version', 'multibase', 'codec', 'codec_code', 'multihash', 'multihash_code', 'digest_length', 'cid_v1_base32'],
+  required: ['cid', 'cid_version', 'multibase', 'input_multibase', 'codec', 'codec_code', 'multihash', 'multihash_code', 'digest_length', 'cid_v1_base32'],
   properties: {
-    cid: { type: 'string', description: 'The CID as used in canonical_uri (CIDv0 case kept; CIDv1 in a case-insensitive base lowercased).' },
+    cid: {
+      type: 'string',
+      description: 'The CID as used in canonical_uri: a CIDv0 exactly as given (case-sensitive); a CIDv1 in any multibase re-encoded from its bytes as lowercase base32 ("b…").',
+    },
     cid_version: { type: 'integer', enum: [0, 1] },
-    multibase: { type: 'string', enum: ['base58btc', 'base32', 'base36', 'base16', 'base64', 'base64url', 'base64pad', 'base64urlpad'] },
+    multibase: { type: 'string', enum: ['base58btc', 'base32'], description: 'Multibase of cid: base58btc for CIDv0, base32 for CIDv1.' },
+    input_multibase: {
+      type: 'string',
+      enum: [...MULTIBASE_NAMES],
+      description: 'Multibase the CID was written in, by its name in the multiformats multibase table (a CIDv0 is base58btc without a prefix).',
+    },
     codec: { ...nullableString, description: 'Multicodec name (dag-pb, raw, dag-cbor, …) or null when unknown.' },
     codec_code: { type: 'integer', minimum: 0 },
     multihash: { ...nullableString, description: 'Multihash function name (sha2-256, …) or null when unknown.' },
