@@ -7,6 +7,7 @@ import {
 } from './checker.js';
 import { checkerExamples } from './examples.js';
 import { inputSchema, outputSchema } from './schema.js';
+import { checkerRouting } from './routing.js';
 
 export type { CheckerRequest, CheckerResponse } from './checker.js';
 
@@ -32,6 +33,7 @@ export const dataCompatibilityChecker: Capability<CheckerRequest, CheckerRespons
     })(),
   ],
   check: findDuplicateFieldNames,
+  routing: checkerRouting,
   run: checkCompatibility,
   maxBodyBytes: 64 * 1024,
 };

@@ -9,6 +9,7 @@ import {
   type NormalizerResponse,
 } from './normalize.js';
 import { inputSchema, MAX_BODY_BYTES, outputSchema } from './schema.js';
+import { nftRouting } from './routing.js';
 
 export type { NormalizerRequest, NormalizerResponse } from './normalize.js';
 export { normalizeNftUri } from './normalize.js';
@@ -82,6 +83,7 @@ export const nftMetadataUriNormalizer: Capability<NormalizerRequest, NormalizerR
   outputSchema,
   examples: exampleInputs.map((e) => ({ summary: e.summary, input: e.input, output: normalizeNftUri(e.input) })),
   check: checkNormalizerRequest,
+  routing: nftRouting,
   run: normalizeNftUri,
   maxBodyBytes: MAX_BODY_BYTES,
 };
