@@ -28,8 +28,15 @@ export interface Capability<I = any, O = any, R extends O | Promise<O> = O> {
   id: string;
   method: 'POST';
   path: string;
-  /** Price in atomic units of the asset (USDC has 6 decimals: 1000 = US$0.001). */
+  /**
+   * Price in atomic units of the asset (USDC has 6 decimals: 1000 = US$0.001).
+   * For an entry priced by its input (`priceOf`), the smallest price it asks.
+   */
   priceAtomic: string;
+  /** The price for this validated input, when it depends on the input (the composite router: its plan's total). */
+  priceOf?: (input: I) => string;
+  /** The request fingerprint an authorization is bound to, when not the canonical JSON of the input. */
+  fingerprintOf?: (input: I) => string;
   title: string;
   description: string;
   inputSchema: JsonSchema;

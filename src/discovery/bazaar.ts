@@ -6,6 +6,7 @@
  */
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Capability, JsonSchema } from '../catalog/capability.js';
+import type { PaidOffer } from '../payments/paid-flow.js';
 
 
 const DROP = new Set(['description', 'examples', 'title', '$comment', 'default']);
@@ -63,8 +64,8 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
 }
 
 /**
- * Candidates from richest to leanest; the gate sends the first whose encoded
- * PAYMENT-REQUIRED header fits. The full schemas are always in /openapi.json.
+ * Candidates from richest to leanest; the HTTP adapter sends the first whose
+ * encoded PAYMENT-REQUIRED header fits its budget, MCP the richest. The full schemas are always in /openapi.json.
  */
 export function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
   return (['full', 'compact', 'compact-input', 'example-only', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
@@ -74,4 +75,15 @@ export function bazaarCandidates(cap: Capability): Array<Record<string, unknown>
 export function shortDescription(cap: Capability): string {
   const first = cap.description.split(/(?<=\.)\s/)[0] ?? cap.description;
   return first.length <= 160 ? first : first.slice(0, 157).replace(/\s+\S*$/, '') + '…';
+}
+
+/** A capability's paid face for every transport: its 402 summary and extensions, built once per entry. */
+const offers = new WeakMap<Capability, PaidOffer>();
+export function offerOf(cap: Capability): PaidOffer {
+  let o = offers.get(cap);
+  if (!o) {
+    o = { cap, summary: shortDescription(cap), extensionCandidates: bazaarCandidates(cap) };
+    offers.set(cap, o);
+  }
+  return o;
 }

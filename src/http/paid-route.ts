@@ -1,20 +1,27 @@
 /**
- * HTTP glue for one paid capability: read and validate the body, decode the
- * payment header, ask the gate, translate its outcome into x402 v2 headers.
- * Every decision lives in `payments/gate.ts`; this file only translates.
+ * The HTTP/x402 adapter of the paid flow: read and validate the body, decode
+ * the payment header, run `payFor`, translate its outcome into x402 v2
+ * headers. Every decision lives in `payments/`; this file only translates,
+ * and owns what only HTTP has: the PAYMENT-REQUIRED header and its budget.
  */
 import type { Context } from 'hono';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Capability } from '../catalog/capability.js';
-import { bazaarCandidates, shortDescription } from '../discovery/bazaar.js';
+import { offerOf } from '../discovery/bazaar.js';
 import { compileValidator } from '../catalog/validation.js';
 import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { requestFingerprint } from '../payments/canonical-json.js';
 import { isJsonMediaType, mediaTypeOf, parseJsonBody, rawTextBody, readBodyBytes } from './json-body.js';
 import type { GateOutcome, PaymentGate } from '../payments/gate.js';
+import { payFor, priceFor } from '../payments/paid-flow.js';
 import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+/** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
+export const HEADER_BUDGET_BYTES = 2040;
+
+/** The richest 402 whose header fits the budget: oversized headers get payments rejected by production facilitators. */
+export const fitsHeaderBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= HEADER_BUDGET_BYTES;
 
 export interface PaidRouteOptions {
   gate: PaymentGate;
@@ -105,8 +112,7 @@ export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' 
 
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const reader = makeInputReader(cap);
-  const extensionCandidates = bazaarCandidates(cap);
-  const description = shortDescription(cap);
+  const offer = offerOf(cap);
   return async function paidCapabilityRoute(c: Context): Promise<Response> {
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > reader.limit) return c.json(errorBody('payload_too_large', `The request body exceeds ${reader.limit} bytes.`), 413);
@@ -125,17 +131,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     }
     const input = parsed.input;
     const base = opts.publicBaseUrl ?? new URL(c.req.url).origin;
-    const outcome = await opts.gate.handle({
-      resource: cap.id,
-      description,
-      priceAtomic: cap.priceAtomic,
-      resourceUrl: base + cap.path,
-      fingerprint: requestFingerprint(cap.id, input),
-      payment,
-      extensionCandidates,
-      execute: async () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(await cap.run(input)) }),
-    });
-    return respond(c, outcome, cap.priceAtomic);
+    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget });
+    return respond(c, outcome, priceFor(cap, input));
   };
 }
 

@@ -14,14 +14,14 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Capability } from '../catalog/capability.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
-import { bazaarCandidates, shortDescription } from '../discovery/bazaar.js';
+import { offerOf } from '../discovery/bazaar.js';
 import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../http/json-body.js';
 import { makeInputReader } from '../http/paid-route.js';
 import type { FreeRoute, FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
-import { requestFingerprint } from '../payments/canonical-json.js';
 import type { GateOutcome } from '../payments/gate.js';
+import { payFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
 
 export const PAYMENT_META_KEY = 'x402/payment';
@@ -130,8 +130,7 @@ function topLevelId(text: string): string | number | undefined {
 interface PaidTool {
   cap: Capability;
   reader: ReturnType<typeof makeInputReader>;
-  extensionCandidates: Array<Record<string, unknown>>;
-  description: string;
+  offer: PaidOffer;
 }
 
 /** A free route's MCP tool, in the shape the endpoint serves. */
@@ -171,7 +170,7 @@ function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string) {
     payment:
       'Paid tools answer without payment with isError true, structuredContent = the x402 PaymentRequired and content[0].text = the same JSON. Sign one of its accepts (x402 v2, exact, EIP-3009) and repeat the tools/call with params._meta["x402/payment"] = the PaymentPayload object. The receipt comes back in result._meta["x402/payment-response"]. This endpoint never pays and holds no wallet.',
     tools: [
-      ...paid.map((t) => ({ name: mcpToolName(t.cap.id), paid: true, price_atomic: t.cap.priceAtomic, description: t.description })),
+      ...paid.map((t) => ({ name: mcpToolName(t.cap.id), paid: true, price_atomic: t.cap.priceAtomic, description: t.offer.summary })),
       ...free.map((t) => ({ name: t.name, paid: false, price_atomic: '0', description: t.description })),
     ],
   };
@@ -201,7 +200,7 @@ export const mcpModule: ServiceModule = {
     };
   },
   routes(app: Hono, ctx: ModuleContext) {
-    const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), extensionCandidates: bazaarCandidates(cap), description: shortDescription(cap) }));
+    const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap) }));
     const free: FreeTool[] = [
       ...builtInFreeTools(),
       ...ctx.modules.flatMap((m) => [...(m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute), ...(m.mcpTools?.(ctx) ?? [])]),
@@ -253,18 +252,7 @@ export const mcpModule: ServiceModule = {
       if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
         return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
       }
-      const input = parsed.input;
-      const outcome = await ctx.gate.handle({
-        resource: tool.cap.id,
-        description: tool.description,
-        priceAtomic: tool.cap.priceAtomic,
-        resourceUrl: base + tool.cap.path,
-        fingerprint: requestFingerprint(tool.cap.id, input),
-        payment: raw as PaymentPayload | undefined,
-        extensionCandidates: tool.extensionCandidates,
-        execute: async () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(await tool.cap.run(input)) }),
-      });
-      return outcomeToResult(outcome);
+      return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base));
     };
 
     const serve = async (c: Context) => {

@@ -22,7 +22,6 @@
  *   duplicate never takes over a settlement in flight.
  */
 import { randomUUID } from 'node:crypto';
-import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import type { AssetConfig } from '../config.js';
@@ -32,9 +31,6 @@ import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAu
 import type { ChainReader } from './chain.js';
 import { sha256Hex } from './canonical-json.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
-
-/** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
-export const HEADER_BUDGET_BYTES = 2040;
 
 /** A facilitator rejects authorizations that expire within 6 s; we refuse to start settling closer than this. */
 export const SETTLE_MARGIN_SECONDS = 10;
@@ -74,9 +70,11 @@ export interface PaidCall {
   payment: PaymentPayload | undefined;
   /**
    * Extensions to advertise on the 402 (e.g. Bazaar discovery), richest first:
-   * the first whose encoded PAYMENT-REQUIRED header fits HEADER_BUDGET_BYTES is used.
+   * the first the transport says `fits` is used (the HTTP adapter has a header
+   * budget; MCP has none and takes the richest).
    */
   extensionCandidates?: Array<Record<string, unknown>>;
+  fits?: (paymentRequired: PaymentRequired) => boolean;
   /** Produce the deliverable; must be deterministic for the fingerprint. Throwing means "cannot deliver". */
   execute: () => StoredResponse | Promise<StoredResponse>;
 }
@@ -94,7 +92,6 @@ type ChallengeCode = Extract<ErrorCode, 'payment_required' | 'payment_invalid' |
 export type GateOutcome =
   | {
       kind: 'challenge';
-      status: 402;
       code: ChallengeCode;
       message: string;
       paymentRequired: PaymentRequired;
@@ -206,16 +203,15 @@ export class PaymentGate {
   private readonly plainChallenges = new Map<string, PaymentRequired>();
 
   private async challenge(call: PaidCall, requirements: PaymentRequirements[], code: ChallengeCode, message: string, paymentResponse?: SettleResponse): Promise<GateOutcome> {
-    // The plain 402 is the hot path and depends only on resource URL and price: build it once.
-    const key = `${call.resourceUrl}|${call.priceAtomic}`;
+    // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
+    const key = `${call.resourceUrl}|${call.priceAtomic}|${call.fits ? 'fitted' : 'full'}`;
     let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
     if (!paymentRequired) {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
       const error = code === 'payment_required' ? undefined : message;
-      // Oversized 402 headers get payments rejected by production facilitators: keep it small.
       for (const extra of [...(call.extensionCandidates ?? []), {}]) {
         paymentRequired = await this.rail.paymentRequired(requirements, resource, error, extra);
-        if (encodePaymentRequiredHeader(paymentRequired).length <= HEADER_BUDGET_BYTES) break;
+        if (!call.fits || call.fits(paymentRequired)) break;
       }
       paymentRequired = paymentRequired!;
       if (code === 'payment_required') {
@@ -224,7 +220,7 @@ export class PaymentGate {
         this.plainChallenges.set(key, paymentRequired);
       }
     }
-    return { kind: 'challenge', status: 402, code, message, paymentRequired, paymentResponse };
+    return { kind: 'challenge', code, message, paymentRequired, paymentResponse };
   }
 
   // ------------------------------------------------------------------ admission and binding
