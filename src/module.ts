@@ -20,6 +20,8 @@ export interface ModuleInit {
   ledger: Ledger;
   log: Logger;
   now: () => number;
+  /** Network, payee, asset and timings of the payment rail (the devnet's when it runs). */
+  payment: PaymentConfig;
 }
 
 export interface ModuleContext extends ModuleInit {
@@ -27,7 +29,6 @@ export interface ModuleContext extends ModuleInit {
   catalog: readonly Capability[];
   gate: PaymentGate;
   rail: PaymentRail;
-  payment: PaymentConfig;
   /** PUBLIC_BASE_URL when set; otherwise routes use the request's origin. */
   publicBaseUrl: string | undefined;
   /** Every module of this service (discovery documents describe them all). */
@@ -76,6 +77,8 @@ export interface ServiceModule {
   name: string;
   /** Called once at start-up, before the catalog is frozen (e.g. load a starter corpus, build a capability over a store). */
   capabilities?(init: ModuleInit): Promise<Capability[]> | Capability[];
+  /** Entries built over every other module's (the composite router plans over the whole catalog); called after `capabilities`. */
+  lateCapabilities?(catalog: readonly Capability[], init: ModuleInit): Promise<Capability[]> | Capability[];
   /** Free routes as descriptors: registered, described in OpenAPI and offered as MCP tools from this one list. */
   freeRoutes?(ctx: ModuleContext): FreeRoute[];
   /** Register routes that are not free-route descriptors (e.g. the MCP endpoint itself). */

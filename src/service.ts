@@ -109,12 +109,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       cleanups.push(() => clearInterval(timer));
     }
 
-    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now };
+    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment };
     const catalog = [...baseCatalog];
     for (const m of modules) {
       if (m.capabilities) catalog.push(...(await m.capabilities(init)));
       if (m.stop) cleanups.unshift(() => m.stop!());
     }
+    const base = [...catalog];
+    for (const m of modules) if (m.lateCapabilities) catalog.push(...(await m.lateCapabilities(base, init)));
     assertCatalog(catalog);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
     const app: Hono = createApp({
@@ -124,7 +126,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       ledger,
       publicBaseUrl: config.publicBaseUrl,
       log,
-      modules: modules.map((m) => (a: Hono) => registerModule(a, m, { ...init, catalog, gate, rail, payment, publicBaseUrl: config.publicBaseUrl, modules })),
+      modules: modules.map((m) => (a: Hono) => registerModule(a, m, { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules })),
     });
     const stopReconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'));
     cleanups.push(stopReconciler);

@@ -131,15 +131,15 @@ describe('deeply nested JSON is a 400 before any payment step, on every surface'
       });
     });
 
-    test('a free tool (router_quote) with deep arguments: -32602, never -32603', async () => {
-      const res = await rpc(call(7, 'router_quote', `{"objective":"x","inputs":${arrays(20000)}}`));
+    test('a free tool (router-quote) with deep arguments: -32602, never -32603', async () => {
+      const res = await rpc(call(7, 'router-quote', `{"objective":"x","inputs":${arrays(20000)}}`));
       const body = (await res.json()) as Json;
       assert.equal(body.id, 7);
       assert.equal(body.error.code, -32602);
     });
 
     test('deep messages without a single id: HTTP 400, -32602, id null', async () => {
-      for (const msg of [`[${call(1, 'router_quote', arrays(20000))}]`, `{"jsonrpc":"2.0","method":"notifications/x","params":${arrays(20000)}}`, arrays(100000)]) {
+      for (const msg of [`[${call(1, 'router-quote', arrays(20000))}]`, `{"jsonrpc":"2.0","method":"notifications/x","params":${arrays(20000)}}`, arrays(100000)]) {
         const res = await rpc(msg);
         const body = (await res.json()) as Json;
         assert.equal(res.status, 400);

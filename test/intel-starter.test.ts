@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { loadConfig } from '../src/config.js';
+import { KNOWN_NETWORKS, loadConfig } from '../src/config.js';
 import { createIntelModule, intelRuntime } from '../src/intel/module.js';
 import { loadStarterCorpus, readStarterFile, STARTER_META_KEY } from '../src/intel/starter.js';
 import type { ModuleInit } from '../src/module.js';
@@ -27,7 +27,9 @@ if (!haveReference && process.env.CI === 'true') throw new Error(`CI=true but th
 const readJsonl = (path: string): Json[] => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 
 function initFor(t: TestStore): ModuleInit {
-  return { config: loadConfig({ DATA_DIR: tempDir() }), db: t.db, ledger: t.ledger, log: pino({ level: 'silent' }), now: Date.now };
+  const config = loadConfig({ DATA_DIR: tempDir() });
+  const payment = { network: 'eip155:84532', payTo: ('0x' + '1'.repeat(40)) as `0x${string}`, asset: KNOWN_NETWORKS['eip155:84532']!.asset, facilitatorUrl: 'http://127.0.0.1:9', rpcUrl: 'http://127.0.0.1:9', ...config.timings };
+  return { config, db: t.db, ledger: t.ledger, log: pino({ level: 'silent' }), now: Date.now, payment };
 }
 
 async function counts(t: TestStore) {

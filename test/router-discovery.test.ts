@@ -54,8 +54,8 @@ for (const composite of [false, true]) {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       const tools = await list.text();
-      assert.match(tools, /router_quote/);
-      assert.match(tools, /router_contract/);
+      assert.match(tools, /router-quote/);
+      assert.match(tools, /router-contract/);
     } finally {
       await rig.close();
     }

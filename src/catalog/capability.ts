@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorCode, ErrorDetail } from '../errors.js';
 import type { RoutingDescriptor } from './routing.js';
 
 /** A JSON Schema (draft 2020-12) as a plain object. */
@@ -37,10 +37,21 @@ export interface Capability<I = any, O = any, R extends O | Promise<O> = O> {
   priceOf?: (input: I) => string;
   /** The request fingerprint an authorization is bound to, when not the canonical JSON of the input. */
   fingerprintOf?: (input: I) => string;
+  /**
+   * For an entry whose input is read by its own rules rather than `inputSchema`
+   * (the composite router: a quote request becomes a plan, or a 400/422 with
+   * the router's codes). Runs before any payment step, like schema validation.
+   */
+  readInput?: (value: unknown) => { ok: true; input: I } | { ok: false; code: ErrorCode; message: string; details: ErrorDetail[] };
+  /** A price that depends on the input, for discovery documents: the range and how it is set. */
+  priceRange?: { minAtomic: string; maxAtomic: string; note: string };
+  /** Refusals beyond the common ones, by HTTP status, for discovery documents (e.g. the router's 422 codes). */
+  extraRefusals?: Record<string, { description: string; codes: readonly ErrorCode[] }>;
   title: string;
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
+  /** Request bodies as sent on the wire, and their results. */
   examples: Array<{ summary: string; input: I; output: O }>;
   /** Rules beyond the JSON Schema, checked before any payment step. */
   check?: (input: I) => InputProblem | undefined;

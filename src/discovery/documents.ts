@@ -5,6 +5,7 @@
  */
 import type { ModuleContext } from '../module.js';
 import { OPENAPI_VERSION } from './openapi.js';
+import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 
 type Operation = {
   responses?: Record<string, { content?: Record<string, unknown> }>;
@@ -47,8 +48,7 @@ export function wellKnownX402(openapi: Record<string, unknown>, base: string) {
       .filter((o) => o.paid)
       .map((o) => base + o.path),
     instructions:
-      `Paid resources use x402 v2 (scheme exact, EIP-3009 USDC). Call a resource without payment to get 402 with PAYMENT-REQUIRED, sign it, repeat the request with PAYMENT-SIGNATURE. ` +
-      `Schemas and prices: ${base}/openapi.json. Guide: ${base}/llms.txt.`,
+      `${HOW_TO_PAY} Schemas and prices: ${base}/openapi.json. Guide: ${base}/llms.txt.`,
   };
 }
 

@@ -51,22 +51,45 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
     },
   };
   if (cap.fromRawBody) content['text/html'] = { schema: { type: 'string', description: 'The page itself, instead of the JSON envelope.' } };
+  const range = cap.priceRange;
+  const usd = (atomic: string) => atomicToDecimal(atomic, asset.decimals);
+  const priceSentence = range
+    ? `Price: set by the input, between ${range.minAtomic} and ${range.maxAtomic} atomic units of ${asset.symbol} (US$${usd(range.minAtomic)}–${usd(range.maxAtomic)}); ${range.note} Paid with x402 v2 (scheme exact) on ${network}.`
+    : `Price: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${usd(cap.priceAtomic)}) per call, paid with x402 v2 (scheme exact) on ${network}.`;
+  const paymentInfo = range
+    ? {
+        price: { mode: 'dynamic', currency: 'USD', min: usd(range.minAtomic), max: usd(range.maxAtomic) },
+        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals: asset.decimals } }],
+        protocol: 'x402',
+        scheme: 'exact',
+        network,
+        asset: asset.address,
+        payTo,
+        description: range.note,
+      }
+    : {
+        price: { mode: 'fixed', currency: 'USD', amount: usd(cap.priceAtomic) },
+        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } }],
+        amount_atomic: cap.priceAtomic,
+        asset: asset.address,
+        network,
+        payTo,
+        protocol: 'x402',
+        scheme: 'exact',
+      };
+  const extra = Object.fromEntries(
+    Object.entries(cap.extraRefusals ?? {}).map(([status, r]) => [
+      status,
+      { description: `${r.description}. Codes: ${r.codes.join(', ')}.`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    ]),
+  );
   return {
     operationId: operationId(cap.id),
     summary: cap.title,
-    description: `${cap.description}\n\nPrice: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${atomicToDecimal(cap.priceAtomic, asset.decimals)}) per call, paid with x402 v2 (scheme exact) on ${network}.`,
+    description: `${cap.description}\n\n${priceSentence}`,
     tags: ['paid'],
     security: [],
-    'x-payment-info': {
-      price: { mode: 'fixed', currency: 'USD', amount: atomicToDecimal(cap.priceAtomic, asset.decimals) },
-      protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } }],
-      amount_atomic: cap.priceAtomic,
-      asset: asset.address,
-      network,
-      payTo,
-      protocol: 'x402',
-      scheme: 'exact',
-    },
+    'x-payment-info': paymentInfo,
     parameters: [
       {
         name: 'PAYMENT-SIGNATURE',
@@ -98,6 +121,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
       '413': errorResponse(413, 'The body is larger than this resource accepts'),
       '415': errorResponse(415, 'The content type is not accepted'),
       '503': errorResponse(503, 'Fail closed: nothing was delivered and nothing was settled by this response'),
+      ...extra,
     },
   };
 }

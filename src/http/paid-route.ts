@@ -12,7 +12,7 @@ import { compileValidator } from '../catalog/validation.js';
 import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { isJsonMediaType, mediaTypeOf, parseJsonBody, rawTextBody, readBodyBytes } from './json-body.js';
 import type { GateOutcome, PaymentGate } from '../payments/gate.js';
-import { payFor, priceFor } from '../payments/paid-flow.js';
+import { HOW_TO_PAY, payFor, priceFor } from '../payments/paid-flow.js';
 import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -43,6 +43,10 @@ export function makeInputReader(cap: Capability) {
     limit,
     /** Validate an already-parsed JSON value. */
     fromValue(value: unknown): Parsed {
+      if (cap.readInput) {
+        const r = cap.readInput(value);
+        return r.ok ? { ok: true, input: r.input } : fail(r.code, r.message, r.details);
+      }
       const details = validate(value);
       if (details) return fail('invalid_request', `The request does not match the ${cap.id} input schema.`, details);
       const problem = cap.check?.(value);
@@ -105,8 +109,7 @@ export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' 
     resource: pr.resource,
     accepts: pr.accepts,
     price: { amount_atomic: priceAtomic, asset: pr.accepts[0]?.asset, network: pr.accepts[0]?.network, pay_to: pr.accepts[0]?.payTo },
-    how_to_pay:
-      'x402 v2: base64-decode the PAYMENT-REQUIRED header, sign accepts[0] as an EIP-3009 transferWithAuthorization, and repeat this exact request with the PAYMENT-SIGNATURE header. Any x402 v2 client (e.g. @x402/fetch) does this for you.',
+    how_to_pay: HOW_TO_PAY,
   };
 }
 

@@ -29,6 +29,7 @@ import type { ErrorCode } from '../errors.js';
 import { LedgerUnavailableError, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
 import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAuthorization, type BoundPayment, type Eip3009Authorization } from './authorization.js';
 import type { ChainReader } from './chain.js';
+import { HOW_TO_PAY } from './how-to-pay.js';
 import { sha256Hex } from './canonical-json.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
 
@@ -195,8 +196,7 @@ export class PaymentGate {
     const a = this.rail.payment.asset;
     const whole = Number(call.priceAtomic) / 10 ** a.decimals;
     return (
-      `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) on ${this.rail.payment.network} to ${this.rail.payment.payTo}. ` +
-      'Sign one of the PAYMENT-REQUIRED header\'s accepts (x402 v2, scheme "exact", EIP-3009 transferWithAuthorization) and repeat the same request with the PAYMENT-SIGNATURE header.'
+      `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) on ${this.rail.payment.network} to ${this.rail.payment.payTo}. ${HOW_TO_PAY}`
     );
   }
 

@@ -9,6 +9,8 @@ import { requestFingerprint } from './canonical-json.js';
 import type { GateOutcome, PaymentGate } from './gate.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
 
+export { HOW_TO_PAY } from './how-to-pay.js';
+
 /** What a transport knows about an entry besides the catalog: its 402 description and advertised extensions (built once). */
 export interface PaidOffer {
   cap: Capability;

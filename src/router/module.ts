@@ -2,23 +2,18 @@
  * The outcome router as a service module:
  *   GET  /v1/router                the contract (free)
  *   POST /v1/router/quote          a quote (free, synchronous, deterministic)
- *   POST /x402/v1/outcome-router   the composite resource — only when
- *                                  OUTCOME_ROUTER_COMPOSITE=1; otherwise it does not exist (404)
+ *   POST /x402/v1/outcome-router   the composite resource — a catalog entry (composite.ts)
+ *                                  added only when OUTCOME_ROUTER_COMPOSITE=1; otherwise 404
  * Everything is built from the catalog the service starts with.
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody, ServiceError, type ErrorCode } from '../errors.js';
-import { atomicToDecimal } from '../catalog/price.js';
 import { isJsonMediaType, jsonBodyText, mediaTypeOf, readBodyBytes } from '../http/json-body.js';
-import { decodePayment, respond } from '../http/paid-route.js';
 import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
-import type { PaymentPayload } from '../payments/rail.js';
 import { buildContract } from './contract.js';
-import { executePlan } from './execute.js';
 import {
-  COMPOSITE_PATH,
   COMPOSITE_RESOURCE,
   CONTRACT_PATH,
   errorBodyOf,
@@ -28,15 +23,12 @@ import {
   type Plan,
   type RouterOptions,
 } from './planner.js';
+import { compositeEntry, ROUTER_REFUSALS } from './composite.js';
 import { quoteBody } from './quote.js';
-import { executionResultSchema, quoteResponseSchema, routerContractSchema } from './schemas.js';
-import { UNSUPPORTED } from './unsupported.js';
+import { quoteResponseSchema, routerContractSchema } from './schemas.js';
 
 export { OutcomeRouter } from './planner.js';
 export type { RoutingDescriptor } from './descriptors.js';
-
-const COMPOSITE_DESCRIPTION =
-  'Outcome router composite execution: the whole plan that POST /v1/router/quote gives for this body, delivered for one payment of its total price.';
 
 export type RouterModuleOptions = RouterOptions;
 
@@ -51,7 +43,8 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
   const routerFor = (ctx: ModuleContext): OutcomeRouter => {
     let r = routers.get(ctx.catalog);
     if (!r) {
-      r = new OutcomeRouter(ctx.catalog, ctx.payment, opts);
+      // The composite plans over the others; it is never a step of a plan.
+      r = new OutcomeRouter(ctx.catalog.filter((c) => c.id !== COMPOSITE_RESOURCE), ctx.payment, opts);
       routers.set(ctx.catalog, r);
     }
     return r;
@@ -59,6 +52,10 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
 
   return {
     name: 'router',
+
+    async lateCapabilities(catalog, init) {
+      return init.config.outcomeRouterComposite ? [await compositeEntry(new OutcomeRouter(catalog, init.payment, opts), init.now)] : [];
+    },
 
     routes(app: Hono, ctx: ModuleContext) {
       const router = routerFor(ctx);
@@ -117,41 +114,6 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
       });
       app.all(QUOTE_PATH, (c) => c.json(errorBody('method_not_allowed', `Use POST ${QUOTE_PATH}.`), 405, { Allow: 'POST' }));
 
-      if (!composite) return;
-
-      app.post(COMPOSITE_PATH, async (c) => {
-        const planned = await planFrom(c);
-        if (!planned.ok) {
-          logRejection('composite', planned.error.code);
-          return reject(c, planned.error);
-        }
-        const plan = planned.value;
-        const sig = c.req.header('payment-signature');
-        let payment: PaymentPayload | undefined;
-        if (sig !== undefined) {
-          payment = decodePayment(sig);
-          if (!payment) {
-            return c.json(errorBody('invalid_payment_header', 'PAYMENT-SIGNATURE is not base64-encoded JSON of an x402 PaymentPayload.', [{ path: 'header:PAYMENT-SIGNATURE', rule: 'base64-json' }]), 400);
-          }
-        }
-        // The price is the plan's total: a pure function of the body, so the 402 and the paid retry agree.
-        const price = String(plan.total);
-        const outcome = await ctx.gate.handle({
-          resource: COMPOSITE_RESOURCE,
-          description: COMPOSITE_DESCRIPTION,
-          priceAtomic: price,
-          resourceUrl: baseOf(c) + COMPOSITE_PATH,
-          fingerprint: plan.fingerprint,
-          payment,
-          execute: async () => ({
-            status: 200,
-            contentType: 'application/json',
-            body: JSON.stringify(await executePlan(plan, { executionId: `exe_${randomUUID()}`, now: ctx.now })),
-          }),
-        });
-        return respond(c, outcome, price);
-      });
-      app.all(COMPOSITE_PATH, (c) => c.json(errorBody('method_not_allowed', `Use POST ${COMPOSITE_PATH}.`), 405, { Allow: 'POST' }));
     },
 
     openapi(ctx: ModuleContext): OpenApiPaths {
@@ -160,16 +122,8 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
         description: `${what}. Codes: ${codes.join(', ')}.`,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       });
-      const rejections = [
-        'missing_inputs',
-        'no_matching_outcome',
-        'price_above_max',
-        'batch_too_large',
-        'constraint_unsatisfiable',
-        ...UNSUPPORTED.map((u) => u.code),
-      ];
       const request400 = error(400, 'Schema violation or inputs that make no valid native body; nothing was charged', ['invalid_json', 'invalid_request', 'invalid_inputs']);
-      const request422 = error(422, 'Valid but not servable as asked (always 422, before any payment)', rejections);
+      const request422 = error(422, 'Valid but not servable as asked (always 422, before any payment)', ROUTER_REFUSALS);
       const paths: OpenApiPaths = {
         [CONTRACT_PATH]: {
           get: {
@@ -211,43 +165,6 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
           },
         },
       };
-      if (ctx.config.outcomeRouterComposite) {
-        const { network, asset, payTo } = ctx.payment;
-        const decimals = asset.decimals;
-        const prices = ctx.catalog.map((c) => BigInt(c.priceAtomic));
-        const minPrice = prices.reduce((a, b) => (b < a ? b : a));
-        const maxPrice = prices.reduce((a, b) => (b > a ? b : a)) * BigInt(router.maxSteps);
-        paths[COMPOSITE_PATH] = {
-          post: {
-            operationId: 'executeOutcomeRouterComposite',
-            summary: 'Execute a router plan for one payment',
-            description: `${COMPOSITE_DESCRIPTION} Takes the quote request; the price is the plan's total (how_to_pay.composite.price of the quote), the same on the 402 and on the paid retry. Answers a router execution result.`,
-            tags: ['paid'],
-            security: [],
-            'x-payment-info': {
-              // Dynamic: the total of the plan for the body, between one cheapest call and a full batch of the dearest.
-              price: { mode: 'dynamic', currency: 'USD', min: atomicToDecimal(minPrice, decimals), max: atomicToDecimal(maxPrice, decimals) },
-              protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals } }],
-              protocol: 'x402',
-              scheme: 'exact',
-              network,
-              asset: asset.address,
-              payTo,
-              description: 'The price is the quote\'s total_price.amount_atomic for the same body.',
-            },
-            parameters: [{ name: 'PAYMENT-SIGNATURE', in: 'header', required: false, description: 'x402 v2 PaymentPayload, base64 JSON. Absent: 402 with PAYMENT-REQUIRED.', schema: { type: 'string' } }],
-            requestBody: { required: true, content: { 'application/json': { schema: router.requestSchema() } } },
-            responses: {
-              '200': { description: 'Delivered after settlement.', content: { 'application/json': { schema: executionResultSchema } } },
-              '400': request400,
-              '402': { description: 'Payment required: the plan\'s total.', content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } } },
-              '409': error(409, 'The payment is bound elsewhere or in progress', ['payment_bound_to_other_request', 'payment_identifier_conflict', 'payment_in_progress']),
-              '422': request422,
-              '503': error(503, 'Fail closed: nothing delivered, nothing settled', ['ledger_unavailable', 'facilitator_unavailable', 'settlement_unknown', 'handler_failed', 'service_unavailable']),
-            },
-          },
-        };
-      }
       return paths;
     },
 
@@ -255,14 +172,14 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
       const router = routerFor(ctx);
       return [
         {
-          name: 'router_contract',
+          name: 'router-contract',
           title: 'Outcome router contract',
           description: 'What the outcome router can quote: supported outcomes with routes, prices and required inputs; refused categories; rules. Free.',
           inputSchema: { type: 'object', properties: {}, additionalProperties: false },
           request: () => ({ method: 'GET', path: CONTRACT_PATH }),
         },
         {
-          name: 'router_quote',
+          name: 'router-quote',
           title: 'Quote an objective',
           description:
             'Free quote: which live paid resource delivers your objective, the native body to send, its unchanged price and how to pay. The MCP endpoint does not pay; you pay the quoted route yourself.',

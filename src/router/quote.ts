@@ -5,6 +5,7 @@
  * `created_at` is a function of the plan, hence of the request.
  */
 import type { PaymentConfig } from '../config.js';
+import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
 
 export const ROUTER_LIMITATIONS: readonly string[] = [
@@ -96,9 +97,8 @@ export function quoteBody(plan: Plan, env: QuoteEnv) {
   const r = plan.parsed.request;
   const instructions = [
     'For each step, in order: POST its native_body as application/json to its execute_route.url.',
-    `The first answer is 402 with a PAYMENT-REQUIRED header (x402 v2) whose accepts[0] asks for exactly that step's price.amount_atomic of ${payment.asset.symbol} on ${payment.network}, paid to ${payment.payTo}.`,
-    'Sign accepts[0] with your own wallet (scheme exact: an EIP-3009 transferWithAuthorization) and repeat the identical request with the PAYMENT-SIGNATURE header. The 200 answer is the capability\'s native result; PAYMENT-RESPONSE carries the settlement receipt.',
-    'Any x402 v2 client does this for you, e.g. wrapFetchWithPayment from @x402/fetch.',
+    `Its 402's accepts[0] asks for exactly that step's price.amount_atomic of ${payment.asset.symbol} on ${payment.network}, paid to ${payment.payTo}; you pay with your own wallet.`,
+    HOW_TO_PAY,
   ];
   if (n > 1) instructions.push(`This plan is ${n} separate payments, one per step, made one after another on the routes above. A step that is refused or fails is not charged and does not affect the others.`);
   if (r.preferred_protocol === 'mcp') instructions.push('The MCP endpoint never pays: its tools hand this same 402 challenge back to you, and your wallet pays.');
