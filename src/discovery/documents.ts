@@ -6,6 +6,7 @@
 import type { ModuleContext } from '../module.js';
 import { OPENAPI_VERSION } from './openapi.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
+import { freeToolsOf } from '../http/free-routes.js';
 
 type Operation = {
   responses?: Record<string, { content?: Record<string, unknown> }>;
@@ -110,10 +111,12 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
         securityRequirements: [],
       };
     });
+  // Written from the catalog and the free tools, so a new entry shows up here without touching this file.
+  const paidNames = ctx.catalog.map((c) => c.title.split(' (')[0]!);
+  const freeNames = freeToolsOf(ctx).map((t) => t.title);
   return {
     name: 'Agent pay-per-call utilities',
-    description:
-      'Deterministic paid utilities for agents (data-contract compatibility, WCAG contrast, Product JSON-LD offer evidence, NFT metadata URI normalization), a paid changes-since feed, and free discovery: newswire, entity graph, presence catalog and an outcome router. Payment is per call with x402 v2 in USDC; no account or API key.',
+    description: `Paid per call with x402 v2 in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
     supportedInterfaces: [{ url: `${base}/mcp`, protocolBinding: 'MCP', tenant: '', protocolVersion: '2025-06-18' }],
     provider: { url: base, organization: 'agent-pay-service operator' },
     version: OPENAPI_VERSION,

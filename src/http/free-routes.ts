@@ -4,7 +4,7 @@
  * hand. OpenAPI and the MCP tools read the same descriptors.
  */
 import type { Hono } from 'hono';
-import type { FreeRoute, ModuleContext, ServiceModule } from '../module.js';
+import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 
 /** `/v1/graph/entities/{id}` → `/v1/graph/entities/:id`. */
 export function honoPath(openApiPath: string): string {
@@ -18,4 +18,36 @@ export function registerFreeRoutes(app: Hono, routes: readonly FreeRoute[]): voi
 export function registerModule(app: Hono, m: ServiceModule, ctx: ModuleContext): void {
   registerFreeRoutes(app, m.freeRoutes?.(ctx) ?? []);
   m.routes?.(app, ctx);
+}
+
+/** The MCP tool a free route offers, in the shape the MCP endpoint serves. */
+function toolOfRoute(r: FreeRoute): FreeTool[] {
+  const t = r.mcpTool;
+  if (!t) return [];
+  return [
+    {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      request: (args) => {
+        const q = t.request(args);
+        return { method: r.method, path: q.path ?? r.path, query: q.query, body: q.body };
+      },
+    },
+  ];
+}
+
+/** Every free MCP tool of the service: the services listing, then each module's. */
+export function freeToolsOf(ctx: ModuleContext): FreeTool[] {
+  return [
+    {
+      name: 'list-services',
+      title: 'List services',
+      description: 'Every resource of this service with method, route, price, schema links and MCP tool name.',
+      inputSchema: { type: 'object', additionalProperties: false, properties: {} },
+      request: () => ({ method: 'GET', path: '/v1/services' }),
+    },
+    ...ctx.modules.flatMap((m) => [...(m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute), ...(m.mcpTools?.(ctx) ?? [])]),
+  ];
 }

@@ -19,7 +19,8 @@ import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../http/json-body.js';
 import { makeInputReader } from '../http/paid-route.js';
-import type { FreeRoute, FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import { freeToolsOf } from '../http/free-routes.js';
 import type { GateOutcome } from '../payments/gate.js';
 import { payFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
@@ -133,36 +134,6 @@ interface PaidTool {
   offer: PaidOffer;
 }
 
-/** A free route's MCP tool, in the shape the endpoint serves. */
-function toolOfRoute(r: FreeRoute): FreeTool[] {
-  const t = r.mcpTool;
-  if (!t) return [];
-  return [
-    {
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      request: (args) => {
-        const q = t.request(args);
-        return { method: r.method, path: q.path ?? r.path, query: q.query, body: q.body };
-      },
-    },
-  ];
-}
-
-function builtInFreeTools(): FreeTool[] {
-  return [
-    {
-      name: 'list-services',
-      title: 'List services',
-      description: 'Every resource of this service with method, route, price, schema links and MCP tool name.',
-      inputSchema: { type: 'object', additionalProperties: false, properties: {} },
-      request: () => ({ method: 'GET', path: '/v1/services' }),
-    },
-  ];
-}
-
 function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string) {
   return {
     endpoint: `${base}/mcp`,
@@ -201,10 +172,7 @@ export const mcpModule: ServiceModule = {
   },
   routes(app: Hono, ctx: ModuleContext) {
     const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap) }));
-    const free: FreeTool[] = [
-      ...builtInFreeTools(),
-      ...ctx.modules.flatMap((m) => [...(m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute), ...(m.mcpTools?.(ctx) ?? [])]),
-    ];
+    const free: FreeTool[] = freeToolsOf(ctx);
     const paidByName = new Map(paid.map((t) => [mcpToolName(t.cap.id), t]));
     const freeByName = new Map(free.map((t) => [t.name, t]));
 
