@@ -115,7 +115,7 @@ describe('discovery documents', () => {
       assert.equal(e.mcp_tool, cap.id);
       assert.ok(txt.includes(`${base}${cap.path} — ${cap.priceAtomic} atomic`), cap.id);
     }
-    assert.equal(s.payment.payTo, rig.devnet.payTo);
+    assert.equal(s.payment.pay_to, rig.devnet.payTo);
   });
 
   test("x402scan's validator (@agentcash/discovery) reports no errors or warnings against the running server", async () => {

@@ -58,15 +58,16 @@ export function servicesListing(ctx: ModuleContext, openapi: Record<string, unkn
   return {
     service: 'agent-pay-service',
     version: OPENAPI_VERSION,
+    // Our own fields are snake_case everywhere (x402 objects keep the protocol's names).
     payment: {
       protocol: 'x402',
-      x402Version: 2,
+      x402_version: 2,
       scheme: 'exact',
       network: ctx.payment.network,
       asset: ctx.payment.asset.address,
-      assetSymbol: ctx.payment.asset.symbol,
+      asset_symbol: ctx.payment.asset.symbol,
       decimals: ctx.payment.asset.decimals,
-      payTo: ctx.payment.payTo,
+      pay_to: ctx.payment.payTo,
     },
     services: operations(openapi)
       .filter((o) => !['/healthz', '/readyz'].includes(o.path))
