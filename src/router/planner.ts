@@ -53,6 +53,12 @@ export interface QuoteRequest {
   max_price?: string;
 }
 
+/** One element of inputs.items, read as a native body, and where it sits in the request. */
+interface ItemUnit {
+  inputs: Record<string, unknown>;
+  at: string;
+}
+
 export interface ParsedRequest {
   request: QuoteRequest;
   objectiveField: ObjectiveField;
@@ -302,180 +308,38 @@ export class OutcomeRouter {
 
   // ─── planning ───────────────────────────────────────────────────────────
 
+  /**
+   * A request → a plan, or the refusal. Every refusal happens here, before
+   * any payment step; each phase below either refuses or hands on.
+   */
   plan(parsed: ParsedRequest): Outcome<Plan> {
     const r = parsed.request;
     const objective = r.objective;
-    const text = normalizeText(objective);
-
-    // 1. Refused categories, whatever else the request asks.
-    const findings = screen({
-      objective,
-      inputs: r.inputs,
-      declaredKeys: this.declaredKeys,
-      allowlist: this.allowlist,
-      payTo: this.payment.payTo,
-      ownPaths: this.ownPaths,
-    });
-    if (findings.length) {
-      const first = unsupportedOf(findings[0]!.category);
-      return fail(first.code, `Not supported (${first.category.replace(/_/g, ' ')}): ${first.reason} Nothing was charged.`, findings.map((f) => f.detail));
-    }
-
-    // 2. Which outcomes the words name.
-    const matched = new Map<Route, string[]>();
-    for (const route of this.routes) {
-      const signals = this.mentionSignals(route, objective, text);
-      if (signals.length) matched.set(route, signals);
-    }
-    const mentioned = this.routes.filter((rt) => matched.has(rt));
-
-    // 3. items: each element is a native body for one outcome.
-    const itemUnits = new Map<Route, Array<{ inputs: Record<string, unknown>; at: string }>>();
-    if (r.inputs.items !== undefined) {
-      if (!Array.isArray(r.inputs.items)) return fail('invalid_inputs', 'inputs.items must be an array of native bodies.', [{ path: '/inputs/items', rule: 'type', message: 'must be an array' }]);
-      const problems: ErrorDetail[] = [];
-      r.inputs.items.forEach((raw, i) => {
-        const at = `/inputs/items/${i}`;
-        if (!isObject(raw)) {
-          problems.push({ path: at, rule: 'type', message: 'must be an object (a native body, optionally with capability_id)' });
-          return;
-        }
-        const { capability_id: named, ...item } = raw;
-        for (const [alias, target] of this.aliases) {
-          if (item[alias] !== undefined && item[target] === undefined) {
-            item[target] = item[alias];
-            delete item[alias];
-          }
-        }
-        let route: Route | undefined;
-        if (named !== undefined) {
-          route = this.routes.find((rt) => rt.cap.id === named);
-          if (!route) problems.push({ path: `${at}/capability_id`, rule: 'enum', message: `no capability ${JSON.stringify(named)}; see GET ${CONTRACT_PATH}` });
-        } else {
-          const pool = mentioned.length ? mentioned : this.routes;
-          const candidates = pool.filter((rt) => rt.d.detect(item));
-          if (candidates.length === 1) route = candidates[0];
-          else problems.push({ path: at, rule: candidates.length ? 'ambiguous_item' : 'unrecognized_item', message: candidates.length ? `matches ${candidates.map((c) => c.cap.id).join(' and ')}; add capability_id` : 'matches no supported outcome; add capability_id' });
-        }
-        if (route) {
-          const list = itemUnits.get(route) ?? [];
-          list.push({ inputs: item, at });
-          itemUnits.set(route, list);
-          if (!matched.has(route)) matched.set(route, [`inputs.items (${named !== undefined ? 'capability_id' : 'its fields'})`]);
-        }
-      });
-      if (problems.length) return fail('no_matching_outcome', 'Some inputs.items match no single supported outcome.', problems);
-    }
-
-    // 4. Selected outcomes: named ones; else the ones the inputs identify.
-    let selected = this.routes.filter((rt) => matched.has(rt));
-    if (selected.length === 0) {
-      selected = this.routes.filter((rt) => rt.d.detect(r.inputs));
-      for (const rt of selected) matched.set(rt, [`inputs: ${rt.d.reads.filter((k) => r.inputs[k] !== undefined).join(', ')}`]);
-    }
+    const refused = this.refusedCategory(r);
+    if (refused) return refused;
+    const matched = this.mentions(objective);
+    const items = this.readItems(r, matched);
+    if (!items.ok) return items;
+    const selected = this.select(r, matched);
     const foreignUrls = readUris(objective).filter((u) => u.kind === 'url' && !this.isOwnUrl(u.value));
-    if (selected.length === 0) {
-      if (foreignUrls.length) return this.fetchRefusal(foreignUrls[0]!.value, []);
-      return fail(
-        'no_matching_outcome',
-        `No supported outcome matches this objective and these inputs. Supported: ${this.routes.map((rt) => rt.cap.id).join(', ')} (and compositions of them). See GET ${CONTRACT_PATH}. Nothing was charged.`,
-        [{ path: '/objective', rule: 'supported_outcome', message: 'name an outcome, a capability id or a route, or send its native inputs' }],
-      );
-    }
-
-    // 5. Native bodies.
-    const drafts: Array<{ route: Route; unit: UnitDraft }> = [];
-    const missing: ErrorDetail[] = [];
-    const invalid: ErrorDetail[] = [];
-    const assumptions: string[] = [];
-    const take = (route: Route, x: Extraction) => {
-      if (x.kind === 'missing') missing.push(...x.missing);
-      else if (x.kind === 'invalid') invalid.push(...x.details);
-      else {
-        for (const unit of x.units) drafts.push({ route, unit });
-        for (const a of x.assumptions) if (!assumptions.includes(a)) assumptions.push(a);
-      }
-    };
-    for (const route of selected) {
-      const fromItems = itemUnits.get(route) ?? [];
-      if (fromItems.length === 0 || route.d.detect(r.inputs)) {
-        take(route, route.d.extract({ objective, inputs: r.inputs, at: '/inputs', fromItems: false, isOwnUrl: this.isOwnUrl }));
-      }
-    }
-    for (const route of selected) {
-      for (const it of itemUnits.get(route) ?? []) take(route, route.d.extract({ objective, inputs: it.inputs, at: it.at, fromItems: true, isOwnUrl: this.isOwnUrl }));
-    }
-    if (invalid.length) return fail('invalid_inputs', 'The inputs cannot be read as the native fields of the chosen outcome.', invalid);
-    if (missing.length) {
-      const consumed = new Set(drafts.map((d) => d.unit.body.uri).filter((u): u is string => typeof u === 'string'));
-      const unconsumed = foreignUrls.filter((u) => !consumed.has(u.value));
-      if (unconsumed.length) return this.fetchRefusal(unconsumed[0]!.value, missing);
-      return fail(
-        'missing_inputs',
-        `The request is valid but inputs are missing: ${missing.map((m) => `${m.path} (${m.message})`).join('; ')}. Nothing was charged.`,
-        missing,
-      );
-    }
-    if (drafts.length > this.maxSteps) {
-      return fail('batch_too_large', `The plan has ${drafts.length} steps; a quote takes at most ${this.maxSteps}. Split the batch.`, [{ path: '/inputs', rule: 'maxItems', message: `at most ${this.maxSteps} items` }]);
-    }
-
-    // 6. Every native body must pass the very validation its paid route runs.
-    const steps: PlannedStep[] = [];
-    for (const { route, unit } of drafts) {
-      const checked = route.reader.fromValue(structuredClone(unit.body));
-      if (!checked.ok) {
-        const e = (checked.body as ErrorBody).error;
-        for (const d of e.details) invalid.push({ path: unit.at === '/objective' ? '/objective' : `${unit.at}${d.path}`, rule: d.rule, message: `${route.cap.id}: ${d.message ?? e.message}` });
-        continue;
-      }
-      steps.push({ step: steps.length + 1, route, body: unit.body, source: unit.at });
-    }
-    if (invalid.length) return fail('invalid_inputs', `The inputs do not make a valid request for ${[...new Set(drafts.map((d) => d.route.cap.id))].join(', ')}.`, invalid);
-
+    if (selected.length === 0) return foreignUrls.length ? this.fetchRefusal(foreignUrls[0]!.value, []) : this.noMatch();
+    const drafted = this.draft(r, selected, items.value, foreignUrls);
+    if (!drafted.ok) return drafted;
+    const { drafts, assumptions } = drafted.value;
+    const checked = this.validateSteps(drafts);
+    if (!checked.ok) return checked;
+    const steps = checked.value;
     const routes = [...new Set(steps.map((s) => s.route))];
-
-    // 7. Constraints the buyer set.
-    const constraintNotes: string[] = [];
-    const unsatisfied: ErrorDetail[] = [];
-    if (r.evidence !== 'any') {
-      for (const rt of routes) {
-        if (!rt.d.evidence.includes(r.evidence)) unsatisfied.push({ path: '/evidence', rule: r.evidence, message: `${rt.cap.id} delivers ${rt.d.evidence.join(' / ')} evidence, not ${r.evidence}` });
-      }
-    }
-    if (r.latency === 'interactive') {
-      for (const rt of routes) if (rt.d.expectedLatencyMs > 1000) unsatisfied.push({ path: '/latency', rule: 'interactive', message: `${rt.cap.id} typically takes ${rt.d.expectedLatencyMs} ms` });
-    }
-    if (unsatisfied.length) return fail('constraint_unsatisfiable', 'The plan cannot meet the evidence or latency asked for. Nothing was charged.', unsatisfied);
-    if (r.freshness !== 'any') constraintNotes.push('Every step is computed when it is called, from the inputs sent with it; nothing is served from a cache.');
-    if (r.latency === 'batch' || steps.length > 1) constraintNotes.push('Steps are separate calls made one after another; each is typically well under a second plus its settlement.');
-    if (r.preferred_protocol === 'mcp') constraintNotes.push('Every route is paid with x402 over HTTP. The MCP endpoint exposes the same resources but never pays: it hands the 402 challenge back to you.');
-
-    // 8. Suppliers, economics, budget.
-    const offList = routes.flatMap((rt) => (rt.d.suppliers ?? []).filter((s) => !this.allowlist.has(s)).map((s) => ({ rt, s })));
-    if (offList.length) {
-      const u = unsupportedOf('non_allowlisted_supplier');
-      return fail(u.code, `Not supported (non-allowlisted supplier): ${u.reason} Nothing was charged.`, offList.map(({ rt, s }) => ({ path: '/objective', rule: 'supplier_allowlist', message: `${rt.cap.id} would pay ${s}` })));
-    }
-    const total = steps.reduce((sum, s) => sum + BigInt(s.route.cap.priceAtomic), 0n);
-    const cogs = steps.reduce((sum, s) => sum + BigInt(s.route.d.cogsAtomic ?? '0'), 0n);
-    if (total - cogs < 0n) {
-      const u = unsupportedOf('negative_contribution');
-      return fail(u.code, `Not supported (negative contribution): the plan would cost ${cogs} atomic units to deliver for a price of ${total}. ${u.reason} Nothing was charged.`, [
-        { path: '/objective', rule: 'contribution', message: `price ${total} < cost of goods ${cogs}` },
-      ]);
-    }
-    if (r.max_price !== undefined && total > BigInt(r.max_price)) {
-      return fail('price_above_max', `The plan costs ${total} atomic units (${steps.length} paid call${steps.length === 1 ? '' : 's'}), above max_price ${r.max_price}. Prices are fixed; raise max_price or send fewer items. Nothing was charged.`, [
-        { path: '/max_price', rule: 'maximum', message: `total ${total} > ${r.max_price}` },
-      ]);
-    }
+    const constraints = this.constraints(r, steps, routes);
+    if (!constraints.ok) return constraints;
+    const economics = this.economics(r, steps, routes);
+    if (!economics.ok) return economics;
+    const { total, cogs } = economics.value;
 
     const reads = new Set(['items', ...routes.flatMap((rt) => [...rt.d.reads, ...schemaProperties(rt.cap)])]);
     const unusedInputs = Object.keys(r.inputs).filter((k) => !reads.has(k)).sort();
     if (unusedInputs.length) assumptions.push(`Inputs not used by any step: ${unusedInputs.join(', ')}.`);
-    const urlsNotFetched = foreignUrls.filter((u) => !steps.some((s) => s.body.uri === u.value));
-    if (urlsNotFetched.length) assumptions.push('URLs in the objective were not fetched (the service fetches no URLs).');
+    if (foreignUrls.some((u) => !steps.some((st) => st.body.uri === u.value))) assumptions.push('URLs in the objective were not fetched (the service fetches no URLs).');
 
     const canonical = this.canonical(r);
     return {
@@ -492,12 +356,196 @@ export class OutcomeRouter {
         total,
         cogs,
         evidenceLevel: routes.every((rt) => rt.d.evidence.includes('sourced')) ? 'sourced' : 'deterministic',
-        expectedLatencyMs: steps.reduce((sum, s) => sum + s.route.d.expectedLatencyMs, 0),
-        reliabilities: steps.map((s) => s.route.d.reliability ?? DEFAULT_RELIABILITY),
-        constraintNotes,
+        expectedLatencyMs: steps.reduce((sum, st) => sum + st.route.d.expectedLatencyMs, 0),
+        reliabilities: steps.map((st) => st.route.d.reliability ?? DEFAULT_RELIABILITY),
+        constraintNotes: constraints.value,
         requiredOutput: r.required_output ? this.coverage(r.required_output, routes) : null,
       },
     };
+  }
+
+  /** 1. Refused categories, whatever else the request asks. */
+  private refusedCategory(r: QuoteRequest): Outcome<never> | undefined {
+    const findings = screen({ objective: r.objective, inputs: r.inputs, declaredKeys: this.declaredKeys, allowlist: this.allowlist, payTo: this.payment.payTo, ownPaths: this.ownPaths });
+    if (!findings.length) return undefined;
+    const first = unsupportedOf(findings[0]!.category);
+    return fail(first.code, `Not supported (${first.category.replace(/_/g, ' ')}): ${first.reason} Nothing was charged.`, findings.map((f) => f.detail));
+  }
+
+  /** 2. Which outcomes the words name, with the signals that named them. */
+  private mentions(objective: string): Map<Route, string[]> {
+    const text = normalizeText(objective);
+    const matched = new Map<Route, string[]>();
+    for (const route of this.routes) {
+      const signals = this.mentionSignals(route, objective, text);
+      if (signals.length) matched.set(route, signals);
+    }
+    return matched;
+  }
+
+  /** 3. inputs.items: each element is a native body for one outcome (named by capability_id, or recognised by its fields). */
+  private readItems(r: QuoteRequest, matched: Map<Route, string[]>): Outcome<Map<Route, ItemUnit[]>> {
+    const itemUnits = new Map<Route, ItemUnit[]>();
+    if (r.inputs.items === undefined) return { ok: true, value: itemUnits };
+    if (!Array.isArray(r.inputs.items)) return fail('invalid_inputs', 'inputs.items must be an array of native bodies.', [{ path: '/inputs/items', rule: 'type', message: 'must be an array' }]);
+    const mentioned = this.routes.filter((rt) => matched.has(rt));
+    const problems: ErrorDetail[] = [];
+    r.inputs.items.forEach((raw, i) => {
+      const at = `/inputs/items/${i}`;
+      if (!isObject(raw)) {
+        problems.push({ path: at, rule: 'type', message: 'must be an object (a native body, optionally with capability_id)' });
+        return;
+      }
+      const { capability_id: named, ...item } = raw;
+      for (const [alias, target] of this.aliases) {
+        if (item[alias] !== undefined && item[target] === undefined) {
+          item[target] = item[alias];
+          delete item[alias];
+        }
+      }
+      const route = this.itemRoute(named, item, at, mentioned, problems);
+      if (!route) return;
+      const list = itemUnits.get(route) ?? [];
+      list.push({ inputs: item, at });
+      itemUnits.set(route, list);
+      if (!matched.has(route)) matched.set(route, [`inputs.items (${named !== undefined ? 'capability_id' : 'its fields'})`]);
+    });
+    if (problems.length) return fail('no_matching_outcome', 'Some inputs.items match no single supported outcome.', problems);
+    return { ok: true, value: itemUnits };
+  }
+
+  private itemRoute(named: unknown, item: Record<string, unknown>, at: string, mentioned: Route[], problems: ErrorDetail[]): Route | undefined {
+    if (named !== undefined) {
+      const route = this.routes.find((rt) => rt.cap.id === named);
+      if (!route) problems.push({ path: `${at}/capability_id`, rule: 'enum', message: `no capability ${JSON.stringify(named)}; see GET ${CONTRACT_PATH}` });
+      return route;
+    }
+    const candidates = (mentioned.length ? mentioned : this.routes).filter((rt) => rt.d.detect(item));
+    if (candidates.length === 1) return candidates[0];
+    problems.push({
+      path: at,
+      rule: candidates.length ? 'ambiguous_item' : 'unrecognized_item',
+      message: candidates.length ? `matches ${candidates.map((c) => c.cap.id).join(' and ')}; add capability_id` : 'matches no supported outcome; add capability_id',
+    });
+    return undefined;
+  }
+
+  /** 4. Selected outcomes: the named ones; else the ones the inputs identify. */
+  private select(r: QuoteRequest, matched: Map<Route, string[]>): Route[] {
+    const named = this.routes.filter((rt) => matched.has(rt));
+    if (named.length) return named;
+    const detected = this.routes.filter((rt) => rt.d.detect(r.inputs));
+    for (const rt of detected) matched.set(rt, [`inputs: ${rt.d.reads.filter((k) => r.inputs[k] !== undefined).join(', ')}`]);
+    return detected;
+  }
+
+  private noMatch(): Outcome<never> {
+    return fail(
+      'no_matching_outcome',
+      `No supported outcome matches this objective and these inputs. Supported: ${this.routes.map((rt) => rt.cap.id).join(', ')} (and compositions of them). See GET ${CONTRACT_PATH}. Nothing was charged.`,
+      [{ path: '/objective', rule: 'supported_outcome', message: 'name an outcome, a capability id or a route, or send its native inputs' }],
+    );
+  }
+
+  /** 5. Native bodies from the inputs (and, outside items, the objective's text). */
+  private draft(
+    r: QuoteRequest,
+    selected: Route[],
+    itemUnits: Map<Route, ItemUnit[]>,
+    foreignUrls: Array<{ value: string }>,
+  ): Outcome<{ drafts: Array<{ route: Route; unit: UnitDraft }>; assumptions: string[] }> {
+    const drafts: Array<{ route: Route; unit: UnitDraft }> = [];
+    const missing: ErrorDetail[] = [];
+    const invalid: ErrorDetail[] = [];
+    const assumptions: string[] = [];
+    const take = (route: Route, x: Extraction) => {
+      if (x.kind === 'missing') missing.push(...x.missing);
+      else if (x.kind === 'invalid') invalid.push(...x.details);
+      else {
+        for (const unit of x.units) drafts.push({ route, unit });
+        for (const a of x.assumptions) if (!assumptions.includes(a)) assumptions.push(a);
+      }
+    };
+    const objective = r.objective;
+    for (const route of selected) {
+      const fromItems = itemUnits.get(route) ?? [];
+      if (fromItems.length === 0 || route.d.detect(r.inputs)) {
+        take(route, route.d.extract({ objective, inputs: r.inputs, at: '/inputs', fromItems: false, isOwnUrl: this.isOwnUrl }));
+      }
+    }
+    for (const route of selected) {
+      for (const it of itemUnits.get(route) ?? []) take(route, route.d.extract({ objective, inputs: it.inputs, at: it.at, fromItems: true, isOwnUrl: this.isOwnUrl }));
+    }
+    if (invalid.length) return fail('invalid_inputs', 'The inputs cannot be read as the native fields of the chosen outcome.', invalid);
+    if (missing.length) {
+      const consumed = new Set(drafts.map((d) => d.unit.body.uri).filter((u): u is string => typeof u === 'string'));
+      const unconsumed = foreignUrls.filter((u) => !consumed.has(u.value));
+      if (unconsumed.length) return this.fetchRefusal(unconsumed[0]!.value, missing);
+      return fail('missing_inputs', `The request is valid but inputs are missing: ${missing.map((m) => `${m.path} (${m.message})`).join('; ')}. Nothing was charged.`, missing);
+    }
+    if (drafts.length > this.maxSteps) {
+      return fail('batch_too_large', `The plan has ${drafts.length} steps; a quote takes at most ${this.maxSteps}. Split the batch.`, [{ path: '/inputs', rule: 'maxItems', message: `at most ${this.maxSteps} items` }]);
+    }
+    return { ok: true, value: { drafts, assumptions } };
+  }
+
+  /** 6. Every native body must pass the very validation its paid route runs. */
+  private validateSteps(drafts: Array<{ route: Route; unit: UnitDraft }>): Outcome<PlannedStep[]> {
+    const steps: PlannedStep[] = [];
+    const invalid: ErrorDetail[] = [];
+    for (const { route, unit } of drafts) {
+      const checked = route.reader.fromValue(structuredClone(unit.body));
+      if (!checked.ok) {
+        const e = (checked.body as ErrorBody).error;
+        for (const d of e.details) invalid.push({ path: unit.at === '/objective' ? '/objective' : `${unit.at}${d.path}`, rule: d.rule, message: `${route.cap.id}: ${d.message ?? e.message}` });
+        continue;
+      }
+      steps.push({ step: steps.length + 1, route, body: unit.body, source: unit.at });
+    }
+    if (invalid.length) return fail('invalid_inputs', `The inputs do not make a valid request for ${[...new Set(drafts.map((d) => d.route.cap.id))].join(', ')}.`, invalid);
+    return { ok: true, value: steps };
+  }
+
+  /** 7. Constraints the buyer set: refused when unmeetable, otherwise notes on how they are met. */
+  private constraints(r: QuoteRequest, steps: PlannedStep[], routes: Route[]): Outcome<string[]> {
+    const unsatisfied: ErrorDetail[] = [];
+    if (r.evidence !== 'any') {
+      for (const rt of routes) {
+        if (!rt.d.evidence.includes(r.evidence)) unsatisfied.push({ path: '/evidence', rule: r.evidence, message: `${rt.cap.id} delivers ${rt.d.evidence.join(' / ')} evidence, not ${r.evidence}` });
+      }
+    }
+    if (r.latency === 'interactive') {
+      for (const rt of routes) if (rt.d.expectedLatencyMs > 1000) unsatisfied.push({ path: '/latency', rule: 'interactive', message: `${rt.cap.id} typically takes ${rt.d.expectedLatencyMs} ms` });
+    }
+    if (unsatisfied.length) return fail('constraint_unsatisfiable', 'The plan cannot meet the evidence or latency asked for. Nothing was charged.', unsatisfied);
+    const notes: string[] = [];
+    if (r.freshness !== 'any') notes.push('Every step is computed when it is called, from the inputs sent with it; nothing is served from a cache.');
+    if (r.latency === 'batch' || steps.length > 1) notes.push('Steps are separate calls made one after another; each is typically well under a second plus its settlement.');
+    if (r.preferred_protocol === 'mcp') notes.push('Every route is paid with x402 over HTTP. The MCP endpoint exposes the same resources but never pays: it hands the 402 challenge back to you.');
+    return { ok: true, value: notes };
+  }
+
+  /** 8. Suppliers, economics and the buyer's budget. */
+  private economics(r: QuoteRequest, steps: PlannedStep[], routes: Route[]): Outcome<{ total: bigint; cogs: bigint }> {
+    const offList = routes.flatMap((rt) => (rt.d.suppliers ?? []).filter((sup) => !this.allowlist.has(sup)).map((sup) => ({ rt, sup })));
+    if (offList.length) {
+      const u = unsupportedOf('non_allowlisted_supplier');
+      return fail(u.code, `Not supported (non-allowlisted supplier): ${u.reason} Nothing was charged.`, offList.map(({ rt, sup }) => ({ path: '/objective', rule: 'supplier_allowlist', message: `${rt.cap.id} would pay ${sup}` })));
+    }
+    const total = steps.reduce((sum, st) => sum + BigInt(st.route.cap.priceAtomic), 0n);
+    const cogs = steps.reduce((sum, st) => sum + BigInt(st.route.d.cogsAtomic ?? '0'), 0n);
+    if (total - cogs < 0n) {
+      const u = unsupportedOf('negative_contribution');
+      return fail(u.code, `Not supported (negative contribution): the plan would cost ${cogs} atomic units to deliver for a price of ${total}. ${u.reason} Nothing was charged.`, [
+        { path: '/objective', rule: 'contribution', message: `price ${total} < cost of goods ${cogs}` },
+      ]);
+    }
+    if (r.max_price !== undefined && total > BigInt(r.max_price)) {
+      return fail('price_above_max', `The plan costs ${total} atomic units (${steps.length} paid call${steps.length === 1 ? '' : 's'}), above max_price ${r.max_price}. Prices are fixed; raise max_price or send fewer items. Nothing was charged.`, [
+        { path: '/max_price', rule: 'maximum', message: `total ${total} > ${r.max_price}` },
+      ]);
+    }
+    return { ok: true, value: { total, cogs } };
   }
 
   /** Parse and plan a value in one go (contract examples, bench, MCP). */
