@@ -19,7 +19,7 @@ import { startReconciler } from './payments/reconciler.js';
 import { openDatabase, type SqlDriver } from './store/index.js';
 import type { Ledger } from './store/ledger.js';
 import type { FacilitatorClient } from '@x402/core/server';
-import type { ModuleInit, ServiceModule } from './module.js';
+import type { ModuleContext, ModuleInit, ServiceModule } from './module.js';
 import { DEFAULT_MODULES } from './modules.js';
 import { registerModule } from './http/free-routes.js';
 
@@ -52,101 +52,97 @@ export interface ServiceOptions {
   modules?: readonly ServiceModule[];
 }
 
+type Cleanups = Array<() => Promise<void> | void>;
+
+/** The payment configuration: the operator's, or a local devnet started here (its facts written to DATA_DIR/devnet.json). */
+async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Promise<{ payment: PaymentConfig; devnet?: RunningService['devnet'] }> {
+  if (config.rail !== 'devnet') return { payment: config.payment! };
+  const { startDevnet } = await import('../devnet/index.js');
+  const devnet = await startDevnet({ log: (m: string) => log.info(m) });
+  cleanups.unshift(() => devnet.stop());
+  const payment: PaymentConfig = {
+    network: devnet.network,
+    payTo: devnet.payTo,
+    asset: { address: devnet.asset, name: devnet.assetName, version: devnet.assetVersion, decimals: devnet.decimals, symbol: 'USDC' },
+    facilitatorUrl: devnet.facilitatorUrl,
+    rpcUrl: devnet.rpcUrl,
+    ...config.timings,
+  };
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = join(config.dataDir, 'devnet.json');
+  const facts = { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer };
+  writeFileSync(file, JSON.stringify(facts, null, 2) + '\n');
+  log.info({ file, network: DEVNET_NETWORK, rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl }, `devnet payment rail ready; buyer key in ${file}`);
+  return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer } };
+}
+
+/** Ask the facilitator what it supports; until it answers, paid routes answer 503 and this retries every 5 s. */
+async function initializeRail(rail: PaymentRail, payment: PaymentConfig, log: Logger, cleanups: Cleanups): Promise<void> {
+  const attempt = async () => {
+    try {
+      await rail.initialize();
+      return true;
+    } catch (e) {
+      log.warn({ err: (e as Error).message, facilitator: payment.facilitatorUrl }, 'facilitator not reachable yet; paid routes answer 503 until it is');
+      return false;
+    }
+  };
+  if (await attempt()) return;
+  const timer = setInterval(async () => {
+    if (await attempt()) clearInterval(timer);
+  }, 5000);
+  timer.unref();
+  cleanups.push(() => clearInterval(timer));
+}
+
+/** The whole catalog: the base entries, every module's, then the entries built over all of them (the composite). */
+async function completeCatalog(base: readonly Capability[], modules: readonly ServiceModule[], init: ModuleInit, cleanups: Cleanups): Promise<Capability[]> {
+  const catalog = [...base];
+  for (const m of modules) {
+    if (m.capabilities) catalog.push(...(await m.capabilities(init)));
+    if (m.stop) cleanups.unshift(() => m.stop!());
+  }
+  const others = [...catalog];
+  for (const m of modules) if (m.lateCapabilities) catalog.push(...(await m.lateCapabilities(others, init)));
+  assertCatalog(catalog);
+  return catalog;
+}
+
+async function listen(app: Hono, config: Config, cleanups: Cleanups): Promise<string> {
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    s.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new ConfigError('PORT', `${config.host}:${config.port} is already in use`) : e));
+  });
+  cleanups.unshift(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        // Keep-alive connections that are idle would otherwise hold close() open for seconds.
+        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      }),
+  );
+  const addr = server.address() as AddressInfo;
+  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${addr.port}`;
+}
+
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
   const log = opts.log ?? pino({ level: config.logLevel });
-  const baseCatalog = opts.catalog ?? CATALOG;
   const modules = opts.modules ?? DEFAULT_MODULES;
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, ledgerTimeoutMs: config.ledgerTimeoutMs });
   const ledger = opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger;
-  const cleanups: Array<() => Promise<void> | void> = [() => database.close()];
+  const cleanups: Cleanups = [() => database.close()];
   try {
-    let payment: PaymentConfig;
-    let devnetInfo: RunningService['devnet'];
-    if (config.rail === 'devnet') {
-      const { startDevnet } = await import('../devnet/index.js');
-      const devnet = await startDevnet({ log: (m: string) => log.info(m) });
-      cleanups.unshift(() => devnet.stop());
-      payment = {
-        network: devnet.network,
-        payTo: devnet.payTo,
-        asset: { address: devnet.asset, name: devnet.assetName, version: devnet.assetVersion, decimals: devnet.decimals, symbol: 'USDC' },
-        facilitatorUrl: devnet.facilitatorUrl,
-        rpcUrl: devnet.rpcUrl,
-        ...config.timings,
-      };
-      devnetInfo = { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer };
-      mkdirSync(config.dataDir, { recursive: true });
-      const file = join(config.dataDir, 'devnet.json');
-      writeFileSync(
-        file,
-        JSON.stringify(
-          { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer },
-          null,
-          2,
-        ) + '\n',
-      );
-      log.info({ file, network: DEVNET_NETWORK, rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl }, `devnet payment rail ready; buyer key in ${file}`);
-    } else {
-      payment = config.payment!;
-    }
-
+    const { payment, devnet } = await paymentRail(config, log, cleanups);
     const chain = opts.chain ?? rpcChainReader(payment.rpcUrl);
     const rail = new PaymentRail({ payment, chain, facilitator: opts.facilitator });
-    const initRail = async () => {
-      try {
-        await rail.initialize();
-        return true;
-      } catch (e) {
-        log.warn({ err: (e as Error).message, facilitator: payment.facilitatorUrl }, 'facilitator not reachable yet; paid routes answer 503 until it is');
-        return false;
-      }
-    };
-    if (!(await initRail())) {
-      const timer = setInterval(async () => {
-        if (await initRail()) clearInterval(timer);
-      }, 5000);
-      timer.unref();
-      cleanups.push(() => clearInterval(timer));
-    }
-
+    await initializeRail(rail, payment, log, cleanups);
     const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment };
-    const catalog = [...baseCatalog];
-    for (const m of modules) {
-      if (m.capabilities) catalog.push(...(await m.capabilities(init)));
-      if (m.stop) cleanups.unshift(() => m.stop!());
-    }
-    const base = [...catalog];
-    for (const m of modules) if (m.lateCapabilities) catalog.push(...(await m.lateCapabilities(base, init)));
-    assertCatalog(catalog);
+    const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
-    const app: Hono = createApp({
-      catalog,
-      gate,
-      rail,
-      ledger,
-      publicBaseUrl: config.publicBaseUrl,
-      log,
-      modules: modules.map((m) => (a: Hono) => registerModule(a, m, { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules })),
-    });
-    const stopReconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'));
-    cleanups.push(stopReconciler);
-
-    const server: ServerType = await new Promise((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-      s.once('error', (e: NodeJS.ErrnoException) =>
-        reject(e.code === 'EADDRINUSE' ? new ConfigError('PORT', `${config.host}:${config.port} is already in use`) : e),
-      );
-    });
-    cleanups.unshift(
-      () =>
-        new Promise<void>((r) => {
-          server.close(() => r());
-          // Keep-alive connections that are idle would otherwise hold close() open for seconds.
-          (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-        }),
-    );
-    const addr = server.address() as AddressInfo;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${addr.port}`;
+    const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };
+    const app: Hono = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+    cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
+    const url = await listen(app, config, cleanups);
     return {
       url,
       config,
@@ -157,7 +153,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       gate,
       catalog,
       app,
-      devnet: devnetInfo,
+      devnet,
       async close() {
         for (const c of cleanups) await c();
       },
