@@ -23,7 +23,9 @@ export interface InputProblem {
  * no clock, no randomness. It may assume the input already passed
  * `inputSchema` and `check`.
  */
-export interface Capability<I = any, O = any, R extends O | Promise<O> = O> {
+// Members are declared as methods so an entry of any input type is a `Capability` (method parameters are
+// bivariant); surfaces that hold mixed entries see `unknown`, never `any`.
+export interface Capability<I = unknown, O = unknown, R extends O | Promise<O> = O> {
   /** Stable identifier, kebab-case, also the last path segment. */
   id: string;
   method: 'POST';
@@ -34,15 +36,15 @@ export interface Capability<I = any, O = any, R extends O | Promise<O> = O> {
    */
   priceAtomic: string;
   /** The price for this validated input, when it depends on the input (the composite router: its plan's total). */
-  priceOf?: (input: I) => string;
+  priceOf?(input: I): string;
   /** The request fingerprint an authorization is bound to, when not the canonical JSON of the input. */
-  fingerprintOf?: (input: I) => string;
+  fingerprintOf?(input: I): string;
   /**
    * For an entry whose input is read by its own rules rather than `inputSchema`
    * (the composite router: a quote request becomes a plan, or a 400/422 with
    * the router's codes). Runs before any payment step, like schema validation.
    */
-  readInput?: (value: unknown) => { ok: true; input: I } | { ok: false; code: ErrorCode; message: string; details: ErrorDetail[] };
+  readInput?(value: unknown): { ok: true; input: I } | { ok: false; code: ErrorCode; message: string; details: ErrorDetail[] };
   /** A price that depends on the input, for discovery documents: the range and how it is set. */
   priceRange?: { minAtomic: string; maxAtomic: string; note: string };
   /** Refusals beyond the common ones, by HTTP status, for discovery documents (e.g. the router's 422 codes). */
@@ -54,19 +56,19 @@ export interface Capability<I = any, O = any, R extends O | Promise<O> = O> {
   /** Request bodies as sent on the wire, and their results. */
   examples: Array<{ summary: string; input: I; output: O }>;
   /** Rules beyond the JSON Schema, checked before any payment step. */
-  check?: (input: I) => InputProblem | undefined;
+  check?(input: I): InputProblem | undefined;
   /**
    * Produce the result. Paid utilities are pure and synchronous. A capability
    * that reads service-owned content (e.g. changes-since) is built by a factory
    * that closes over a read-only store and may return a promise; it must still
    * be deterministic for the content it reads.
    */
-  run: (input: I) => R;
+  run(input: I): R;
   /**
    * Optional: build the input from a non-JSON body (e.g. raw `text/html`).
    * Return undefined when the media type is not accepted.
    */
-  fromRawBody?: (mediaType: string, body: string) => I | undefined;
+  fromRawBody?(mediaType: string, body: string): I | undefined;
   /** Largest accepted request body in bytes (default 64 KiB). */
   maxBodyBytes?: number;
   /**
