@@ -7,11 +7,11 @@
  * Everything is built from the catalog the service starts with.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { Capability } from '../catalog/capability.js';
-import { errorBody, ServiceError, type ErrorCode } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { isJsonMediaType, jsonBodyText, mediaTypeOf, readBodyBytes } from '../http/json-body.js';
-import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { buildContract } from './contract.js';
 import {
   COMPOSITE_RESOURCE,
@@ -50,6 +50,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
     return r;
   };
 
+  const freeRoutesByCatalog = new WeakMap<readonly Capability[], FreeRoute[]>();
   return {
     name: 'router',
 
@@ -57,136 +58,13 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
       return init.config.outcomeRouterComposite ? [await compositeEntry(new OutcomeRouter(catalog, init.payment, opts), init.now)] : [];
     },
 
-    routes(app: Hono, ctx: ModuleContext) {
-      const router = routerFor(ctx);
-      const composite = ctx.config.outcomeRouterComposite;
-      const baseOf = (c: Context) => ctx.publicBaseUrl ?? new URL(c.req.url).origin;
-      const contracts = new Map<string, string>();
-
-      /** Body → plan, or the rejection; every rejection happens here, before any payment step. */
-      const planFrom = async (c: Context): Promise<Outcome<Plan>> => {
-        const declared = Number(c.req.header('content-length') ?? '0');
-        if (declared > router.bodyLimit) return { ok: false, error: new ServiceError('payload_too_large', `The request body exceeds ${router.bodyLimit} bytes.`) };
-        const bytes = await readBodyBytes(c.req, router.bodyLimit);
-        if (!bytes.ok) return { ok: false, error: new ServiceError(bytes.error.code, bytes.error.message, bytes.error.details) };
-        const contentType = c.req.header('content-type');
-        // Strict UTF-8 and bounded nesting before the planner parses; other media types get its 415, so they are not decoded.
-        const text = isJsonMediaType(mediaTypeOf(contentType)) ? jsonBodyText(bytes.value) : ({ ok: true, value: '' } as const);
-        if (!text.ok) return { ok: false, error: new ServiceError(text.error.code, text.error.message, text.error.details) };
-        const parsed = router.readBody(contentType, text.value);
-        return parsed.ok ? router.plan(parsed.value) : parsed;
-      };
-      // Codes and counts only: never the objective, the inputs or buyer_metadata.
-      const logRejection = (where: string, code: ErrorCode) => ctx.log.info({ router: where, code }, 'router request rejected before payment');
-
-      app.get(CONTRACT_PATH, (c) => {
-        const base = baseOf(c);
-        let body = contracts.get(base);
-        if (body === undefined) {
-          body = JSON.stringify(buildContract(router, { baseUrl: base, payment: ctx.payment, compositeEnabled: composite }));
-          // Bounded: the Host header is caller-controlled.
-          if (contracts.size >= 16) contracts.clear();
-          contracts.set(base, body);
-        }
-        return c.body(body, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
-      });
-      app.all(CONTRACT_PATH, (c) => c.json(errorBody('method_not_allowed', `Use GET ${CONTRACT_PATH}.`), 405, { Allow: 'GET' }));
-
-      app.post(QUOTE_PATH, async (c) => {
-        const planned = await planFrom(c);
-        if (!planned.ok) {
-          logRejection('quote', planned.error.code);
-          return reject(c, planned.error);
-        }
-        const plan = planned.value;
-        const body = quoteBody(plan, {
-          baseUrl: baseOf(c),
-          payment: ctx.payment,
-          compositeEnabled: composite,
-          quoteId: `q_${randomUUID()}`,
-          createdAt: new Date(ctx.now()).toISOString(),
-        });
-        ctx.log.info(
-          { router: 'quote', outcome: body.outcome.kind, capabilities: body.outcome.capability_ids, steps: body.batch_size, total_atomic: body.total_price.amount_atomic, secret_keys_stripped: body.buyer_metadata.secret_keys_stripped },
-          'router quote',
-        );
-        return c.json(body, 200, { 'Cache-Control': 'no-store' });
-      });
-      app.all(QUOTE_PATH, (c) => c.json(errorBody('method_not_allowed', `Use POST ${QUOTE_PATH}.`), 405, { Allow: 'POST' }));
-
-    },
-
-    openapi(ctx: ModuleContext): OpenApiPaths {
-      const router = routerFor(ctx);
-      const error = (status: number, what: string, codes: readonly string[]) => ({
-        description: `${what}. Codes: ${codes.join(', ')}.`,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      });
-      const request400 = error(400, 'Schema violation or inputs that make no valid native body; nothing was charged', ['invalid_json', 'invalid_request', 'invalid_inputs']);
-      const request422 = error(422, 'Valid but not servable as asked (always 422, before any payment)', ROUTER_REFUSALS);
-      const paths: OpenApiPaths = {
-        [CONTRACT_PATH]: {
-          get: {
-            operationId: 'getRouterContract',
-            summary: 'Outcome router contract',
-            description: 'The job, the accepted aliases, the quote request and response schemas, every supported outcome (route, price, required inputs, example quote), every refused category and the rules. Free.',
-            tags: ['discovery'],
-            security: [],
-            responses: { '200': { description: 'The contract.', content: { 'application/json': { schema: routerContractSchema } } } },
-          },
-        },
-        [QUOTE_PATH]: {
-          post: {
-            operationId: 'quoteOutcome',
-            summary: 'Quote an objective onto the live paid resource that delivers it',
-            description:
-              'Free, synchronous and deterministic: names for each step the execute_route and native body, the unchanged price and payee, the total, plan, economics and how to pay. Invalid requests get 400; valid requests that cannot be served as asked get 422 with a stable code — always before any payment.',
-            tags: ['discovery'],
-            security: [],
-            requestBody: {
-              required: true,
-              content: {
-                'application/json': {
-                  schema: router.requestSchema(),
-                  examples: {
-                    colours: { summary: 'Colours in the objective', value: { objective: 'Does #777777 text on #ffffff meet WCAG AA?' } },
-                    batch: { summary: 'A batch of three pairs (three payments)', value: { goal: 'WCAG contrast', inputs: { pairs: [['#000000', '#ffffff'], ['#777777', '#ffffff'], ['#ffffff', '#0078d7']] } } },
-                  },
-                },
-              },
-            },
-            responses: {
-              '200': { description: 'The quote.', content: { 'application/json': { schema: quoteResponseSchema } } },
-              '400': request400,
-              '413': error(413, 'The body is too large', ['payload_too_large']),
-              '415': error(415, 'Send application/json', ['unsupported_media_type']),
-              '422': request422,
-            },
-          },
-        },
-      };
-      return paths;
-    },
-
-    mcpTools(ctx: ModuleContext): FreeTool[] {
-      const router = routerFor(ctx);
-      return [
-        {
-          name: 'router-contract',
-          title: 'Outcome router contract',
-          description: 'What the outcome router can quote: supported outcomes with routes, prices and required inputs; refused categories; rules. Free.',
-          inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-          request: () => ({ method: 'GET', path: CONTRACT_PATH }),
-        },
-        {
-          name: 'router-quote',
-          title: 'Quote an objective',
-          description:
-            'Free quote: which live paid resource delivers your objective, the native body to send, its unchanged price and how to pay. The MCP endpoint does not pay; you pay the quoted route yourself.',
-          inputSchema: router.requestSchema(),
-          request: (args) => ({ method: 'POST', path: QUOTE_PATH, body: args }),
-        },
-      ];
+    freeRoutes(ctx: ModuleContext): FreeRoute[] {
+      let routes = freeRoutesByCatalog.get(ctx.catalog);
+      if (!routes) {
+        routes = routerFreeRoutes(ctx, routerFor(ctx));
+        freeRoutesByCatalog.set(ctx.catalog, routes);
+      }
+      return routes;
     },
   };
 }
@@ -194,3 +72,139 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
 /** The router with the built-in descriptors; add it to DEFAULT_MODULES. */
 export const routerModule: ServiceModule = createRouterModule();
 
+/** GET /v1/router (the contract) and POST /v1/router/quote, each described once: handler, OpenAPI operation, MCP tool. */
+function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[] {
+  const composite = ctx.config.outcomeRouterComposite;
+  const baseOf = (c: Context) => ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+  const contracts = new Map<string, string>();
+
+  /** Body → plan, or the rejection; every rejection happens here, before any payment step. */
+  const planFrom = async (c: Context): Promise<Outcome<Plan>> => {
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (declared > router.bodyLimit) return { ok: false, error: new ServiceError('payload_too_large', `The request body exceeds ${router.bodyLimit} bytes.`) };
+    const bytes = await readBodyBytes(c.req, router.bodyLimit);
+    if (!bytes.ok) return { ok: false, error: new ServiceError(bytes.error.code, bytes.error.message, bytes.error.details) };
+    const contentType = c.req.header('content-type');
+    // Strict UTF-8 and bounded nesting before the planner parses; other media types get its 415, so they are not decoded.
+    const text = isJsonMediaType(mediaTypeOf(contentType)) ? jsonBodyText(bytes.value) : ({ ok: true, value: '' } as const);
+    if (!text.ok) return { ok: false, error: new ServiceError(text.error.code, text.error.message, text.error.details) };
+    const parsed = router.readBody(contentType, text.value);
+    return parsed.ok ? router.plan(parsed.value) : parsed;
+  };
+
+  const contract = (c: Context) => {
+    const base = baseOf(c);
+    let body = contracts.get(base);
+    if (body === undefined) {
+      body = JSON.stringify(buildContract(router, { baseUrl: base, payment: ctx.payment, compositeEnabled: composite }));
+      // Bounded: the Host header is caller-controlled.
+      if (contracts.size >= 16) contracts.clear();
+      contracts.set(base, body);
+    }
+    return c.body(body, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
+  };
+
+  const quote = async (c: Context) => {
+    const planned = await planFrom(c);
+    if (!planned.ok) {
+      // Codes only: never the objective, the inputs or buyer_metadata.
+      ctx.log.info({ router: 'quote', code: planned.error.code }, 'router request rejected before payment');
+      return reject(c, planned.error);
+    }
+    const body = quoteBody(planned.value, {
+      baseUrl: baseOf(c),
+      payment: ctx.payment,
+      compositeEnabled: composite,
+      quoteId: `q_${randomUUID()}`,
+      createdAt: new Date(ctx.now()).toISOString(),
+    });
+    ctx.log.info(
+      { router: 'quote', outcome: body.outcome.kind, capabilities: body.outcome.capability_ids, steps: body.batch_size, total_atomic: body.total_price.amount_atomic, secret_keys_stripped: body.buyer_metadata.secret_keys_stripped },
+      'router quote',
+    );
+    return c.json(body, 200, { 'Cache-Control': 'no-store' });
+  };
+
+  const ops = routerOperations(router);
+  return [
+    {
+      method: 'GET',
+      path: CONTRACT_PATH,
+      operation: ops.contract,
+      handle: contract,
+      mcpTool: {
+        name: 'router-contract',
+        title: 'Outcome router contract',
+        description: 'What the outcome router can quote: supported outcomes with routes, prices and required inputs; refused categories; rules. Free.',
+        inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+        request: () => ({}),
+      },
+    },
+    {
+      method: 'POST',
+      path: QUOTE_PATH,
+      operation: ops.quote,
+      handle: quote,
+      mcpTool: {
+        name: 'router-quote',
+        title: 'Quote an objective',
+        description:
+          'Free quote: which live paid resource delivers your objective, the native body to send, its unchanged price and how to pay. The MCP endpoint does not pay; you pay the quoted route yourself.',
+        inputSchema: router.requestSchema(),
+        request: (args) => ({ body: args }),
+      },
+    },
+  ];
+}
+
+/** The OpenAPI operations of the two free router routes. */
+function routerOperations(router: OutcomeRouter) {
+  const error = (status: number, what: string, codes: readonly string[]) => ({
+    description: `${what}. Codes: ${codes.join(', ')}.`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
+  const request400 = error(400, 'Schema violation or inputs that make no valid native body; nothing was charged', ['invalid_json', 'invalid_request', 'invalid_inputs']);
+  const request422 = error(422, 'Valid but not servable as asked (always 422, before any payment)', ROUTER_REFUSALS);
+  const paths: OpenApiPaths = {
+    [CONTRACT_PATH]: {
+      get: {
+        operationId: 'getRouterContract',
+        summary: 'Outcome router contract',
+        description: 'The job, the accepted aliases, the quote request and response schemas, every supported outcome (route, price, required inputs, example quote), every refused category and the rules. Free.',
+        tags: ['discovery'],
+        security: [],
+        responses: { '200': { description: 'The contract.', content: { 'application/json': { schema: routerContractSchema } } } },
+      },
+    },
+    [QUOTE_PATH]: {
+      post: {
+        operationId: 'quoteOutcome',
+        summary: 'Quote an objective onto the live paid resource that delivers it',
+        description:
+          'Free, synchronous and deterministic: names for each step the execute_route and native body, the unchanged price and payee, the total, plan, economics and how to pay. Invalid requests get 400; valid requests that cannot be served as asked get 422 with a stable code — always before any payment.',
+        tags: ['discovery'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: router.requestSchema(),
+              examples: {
+                colours: { summary: 'Colours in the objective', value: { objective: 'Does #777777 text on #ffffff meet WCAG AA?' } },
+                batch: { summary: 'A batch of three pairs (three payments)', value: { goal: 'WCAG contrast', inputs: { pairs: [['#000000', '#ffffff'], ['#777777', '#ffffff'], ['#ffffff', '#0078d7']] } } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'The quote.', content: { 'application/json': { schema: quoteResponseSchema } } },
+          '400': request400,
+          '413': error(413, 'The body is too large', ['payload_too_large']),
+          '415': error(415, 'Send application/json', ['unsupported_media_type']),
+          '422': request422,
+        },
+      },
+    },
+  };
+  return { contract: paths[CONTRACT_PATH]!.get as Record<string, unknown>, quote: paths[QUOTE_PATH]!.post as Record<string, unknown> };
+}
