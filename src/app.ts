@@ -12,6 +12,8 @@ import { DEFAULT_MAX_BODY_BYTES, paidRoute } from './http/paid-route.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
+import { registerFreeRoutes } from './http/free-routes.js';
+import { operationsRoutes } from './http/operations-routes.js';
 
 /** Largest body accepted by free routes (router quote, MCP, admin import). */
 export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -124,25 +126,7 @@ export function createApp(deps: AppDeps): Hono {
   const freeRouteLimit = streamingLimit(FREE_ROUTE_MAX_BODY_BYTES);
   app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : freeRouteLimit(c, next)));
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
-    const checks: Record<string, string> = {};
-    try {
-      await deps.ledger.ping();
-      checks.ledger = 'ok';
-    } catch {
-      checks.ledger = 'unavailable';
-    }
-    try {
-      if (!deps.rail.ready) await deps.rail.initialize();
-      await deps.rail.facilitator.getSupported();
-      checks.facilitator = 'ok';
-    } catch {
-      checks.facilitator = 'unavailable';
-    }
-    const ok = checks.ledger === 'ok' && checks.facilitator === 'ok';
-    return c.json({ status: ok ? 'ready' : 'not_ready', checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' });
-  });
+  registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail }));
 
   for (const cap of deps.catalog) {
     const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl });

@@ -1,10 +1,11 @@
 /**
- * Free discovery documents: /openapi.json, /.well-known/x402,
- * /.well-known/agent-card.json, /v1/services, /llms.txt. They are built once
- * per base URL (PUBLIC_BASE_URL, or the request's origin) and cached.
+ * Free discovery documents (/openapi.json, /.well-known/x402,
+ * /.well-known/agent-card.json, /v1/services, /llms.txt, /favicon.svg) as
+ * free-route descriptors. The documents are built once per base URL (PUBLIC_BASE_URL, or the request's
+ * origin) and cached.
  */
 import type { Context } from 'hono';
-import type { ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { agentCard, llmsTxt, servicesListing, wellKnownX402 } from './documents.js';
 import { buildOpenApi, errorResponse } from './openapi.js';
 
@@ -49,46 +50,70 @@ function discoveryPaths(): OpenApiPaths {
     ),
     '/llms.txt': get('getLlmsTxt', 'A short plain-text guide for language-model agents', { description: 'The guide', content: { 'text/plain': { schema: { type: 'string' } } } }),
     '/favicon.svg': get('getFavicon', 'Site icon', { description: 'SVG icon', content: { 'image/svg+xml': { schema: { type: 'string' } } } }),
-    '/healthz': get('getHealth', 'Liveness: 200 when the process is up', json('Up', { type: 'object', properties: { status: { type: 'string', const: 'ok' } } }), ['operations']),
-    '/readyz': {
-      get: {
-        operationId: 'getReadiness',
-        summary: 'Readiness: 200 only when the ledger and the facilitator answer',
-        tags: ['operations'],
-        security: [],
-        responses: {
-          '200': json('Ready', { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } }),
-          '503': json('Not ready', { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } }),
-        },
-      },
-    },
   };
 }
 
+type Responder = (c: Context, docs: () => Docs) => Response | Promise<Response>;
+
+/** How each discovery path answers; its OpenAPI operation comes from `discoveryPaths`. */
+function responders(): Record<string, Responder> {
+  const cacheHeaders = { 'Cache-Control': 'public, max-age=300' };
+  return {
+    '/openapi.json': (c, d) => c.json(d().openapi, 200, cacheHeaders),
+    '/.well-known/x402': (c, d) => c.json(d().manifest, 200, cacheHeaders),
+    '/.well-known/agent-card.json': (c, d) => c.json(d().card, 200, cacheHeaders),
+    '/v1/services': (c, d) => c.json(d().services, 200, cacheHeaders),
+    '/llms.txt': (c, d) => c.text(d().llms, 200, { ...cacheHeaders, 'Content-Type': 'text/plain; charset=utf-8' }),
+    '/favicon.svg': (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }),
+  };
+}
+
+function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
+  const cache = new Map<string, Docs>();
+  // Built once per base URL (PUBLIC_BASE_URL, or the request's origin).
+  const docsFor = (c: Context) => (): Docs => {
+    const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+    let d = cache.get(base);
+    if (!d) {
+      const openapi = buildOpenApi(ctx, base);
+      d = { openapi, manifest: wellKnownX402(openapi, base), card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
+      // Host headers are caller-controlled: bound the cache.
+      if (cache.size >= 32) cache.clear();
+      cache.set(base, d);
+    }
+    return d;
+  };
+  const answer = responders();
+  return Object.entries(discoveryPaths()).map(([path, item]) => ({
+    method: 'GET' as const,
+    path,
+    operation: item.get as Record<string, unknown>,
+    handle: (c: Context) => answer[path]!(c, docsFor(c)),
+    ...(path === '/v1/services'
+      ? {
+          mcpTool: {
+            name: 'list-services',
+            title: 'List services',
+            description: 'Every resource of this service with method, route, price, schema links and MCP tool name.',
+            inputSchema: { type: 'object', additionalProperties: false, properties: {} },
+            request: () => ({}),
+          },
+        }
+      : {}),
+  }));
+}
+
+const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
+
 export const discoveryModule: ServiceModule = {
   name: 'discovery',
-  openapi: () => discoveryPaths(),
-  routes(app, ctx: ModuleContext) {
-    const cache = new Map<string, Docs>();
-    const docs = (c: Context): { base: string; d: Docs } => {
-      const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
-      let d = cache.get(base);
-      if (!d) {
-        const openapi = buildOpenApi(ctx, base);
-        d = { openapi, manifest: wellKnownX402(openapi, base), card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
-        // Host headers are caller-controlled: bound the cache.
-        if (cache.size >= 32) cache.clear();
-        cache.set(base, d);
-      }
-      return { base, d };
-    };
-    const cacheHeaders = { 'Cache-Control': 'public, max-age=300' };
-    app.get('/openapi.json', (c) => c.json(docs(c).d.openapi, 200, cacheHeaders));
-    app.get('/.well-known/x402', (c) => c.json(docs(c).d.manifest, 200, cacheHeaders));
-    app.get('/.well-known/agent-card.json', (c) => c.json(docs(c).d.card, 200, cacheHeaders));
-    app.get('/v1/services', (c) => c.json(docs(c).d.services, 200, cacheHeaders));
-    app.get('/favicon.svg', (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }));
-    app.get('/llms.txt', (c) => c.text(docs(c).d.llms, 200, { ...cacheHeaders, 'Content-Type': 'text/plain; charset=utf-8' }));
+  freeRoutes(ctx) {
+    let r = routesByContext.get(ctx);
+    if (!r) {
+      r = discoveryRoutes(ctx);
+      routesByContext.set(ctx, r);
+    }
+    return r;
   },
 };
 

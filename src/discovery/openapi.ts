@@ -9,6 +9,7 @@ import { atomicToDecimal } from '../catalog/price.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
 import type { ModuleContext, OpenApiPaths } from '../module.js';
 import { shortDescription } from './bazaar.js';
+import { operationsRoutes } from '../http/operations-routes.js';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -132,6 +133,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
   for (const cap of ctx.catalog) {
     paths[cap.path] = { ...(paths[cap.path] ?? {}), [cap.method.toLowerCase()]: paidOperation(cap, ctx, capabilitySchemas) };
   }
+  for (const r of operationsRoutes(ctx)) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
   for (const m of ctx.modules) {
     for (const r of m.freeRoutes?.(ctx) ?? []) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
     for (const [path, item] of Object.entries(m.openapi?.(ctx) ?? {})) {

@@ -48,16 +48,7 @@ function toolOfRoute(r: FreeRoute): FreeTool[] {
   ];
 }
 
-/** Every free MCP tool of the service: the services listing, then each module's. */
+/** Every free MCP tool of the service, from the modules' free routes. */
 export function freeToolsOf(ctx: ModuleContext): FreeTool[] {
-  return [
-    {
-      name: 'list-services',
-      title: 'List services',
-      description: 'Every resource of this service with method, route, price, schema links and MCP tool name.',
-      inputSchema: { type: 'object', additionalProperties: false, properties: {} },
-      request: () => ({ method: 'GET', path: '/v1/services' }),
-    },
-    ...ctx.modules.flatMap((m) => [...(m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute), ...(m.mcpTools?.(ctx) ?? [])]),
-  ];
+  return ctx.modules.flatMap((m) => [...(m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute), ...(m.mcpTools?.(ctx) ?? [])]);
 }
