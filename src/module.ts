@@ -60,7 +60,8 @@ export interface FreeRoute {
   path: string;
   /** The OpenAPI operation object: summary, parameters (the query schema), requestBody, responses (the response schema). */
   operation: Record<string, unknown>;
-  handle(c: Context): Response | Promise<Response>;
+  /** `app` is the whole app, for a route that calls others in process (the MCP endpoint's free tools). */
+  handle(c: Context, app: Hono): Response | Promise<Response>;
   mcpTool?: {
     /** kebab-case, like every tool name. */
     name: string;

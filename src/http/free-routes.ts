@@ -18,7 +18,7 @@ export function honoPath(openApiPath: string): string {
  * (a paid entry at the same path counts: changes-since is a free GET and a paid POST).
  */
 export function registerFreeRoutes(app: Hono, routes: readonly FreeRoute[], catalog: readonly Capability[] = []): void {
-  for (const r of routes) app.on(r.method, honoPath(r.path), (c) => r.handle(c));
+  for (const r of routes) app.on(r.method, honoPath(r.path), (c) => r.handle(c, app));
   for (const path of new Set(routes.map((r) => r.path))) {
     const allow = [...new Set([...routes.filter((r) => r.path === path).map((r) => r.method), ...catalog.filter((c) => c.path === path).map((c) => c.method)])];
     app.all(honoPath(path), (c) => c.json(errorBody('method_not_allowed', `Use ${allow.join(' or ')} ${path}.`), 405, { Allow: allow.join(', ') }));

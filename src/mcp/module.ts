@@ -19,7 +19,7 @@ import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../http/json-body.js';
 import { makeInputReader } from '../http/paid-route.js';
-import type { FreeTool, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 import { freeToolsOf } from '../http/free-routes.js';
 import type { GateOutcome } from '../payments/gate.js';
 import { payFor, type PaidOffer } from '../payments/paid-flow.js';
@@ -147,119 +147,137 @@ function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string) {
   };
 }
 
+/** The OpenAPI operations of GET and POST /mcp. */
+const MCP_OPERATIONS = {
+  get: {
+    operationId: 'describeMcp',
+    summary: 'MCP challenge-handoff endpoint: what it is and which tools it has (JSON)',
+    tags: ['discovery'],
+    security: [],
+    responses: { '200': { description: 'Endpoint description', content: { 'application/json': { schema: { type: 'object' } } } }, '405': { description: 'Event streams are not offered: the endpoint is stateless' } },
+  },
+  post: {
+    operationId: 'mcpJsonRpc',
+    summary: 'MCP Streamable HTTP transport (JSON-RPC): tools/list, tools/call; paid tools hand the x402 challenge back',
+    tags: ['discovery'],
+    security: [],
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message or batch' } } } },
+    responses: { '200': { description: 'JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } }, '202': { description: 'Notification accepted' } },
+  },
+};
+
+/** The endpoint over one service: its tool table is built on first use, when every module's routes exist. */
+function mcpEndpoint(ctx: ModuleContext) {
+  let table: ReturnType<typeof toolTable> | undefined;
+  const tablesOf = () => (table ??= toolTable(ctx));
+  const serve = async (c: Context, app: Hono) => serveJsonRpc(c, app, ctx, tablesOf());
+  const describe = (c: Context) => {
+    const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+    if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
+      return c.json(errorBody('method_not_allowed', 'This MCP endpoint is stateless and offers no event stream; POST JSON-RPC messages instead.'), 405, { Allow: 'POST' });
+    }
+    const t = tablesOf();
+    return c.json(describeEndpoint(t.paid, t.free, base));
+  };
+  return { serve, describe };
+}
+
+function toolTable(ctx: ModuleContext) {
+  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap) }));
+  const free: FreeTool[] = freeToolsOf(ctx);
+  const tools = [
+    ...paid.map((t) => ({
+      name: mcpToolName(t.cap.id),
+      title: t.cap.title,
+      description: `${t.cap.description} Paid: ${t.cap.priceAtomic} atomic units of ${ctx.payment.asset.symbol} per call via x402 (pay with _meta["x402/payment"]).`,
+      inputSchema: t.cap.inputSchema as { type: 'object' },
+      // The same schema as the HTTP 200, or the x402 PaymentRequired of an unpaid call.
+      outputSchema: (() => {
+        const { body, defs } = relocateDefs(t.cap.outputSchema, '#/$defs/');
+        return { type: 'object' as const, ...(Object.keys(defs).length ? { $defs: defs } : {}), anyOf: [body, PAYMENT_REQUIRED_SCHEMA] };
+      })(),
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      _meta: { 'x402/price': { amount: t.cap.priceAtomic, asset: ctx.payment.asset.address, network: ctx.payment.network, payTo: ctx.payment.payTo } },
+    })),
+    ...free.map((t) => ({ name: t.name, title: t.title, description: `${t.description} Free.`, inputSchema: t.inputSchema as { type: 'object' }, annotations: { readOnlyHint: true } })),
+  ];
+  return { paid, free, tools, paidByName: new Map(paid.map((t) => [mcpToolName(t.cap.id), t])), freeByName: new Map(free.map((t) => [t.name, t])) };
+}
+
+/** In-process, but at the caller's real origin: the answers carry absolute URLs built from it. */
+async function callFree(app: Hono, tool: FreeTool, args: Record<string, unknown>, base: string): Promise<CallToolResult> {
+  const r = tool.request(args);
+  const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
+  const res = await app.request(base + r.path + qs, {
+    method: r.method,
+    headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
+    body: r.body === undefined ? undefined : JSON.stringify(r.body),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const structured = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  return textResult(text, res.status >= 400, res.status >= 400 ? undefined : structured);
+}
+
+async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string): Promise<CallToolResult> {
+  const parsed = tool.reader.fromValue(structuredClone(args ?? {}));
+  if (!parsed.ok) return textResult(parsed.body, true);
+  const raw = meta?.[PAYMENT_META_KEY];
+  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
+    return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
+  }
+  return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base));
+}
+
+async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: ReturnType<typeof toolTable>): Promise<Response> {
+  const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+  // JSON bodies go through the shared reader before the SDK sees them; the transport answers 415 for anything else without reading it.
+  let parsedBody: unknown;
+  if (mediaTypeOf(c.req.header('content-type')) === 'application/json') {
+    const read = await readMcpBody(c.req);
+    if (!read.ok) return read.res;
+    parsedBody = read.value;
+  }
+  const server = new Server({ name: 'agent-pay-service', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: t.tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const name = req.params.name;
+    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+    const p = t.paidByName.get(name);
+    if (p) return callPaid(ctx, p, args, req.params._meta as Record<string, unknown> | undefined, base);
+    const f = t.freeByName.get(name);
+    if (f) return callFree(app, f, args, base);
+    return textResult(errorBody('not_found', `No tool named "${name}".`), true);
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
+  } finally {
+    await transport.close().catch(() => {});
+    await server.close().catch(() => {});
+  }
+}
+
+const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
+
 export const mcpModule: ServiceModule = {
   name: 'mcp',
-  openapi(): OpenApiPaths {
-    return {
-      '/mcp': {
-        get: {
-          operationId: 'describeMcp',
-          summary: 'MCP challenge-handoff endpoint: what it is and which tools it has (JSON)',
-          tags: ['discovery'],
-          security: [],
-          responses: { '200': { description: 'Endpoint description', content: { 'application/json': { schema: { type: 'object' } } } }, '405': { description: 'Event streams are not offered: the endpoint is stateless' } },
-        },
-        post: {
-          operationId: 'mcpJsonRpc',
-          summary: 'MCP Streamable HTTP transport (JSON-RPC): tools/list, tools/call; paid tools hand the x402 challenge back',
-          tags: ['discovery'],
-          security: [],
-          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message or batch' } } } },
-          responses: { '200': { description: 'JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } }, '202': { description: 'Notification accepted' } },
-        },
-      },
-    };
-  },
-  routes(app: Hono, ctx: ModuleContext) {
-    const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap) }));
-    const free: FreeTool[] = freeToolsOf(ctx);
-    const paidByName = new Map(paid.map((t) => [mcpToolName(t.cap.id), t]));
-    const freeByName = new Map(free.map((t) => [t.name, t]));
-
-    const tools = [
-      ...paid.map((t) => ({
-        name: mcpToolName(t.cap.id),
-        title: t.cap.title,
-        description: `${t.cap.description} Paid: ${t.cap.priceAtomic} atomic units of ${ctx.payment.asset.symbol} per call via x402 (pay with _meta["x402/payment"]).`,
-        inputSchema: t.cap.inputSchema as { type: 'object' },
-        // The same schema as the HTTP 200, or the x402 PaymentRequired of an unpaid call.
-        outputSchema: (() => {
-          const { body, defs } = relocateDefs(t.cap.outputSchema, '#/$defs/');
-          return { type: 'object' as const, ...(Object.keys(defs).length ? { $defs: defs } : {}), anyOf: [body, PAYMENT_REQUIRED_SCHEMA] };
-        })(),
-        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-        _meta: { 'x402/price': { amount: t.cap.priceAtomic, asset: ctx.payment.asset.address, network: ctx.payment.network, payTo: ctx.payment.payTo } },
-      })),
-      ...free.map((t) => ({ name: t.name, title: t.title, description: `${t.description} Free.`, inputSchema: t.inputSchema as { type: 'object' }, annotations: { readOnlyHint: true } })),
-    ];
-
-    // In-process, but at the caller's real origin: the answers carry absolute URLs built from it.
-    const callFree = async (tool: FreeTool, args: Record<string, unknown>, base: string): Promise<CallToolResult> => {
-      const r = tool.request(args);
-      const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
-      const res = await app.request(base + r.path + qs, {
-        method: r.method,
-        headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
-        body: r.body === undefined ? undefined : JSON.stringify(r.body),
-      });
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      const structured = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-      return textResult(text, res.status >= 400, res.status >= 400 ? undefined : structured);
-    };
-
-    const callPaid = async (tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string): Promise<CallToolResult> => {
-      const parsed = tool.reader.fromValue(structuredClone(args ?? {}));
-      if (!parsed.ok) return textResult(parsed.body, true);
-      const raw = meta?.[PAYMENT_META_KEY];
-      if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
-        return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
-      }
-      return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base));
-    };
-
-    const serve = async (c: Context) => {
-      const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
-      // JSON bodies go through the shared reader before the SDK sees them; the transport answers 415 for anything else without reading it.
-      let parsedBody: unknown;
-      if (mediaTypeOf(c.req.header('content-type')) === 'application/json') {
-        const read = await readMcpBody(c.req);
-        if (!read.ok) return read.res;
-        parsedBody = read.value;
-      }
-      const server = new Server({ name: 'agent-pay-service', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-      server.setRequestHandler(CallToolRequestSchema, async (req) => {
-        const name = req.params.name;
-        const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-        const p = paidByName.get(name);
-        if (p) return callPaid(p, args, req.params._meta as Record<string, unknown> | undefined, base);
-        const f = freeByName.get(name);
-        if (f) return callFree(f, args, base);
-        return textResult(errorBody('not_found', `No tool named "${name}".`), true);
-      });
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
-      } finally {
-        await transport.close().catch(() => {});
-        await server.close().catch(() => {});
-      }
-    };
-
-    app.get('/mcp', (c) => {
-      const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
-      if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
-        return c.json(errorBody('method_not_allowed', 'This MCP endpoint is stateless and offers no event stream; POST JSON-RPC messages instead.'), 405, { Allow: 'POST' });
-      }
-      return c.json(describeEndpoint(paid, free, base));
-    });
-    app.post('/mcp', serve);
+  freeRoutes(ctx) {
+    let routes = routesByContext.get(ctx);
+    if (!routes) {
+      const endpoint = mcpEndpoint(ctx);
+      routes = [
+        { method: 'GET', path: '/mcp', operation: MCP_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
+        { method: 'POST', path: '/mcp', operation: MCP_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app) },
+      ];
+      routesByContext.set(ctx, routes);
+    }
+    return routes;
   },
 };
