@@ -6,7 +6,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { newAjv } from '../src/catalog/ajv.js';
-import { makeInputReader } from '../src/http/paid-route.js';
+import { makeInputReader } from '../src/catalog/input-reader.js';
 import { balanceOf, decodePaymentResponseHeader, payingFetch, postJson, startRig, type Rig } from './support/harness.js';
 
 describe('paid end-to-end call of each capability', () => {

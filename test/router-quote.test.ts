@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { newAjv } from '../src/catalog/ajv.js';
 import type { Capability } from '../src/catalog/capability.js';
-import { makeInputReader } from '../src/http/paid-route.js';
+import { makeInputReader } from '../src/catalog/input-reader.js';
 import { createRouterModule } from '../src/router/module.js';
 import { quoteResponseSchema, routerContractSchema, routerErrorSchema, executionResultSchema } from '../src/router/schemas.js';
 import { benchQuoteInput } from '../src/router/bench-input.js';

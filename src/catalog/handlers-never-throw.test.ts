@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CATALOG } from './index.js';
-import { makeInputReader } from '../http/paid-route.js';
+import { makeInputReader } from './input-reader.js';
 
 /**
  * A result nested deeper than this could serialise or not depending on how

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeUtf8, jsonNestingExceeds, MAX_JSON_DEPTH, parseJsonBody, rawTextBody } from './json-body.js';
+import { decodeUtf8, jsonNestingExceeds, MAX_JSON_DEPTH, parseJsonBody, rawTextBody } from './json-input.js';
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
 

@@ -8,14 +8,13 @@ import type { Context } from 'hono';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Capability } from '../catalog/capability.js';
 import { offerOf } from '../discovery/bazaar.js';
-import { compileValidator } from '../catalog/validation.js';
-import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { isJsonMediaType, mediaTypeOf, parseJsonBody, rawTextBody, readBodyBytes } from './json-body.js';
+import { errorBody, statusOf } from '../errors.js';
+import { makeInputReader } from '../catalog/input-reader.js';
+import { readBodyBytes } from '../catalog/json-input.js';
 import type { GateOutcome, PaymentGate } from '../payments/gate.js';
 import { HOW_TO_PAY, payFor, priceFor } from '../payments/paid-flow.js';
 import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
 
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 /** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
 export const HEADER_BUDGET_BYTES = 2040;
@@ -27,56 +26,6 @@ export interface PaidRouteOptions {
   gate: PaymentGate;
   /** Absolute base URL for `resource.url`; the request's origin when undefined. */
   publicBaseUrl: string | undefined;
-}
-
-type Parsed = { ok: true; input: unknown } | { ok: false; status: number; body: unknown };
-
-function fail(code: ErrorCode, message: string, details: ErrorDetail[] = []): Parsed {
-  return { ok: false, status: statusOf(code), body: errorBody(code, message, details) };
-}
-
-/** Body → validated, defaulted input. Shared by HTTP and (later) MCP surfaces. */
-export function makeInputReader(cap: Capability) {
-  const validate = compileValidator(cap.inputSchema);
-  const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  return {
-    limit,
-    /** Validate an already-parsed JSON value. */
-    fromValue(value: unknown): Parsed {
-      if (cap.readInput) {
-        const r = cap.readInput(value);
-        return r.ok ? { ok: true, input: r.input } : fail(r.code, r.message, r.details);
-      }
-      const details = validate(value);
-      if (details) return fail('invalid_request', `The request does not match the ${cap.id} input schema.`, details);
-      const problem = cap.check?.(value);
-      if (problem) return fail(problem.code, problem.message, problem.details);
-      return { ok: true, input: value };
-    },
-    /** Raw body → input. Bytes are decoded as strict UTF-8; a string is taken as already decoded. */
-    fromBody(contentType: string | undefined, raw: Uint8Array | string): Parsed {
-      const size = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.byteLength;
-      if (size > limit) return fail('payload_too_large', `The request body exceeds ${limit} bytes.`);
-      const mediaType = mediaTypeOf(contentType);
-      let value: unknown;
-      if (isJsonMediaType(mediaType)) {
-        const parsed = parseJsonBody(raw);
-        if (!parsed.ok) return fail(parsed.error.code, parsed.error.message, parsed.error.details);
-        value = parsed.value;
-      } else {
-        // Media type first, so an unaccepted type is 415 whatever its bytes (fromRawBody decides by type alone).
-        if (!cap.fromRawBody || cap.fromRawBody(mediaType, '') === undefined) return unsupported(mediaType);
-        const text = rawTextBody(contentType, raw);
-        if (!text.ok) return fail(text.error.code, text.error.message, text.error.details);
-        value = cap.fromRawBody(mediaType, text.value);
-      }
-      return this.fromValue(value);
-    },
-  };
-}
-
-function unsupported(mediaType: string): Parsed {
-  return fail('unsupported_media_type', `Content-Type ${mediaType} is not accepted here; send application/json.`, [{ path: '', rule: 'content-type' }]);
 }
 
 /** PAYMENT-SIGNATURE → PaymentPayload, or undefined when it is not base64 JSON of an object. */

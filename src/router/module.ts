@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Capability } from '../catalog/capability.js';
 import { ServiceError } from '../errors.js';
-import { isJsonMediaType, jsonBodyText, mediaTypeOf, readBodyBytes } from '../http/json-body.js';
+import { isJsonMediaType, jsonBodyText, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
 import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { buildContract } from './contract.js';
 import {

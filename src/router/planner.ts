@@ -9,7 +9,7 @@ import type { Capability } from '../catalog/capability.js';
 import { compileValidator, type Validator } from '../catalog/validation.js';
 import type { PaymentConfig } from '../config.js';
 import { ServiceError, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { makeInputReader } from '../http/paid-route.js';
+import { makeInputReader } from '../catalog/input-reader.js';
 import { canonicalJson, requestFingerprint } from '../payments/canonical-json.js';
 import { descriptorFor, schemaProperties, type EvidenceLevel, type Extraction, type RoutingDescriptor, type UnitDraft } from './descriptors.js';
 import {

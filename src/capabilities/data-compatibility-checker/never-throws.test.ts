@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import { makeInputReader } from '../../http/paid-route.js';
+import { makeInputReader } from '../../catalog/input-reader.js';
 import { dataCompatibilityChecker as cap } from './index.js';
 import { CANONICALIZATION_MODES, COMPARISON_MODES, FIELD_TYPES } from './checker.js';
 

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import ajv2020 from 'ajv/dist/2020.js';
-import { makeInputReader } from '../../http/paid-route.js';
+import { makeInputReader } from '../../catalog/input-reader.js';
 import { nftMetadataUriNormalizer as cap } from './index.js';
 import { encodeBase32, encodeBase36, encodeBase58btc } from './cid.js';
 

@@ -13,6 +13,7 @@
  */
 import { isCanonicalBase64Url43, isHostSafeMultibase, parseCid, parseIpnsKey, type Multibase } from './cid.js';
 import { dnsNameProblem } from './dns.js';
+import { jsonNestingExceeds } from '../../catalog/json-input.js';
 
 // ---------------------------------------------------------------------------
 // Public shapes
@@ -760,26 +761,6 @@ function dataCore(after: string, notes: Notes): Core {
 const MAX_DATA_PARAMETERS = 64;
 /** Deepest JSON nesting in data: content that is parsed into `data.json`; real metadata nests a few levels. */
 export const MAX_DATA_JSON_DEPTH = 64;
-
-/** True when `text` nests `[`/`{` outside strings more than `max` levels; a loop, so any text is safe. */
-function jsonNestingExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) i++;
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) {
-      inString = true;
-    } else if (ch === 0x5b || ch === 0x7b) {
-      if (++depth > max) return true;
-    } else if ((ch === 0x5d || ch === 0x7d) && depth > 0) {
-      depth--;
-    }
-  }
-  return false;
-}
 
 const TOKEN_CHARS_RE = /^[A-Za-z0-9!#$&^_.+-]+$/;
 /** RFC 2396 `uric` minus "%", which is handled as an escape. */
