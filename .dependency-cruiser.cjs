@@ -48,14 +48,6 @@ const EXCEPTIONS = [
     from: '^src/catalog/index\\.ts$',
     to: '^src/capabilities/[^/]+/index\\.ts$',
   },
-  {
-    // makeInputReader (body → validated capability input) is transport-neutral
-    // but lives in the HTTP adapter, which imports Hono; the router's planner
-    // imports it from there. Move it to src/catalog/ (next to validation.ts).
-    rule: 'router-planning-without-http',
-    from: '^src/router/planner\\.ts$',
-    to: '^src/http/paid-route\\.ts$',
-  },
 ];
 
 const asList = (x) => (x === undefined ? [] : [].concat(x));

@@ -113,12 +113,26 @@ for (const [name, open, skip] of suites) {
       assert.equal((await ledger.get(a.id))?.state, 'settled');
     });
 
-    test('summary counts only settled deliveries as paid', async () => {
-      const s = await ledger.summary();
-      assert.ok(s.byState.settled >= 2);
-      assert.equal(s.paidDeliveries, s.byState.settled);
-      assert.ok(BigInt(s.settledAtomic) >= 2000n);
-      assert.ok(s.byState.reserved >= 1, 'reserved attempts exist but are not paid deliveries');
+    test('summary counts only settled attempts with a stored response as paid deliveries', async () => {
+      const before = await ledger.summary();
+      const lease = { owner: 'p', until: 100 };
+      const delivered = attempt({ amount: '2500' });
+      await ledger.reserve(delivered, lease, 1);
+      assert.equal(await ledger.transition(delivered.id, 'p', 'executed', { response: { status: 200, contentType: 'application/json', body: '{}' } }, 2), true);
+      assert.equal(await ledger.transition(delivered.id, 'p', 'settled', { txHash: '0x2', settleResponse: '{}' }, 3), true);
+      const settledWithoutResponse = attempt({ amount: '700' });
+      await ledger.reserve(settledWithoutResponse, lease, 1);
+      assert.equal(await ledger.transition(settledWithoutResponse.id, 'p', 'settled', { txHash: '0x3', settleResponse: '{}' }, 2), true);
+      const failed = attempt({ amount: '900' });
+      await ledger.reserve(failed, lease, 1);
+      assert.equal(await ledger.transition(failed.id, 'p', 'failed', { failureCode: 'payment_invalid' }, 2), true);
+      await ledger.reserve(attempt({ amount: '1100' }), lease, 1);
+
+      const after = await ledger.summary();
+      const added = Object.fromEntries(Object.entries(after.byState).map(([state, count]) => [state, count - before.byState[state as keyof typeof before.byState]]).filter(([, d]) => d !== 0));
+      assert.deepEqual(added, { reserved: 1, settled: 2, failed: 1 });
+      assert.equal(after.paidDeliveries - before.paidDeliveries, 1, 'only the settled attempt with a stored response is a paid delivery');
+      assert.equal(BigInt(after.settledAtomic) - BigInt(before.settledAtomic), 2500n);
     });
 
     test('driver transactions commit together or not at all', async () => {

@@ -69,8 +69,8 @@ describe('MCP challenge-handoff endpoint', () => {
     const before = await balanceOf(rig.devnet, rig.devnet.payTo);
     const r = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: args, _meta: { 'x402/payment': payload } });
     assert.notEqual(r.isError, true);
-    const out = r.structuredContent as { contrast_ratio: number };
-    assert.ok(out.contrast_ratio > 10);
+    const contrast = rig.service.catalog.find((c) => c.id === 'accessibility-contrast-calculator')!;
+    assert.deepEqual(r.structuredContent, JSON.parse(JSON.stringify(await contrast.run(args))), "the capability's own result for these arguments");
     const receipt = r._meta?.['x402/payment-response'] as { success: boolean; transaction: string };
     assert.equal(receipt.success, true);
     assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 1000n);
