@@ -37,18 +37,7 @@ const LAYERS = [
 // Known violations the lead must fix, each as narrow as one import: the named
 // rule skips exactly that edge and still checks every other import of the file.
 // Remove the entry when the import goes away.
-const EXCEPTIONS = [
-  {
-    // The capability table (DESIGN: "adding a capability is adding one folder
-    // and one line") lives in catalog/index.ts and so imports each capability's
-    // descriptor, while capabilities build on catalog/capability.ts. Either the
-    // table moves above the capabilities (e.g. src/capabilities/index.ts or the
-    // composition layer) or the catalog's kernel files get their own layer.
-    rule: 'layer-catalog',
-    from: '^src/catalog/index\\.ts$',
-    to: '^src/capabilities/[^/]+/index\\.ts$',
-  },
-];
+const EXCEPTIONS = [];
 
 const asList = (x) => (x === undefined ? [] : [].concat(x));
 

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Capability } from '../src/catalog/capability.js';
-import { CATALOG } from '../src/catalog/index.js';
+import { CATALOG } from '../src/capabilities/index.js';
 import { makeInputReader } from '../src/catalog/input-reader.js';
 import { requestFingerprint } from '../src/payments/canonical-json.js';
 import { casesFor } from './inputs.js';

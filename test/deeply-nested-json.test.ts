@@ -7,7 +7,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_JSON_DEPTH } from '../src/http/json-body.js';
+import { MAX_JSON_DEPTH } from '../src/catalog/json-input.js';
 import { BLACK_ON_WHITE, CONTRAST, postJson, signFor, startRig, type Rig } from './support/harness.js';
 
 const TOKEN = 'test-admin-token-0123456789abcdef';

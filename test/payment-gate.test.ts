@@ -273,7 +273,7 @@ describe('402 challenges of every capability', () => {
   after(async () => rig?.close());
 
   test('carry the Bazaar discovery extension and keep PAYMENT-REQUIRED under 2 KB', async () => {
-    const { CATALOG } = await import('../src/catalog/index.js');
+    const { CATALOG } = await import('../src/capabilities/index.js');
     for (const cap of rig.service.catalog) {
       const input = [...cap.examples].sort((a, b) => JSON.stringify(a.input).length - JSON.stringify(b.input).length)[0]!.input;
       const res = await postJson(rig.service.url + cap.path, input);

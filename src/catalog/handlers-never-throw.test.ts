@@ -12,7 +12,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CATALOG } from './index.js';
+import { CATALOG } from '../capabilities/index.js';
 import { makeInputReader } from './input-reader.js';
 
 /**

@@ -1,21 +1,10 @@
 /**
- * The capability catalog: the single table every surface is generated from.
- * Adding a capability is adding its module and one line here.
+ * Catalog rules every surface relies on. The table of entries itself is in
+ * `capabilities/index.ts` (above the capabilities it lists).
  */
 import type { Capability } from './capability.js';
-import { accessibilityContrastCalculator } from '../capabilities/accessibility-contrast-calculator/index.js';
-import { catalogOfferEvidenceExtractor } from '../capabilities/catalog-offer-evidence-extractor/index.js';
-import { dataCompatibilityChecker } from '../capabilities/data-compatibility-checker/index.js';
-import { nftMetadataUriNormalizer } from '../capabilities/nft-metadata-uri-normalizer/index.js';
 
 export type { Capability, InputProblem, JsonSchema } from './capability.js';
-
-export const CATALOG: readonly Capability[] = Object.freeze([
-  dataCompatibilityChecker,
-  accessibilityContrastCalculator,
-  catalogOfferEvidenceExtractor,
-  nftMetadataUriNormalizer,
-]);
 
 export function findCapability(catalog: readonly Capability[], method: string, path: string): Capability | undefined {
   return catalog.find((c) => c.method === method && c.path === path);

@@ -8,7 +8,7 @@
  *   above the price; a supplier off the allowlist).
  */
 import type { Capability } from '../../src/catalog/capability.js';
-import { CATALOG } from '../../src/catalog/index.js';
+import { CATALOG } from '../../src/capabilities/index.js';
 import { catalogOfferEvidenceExtractor } from '../../src/capabilities/catalog-offer-evidence-extractor/index.js';
 import type { ServiceModule } from '../../src/module.js';
 import { genericDescriptor } from '../../src/router/descriptors.js';
