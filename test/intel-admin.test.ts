@@ -10,7 +10,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { discoveryModule } from '../src/discovery/module.js';
 import { mcpModule } from '../src/mcp/module.js';
 import { intelModule } from '../src/intel/module.js';
-import { ADMIN_WRITE_RESULT_SCHEMA, IMPORT_REPORT_SCHEMA, NEWSWIRE_FEED_SCHEMA } from '../src/intel/schemas.js';
+import { ADMIN_WRITE_RESULT_SCHEMA, IMPORT_REPORT_SCHEMA } from '../src/intel/api/admin-schemas.js';
+import { NEWSWIRE_FEED_SCHEMA } from '../src/intel/schemas.js';
 import { startRig, type Rig } from './support/harness.js';
 import { itemRecord, schemaErrors } from './support/intel.js';
 

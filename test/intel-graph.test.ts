@@ -10,14 +10,8 @@ import { discoveryModule } from '../src/discovery/module.js';
 import { mcpModule } from '../src/mcp/module.js';
 import { intelModule, intelRuntime } from '../src/intel/module.js';
 import { checkRecord } from '../src/intel/records.js';
-import {
-  DISTRIBUTION_SCHEMA,
-  ENTITY_DETAIL_SCHEMA,
-  ENTITY_PAGE_SCHEMA,
-  EVENT_PAGE_SCHEMA,
-  GRAPH_SUMMARY_SCHEMA,
-  RELATIONSHIP_PAGE_SCHEMA,
-} from '../src/intel/schemas.js';
+import { DISTRIBUTION_SCHEMA } from '../src/intel/api/distribution-schema.js';
+import { ENTITY_DETAIL_SCHEMA, ENTITY_PAGE_SCHEMA, EVENT_PAGE_SCHEMA, GRAPH_SUMMARY_SCHEMA, RELATIONSHIP_PAGE_SCHEMA } from '../src/intel/api/graph-schemas.js';
 import type { ContentRecord } from '../src/intel/types.js';
 import { postJson, startRig, type Rig } from './support/harness.js';
 import { insertAttempt, itemRecord, schemaErrors } from './support/intel.js';

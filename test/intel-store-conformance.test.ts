@@ -2,11 +2,12 @@
  * One conformance suite for the content store, run against the embedded
  * SQLite and a real PostgreSQL server: the store clock, append-only history,
  * material vs cosmetic changes, corrections, retractions, TIER_D, filters,
- * census snapshots, independent revenue, and concurrent writers against a
- * poller (every change seen exactly once).
+ * census snapshots, concurrent writers against a poller (every change seen
+ * exactly once), and the ledger facts intel reads (paid revenue).
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { SqlPaidRevenue } from '../src/intel/ledger-facts.js';
 import { checkRecord } from '../src/intel/records.js';
 import type { ContentStore, WriteOk, WriteResult } from '../src/intel/store.js';
 import { parseTimestamp } from '../src/intel/time.js';
@@ -224,7 +225,7 @@ for (const [name, kind, skip] of suites) {
       assert.deepEqual(await t.store.latestCensusIds(2), ['c-new', 'c-old']);
     });
 
-    test('independent revenue: settled and delivered only, operator wallets excluded, exact in atomic units', async () => {
+    test('paid revenue from the ledger: settled and delivered only, operator wallets excluded, exact in atomic units', async () => {
       const fresh = await openTestStore(kind);
       try {
         await insertAttempt(fresh.db, { id: 'a1', payer: '0xAbC0000000000000000000000000000000000001', amount: '10000', state: 'settled', delivered: true });
@@ -234,9 +235,11 @@ for (const [name, kind, skip] of suites) {
         for (const [i, state] of ['reserved', 'verified', 'executed', 'settling', 'failed', 'unknown'].entries()) {
           await insertAttempt(fresh.db, { id: `b${i}`, payer: '0x0000000000000000000000000000000000000004', amount: '99999', state, delivered: state === 'executed' || state === 'settling' || state === 'unknown' });
         }
-        assert.equal(await fresh.store.independentRevenueAtomic([]), 16000n);
-        assert.equal(await fresh.store.independentRevenueAtomic(['0x0000000000000000000000000000000000000002']), 11000n);
-        assert.equal(await fresh.store.independentRevenueAtomic(['0xabc0000000000000000000000000000000000001']), 5000n, 'operator wallets match case-insensitively');
+        const revenue = new SqlPaidRevenue(fresh.db);
+        assert.deepEqual(await revenue.paidRevenue([]), { atomic: 16000n, deliveries: 3, lastSettledAt: 1 });
+        assert.deepEqual(await revenue.paidRevenue(['0x0000000000000000000000000000000000000002']), { atomic: 11000n, deliveries: 2, lastSettledAt: 1 });
+        assert.deepEqual(await revenue.paidRevenue(['0xabc0000000000000000000000000000000000001']), { atomic: 5000n, deliveries: 1, lastSettledAt: 1 }, 'operator wallets match case-insensitively');
+        assert.deepEqual(await revenue.paidRevenue(['0xABC0000000000000000000000000000000000001', '0x0000000000000000000000000000000000000002']), { atomic: 0n, deliveries: 0, lastSettledAt: null });
       } finally {
         await fresh.close();
       }

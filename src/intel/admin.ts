@@ -1,31 +1,22 @@
 /**
- * The content admin API under /admin/v1/…: publish, correct, retract, import
- * census snapshots and NDJSON. It exists only when ADMIN_TOKEN is set (the
- * routes are not registered otherwise, so every admin path answers 404), and
- * every request must carry `Authorization: Bearer <ADMIN_TOKEN>` (401
- * otherwise).
+ * What the content admin API (/admin/v1/…, api/admin-routes.ts) is made of:
+ * the bearer-token check, body reading and write answers. The API exists only
+ * when ADMIN_TOKEN is set (its routes are not registered otherwise, so every
+ * admin path answers 404), and every request must carry
+ * `Authorization: Bearer <ADMIN_TOKEN>` (401 otherwise).
  */
-import type { Context, Hono, Next } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { statusOf } from '../errors.js';
-import { decodeUtf8, jsonNestingExceeds, MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../http/json-body.js';
-import { formatMicros } from './time.js';
+import { jsonNestingExceeds, MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../catalog/json-input.js';
 import { errorResponse } from './http.js';
 import { importNdjson, type ImportReport, type RejectedLine } from './importer.js';
-import type { MarketMovementsSource } from './newswire.js';
-import { checkRecord, type Rejection } from './records.js';
-import type { ContentStore, WriteOk, WriteResult } from './store.js';
+import type { Rejection } from './records.js';
+import type { ContentStore, WriteOk, WriteResult } from './store/contract.js';
+import { formatMicros } from './time.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
-const MAX_JSON_BYTES = 1024 * 1024;
-const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
-
-export interface AdminDeps {
-  store: ContentStore;
-  adminToken: string;
-  now: () => number;
-  movements: MarketMovementsSource;
-}
+export const MAX_JSON_BYTES = 1024 * 1024;
+export const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
 
 function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
@@ -43,7 +34,7 @@ export function bearerMatches(header: string | undefined, expectedDigest: Buffer
   return equal && m !== null;
 }
 
-function rejectionResponse(c: Context, r: Rejection): Response {
+export function rejectionResponse(c: Context, r: Rejection): Response {
   return errorResponse(c, r.code, r.reason, r.details);
 }
 
@@ -59,12 +50,12 @@ function writeBody(w: WriteOk) {
   };
 }
 
-function writeResponse(c: Context, w: WriteResult, extra: Record<string, unknown> = {}): Response {
+export function writeResponse(c: Context, w: WriteResult, extra: Record<string, unknown> = {}): Response {
   if (!w.ok) return rejectionResponse(c, w.rejection);
   return c.json({ ...writeBody(w), ...extra }, w.result === 'created' ? 201 : 200, { 'Cache-Control': 'no-store' });
 }
 
-async function readBody(c: Context, limit: number): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; res: Response }> {
+export async function readBody(c: Context, limit: number): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; res: Response }> {
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > limit) return { ok: false, res: errorResponse(c, 'payload_too_large', `The request body exceeds ${limit} bytes.`) };
   const bytes = await readBodyBytes(c.req, limit);
@@ -73,7 +64,7 @@ async function readBody(c: Context, limit: number): Promise<{ ok: true; bytes: U
 }
 
 /** One JSON object: strict UTF-8, bounded nesting, then JSON.parse (the shared body reader). */
-async function readJsonObject(c: Context, limit: number): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; res: Response }> {
+export async function readJsonObject(c: Context, limit: number): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; res: Response }> {
   const body = await readBody(c, limit);
   if (!body.ok) return body;
   const parsed = parseJsonBody(body.bytes);
@@ -86,7 +77,7 @@ async function readJsonObject(c: Context, limit: number): Promise<{ ok: true; va
 }
 
 /** Admin bodies may omit `kind`; when present it must be the one the route expects. */
-function withKind(value: Record<string, unknown>, kind: string): { ok: true; value: Record<string, unknown> } | { ok: false; rejection: Rejection } {
+export function withKind(value: Record<string, unknown>, kind: string): { ok: true; value: Record<string, unknown> } | { ok: false; rejection: Rejection } {
   if (value.kind !== undefined && value.kind !== kind) {
     return { ok: false, rejection: { code: 'invalid_request', reason: `This route takes ${kind} records.`, details: [{ path: '/kind', rule: 'const', message: `must be "${kind}" or absent` }] } };
   }
@@ -98,7 +89,7 @@ function withKind(value: Record<string, unknown>, kind: string): { ok: true; val
  * deeper than MAX_JSON_DEPTH is a rejected line (like one that is not JSON),
  * blanked before the importer sees it, so its validation cannot overflow the stack.
  */
-async function importBoundedNdjson(store: ContentStore, text: string, now: () => number): Promise<ImportReport> {
+export async function importBoundedNdjson(store: ContentStore, text: string, now: () => number): Promise<ImportReport> {
   const lines = text.split(/\r?\n/);
   const deep: RejectedLine[] = [];
   lines.forEach((line, i) => {
@@ -113,84 +104,32 @@ async function importBoundedNdjson(store: ContentStore, text: string, now: () =>
   return report;
 }
 
-export function registerAdminRoutes(app: Hono, deps: AdminDeps): void {
-  const expected = digest(deps.adminToken);
-  const { store } = deps;
+function unauthorized(c: Context): Response {
+  return errorResponse(c, 'unauthorized', 'The admin API needs Authorization: Bearer <ADMIN_TOKEN>.', [{ path: 'header:Authorization', rule: 'bearer' }], {
+    'WWW-Authenticate': 'Bearer realm="admin"',
+  });
+}
 
-  app.use(`${ADMIN_PREFIX}/*`, async function adminAuth(c: Context, next: Next) {
-    if (!bearerMatches(c.req.header('authorization'), expected)) {
-      return errorResponse(c, 'unauthorized', 'The admin API needs Authorization: Bearer <ADMIN_TOKEN>.', [{ path: 'header:Authorization', rule: 'bearer' }], {
-        'WWW-Authenticate': 'Bearer realm="admin"',
-      });
-    }
+type Handler = (c: Context) => Promise<Response>;
+
+/** Wraps admin handlers so each runs only for the right bearer token (a route descriptor carries no middleware). */
+export function adminOnly(adminToken: string): (handle: Handler) => Handler {
+  const expected = digest(adminToken);
+  return (handle) =>
+    async function adminOnlyHandler(c) {
+      if (!bearerMatches(c.req.header('authorization'), expected)) return unauthorized(c);
+      return handle(c);
+    };
+}
+
+/**
+ * For admin paths no route matches: 401 without the token, so the API's
+ * shape is not probed anonymously; with it, on to the app's 404.
+ */
+export function adminGuard(adminToken: string): MiddlewareHandler {
+  const expected = digest(adminToken);
+  return async function adminAuth(c, next) {
+    if (!bearerMatches(c.req.header('authorization'), expected)) return unauthorized(c);
     await next();
-  });
-
-  app.post(`${ADMIN_PREFIX}/items`, async (c) => {
-    const body = await readJsonObject(c, MAX_JSON_BYTES);
-    if (!body.ok) return body.res;
-    const rec = withKind(body.value, 'item');
-    if (!rec.ok) return rejectionResponse(c, rec.rejection);
-    const checked = checkRecord(rec.value, deps.now());
-    if (!checked.ok) return rejectionResponse(c, checked.rejection);
-    return writeResponse(c, await store.apply(checked.record));
-  });
-
-  app.post(`${ADMIN_PREFIX}/items/:eventId/corrections`, async (c) => {
-    const original = c.req.param('eventId');
-    const body = await readJsonObject(c, MAX_JSON_BYTES);
-    if (!body.ok) return body.res;
-    const withItemKind = withKind(body.value, 'item');
-    if (!withItemKind.ok) return rejectionResponse(c, withItemKind.rejection);
-    const rec = withItemKind.value;
-    if (rec.correctionOf !== undefined && rec.correctionOf !== original) {
-      return errorResponse(c, 'invalid_request', `correctionOf must be ${original} (the item in the path) or absent.`, [{ path: '/correctionOf', rule: 'const', message: `must be "${original}"` }]);
-    }
-    if (rec.eventId === original) {
-      return errorResponse(c, 'invalid_request', 'A correction is a new item: give it its own eventId.', [{ path: '/eventId', rule: 'not-original', message: 'must differ from the corrected item' }]);
-    }
-    const existing = await store.getItem(original);
-    if (!existing) return errorResponse(c, 'not_found', `No item ${original}.`);
-    const checked = checkRecord({ ...rec, correctionOf: original }, deps.now());
-    if (!checked.ok) return rejectionResponse(c, checked.rejection);
-    return writeResponse(c, await store.apply(checked.record));
-  });
-
-  app.post(`${ADMIN_PREFIX}/items/:eventId/retraction`, async (c) => {
-    const eventId = c.req.param('eventId');
-    const body = await readJsonObject(c, MAX_JSON_BYTES);
-    if (!body.ok) return body.res;
-    const checked = checkRecord({ kind: 'retraction', eventId, ...body.value }, deps.now());
-    if (!checked.ok) return rejectionResponse(c, checked.rejection);
-    const res = await store.apply(checked.record);
-    if (!res.ok && statusOf(res.rejection.code) === 404) return errorResponse(c, 'not_found', res.rejection.reason);
-    return writeResponse(c, res);
-  });
-
-  app.get(`${ADMIN_PREFIX}/items/:eventId`, async (c) => {
-    const eventId = c.req.param('eventId');
-    const found = await store.getItem(eventId);
-    if (!found) return errorResponse(c, 'not_found', `No item ${eventId}.`);
-    return c.json({ newsroomState: found.state, item: found.stored.item, evidence: found.stored.evidence, versions: await store.itemVersions(eventId) }, 200, { 'Cache-Control': 'no-store' });
-  });
-
-  app.post(`${ADMIN_PREFIX}/census`, async (c) => {
-    const body = await readJsonObject(c, MAX_IMPORT_BYTES);
-    if (!body.ok) return body.res;
-    const rec = withKind(body.value, 'census');
-    if (!rec.ok) return rejectionResponse(c, rec.rejection);
-    const checked = checkRecord(rec.value, deps.now());
-    if (!checked.ok) return rejectionResponse(c, checked.rejection);
-    const res = await store.apply(checked.record);
-    if (!res.ok) return rejectionResponse(c, res.rejection);
-    return writeResponse(c, res, { marketMovements: await deps.movements.current() });
-  });
-
-  app.post(`${ADMIN_PREFIX}/import`, async (c) => {
-    const body = await readBody(c, MAX_IMPORT_BYTES);
-    if (!body.ok) return body.res;
-    const text = decodeUtf8(body.bytes);
-    if (text === undefined) return errorResponse(c, 'invalid_json', 'The request body is not valid UTF-8.', [{ path: '', rule: 'utf-8' }]);
-    return c.json(await importBoundedNdjson(store, text, deps.now), 200, { 'Cache-Control': 'no-store' });
-  });
+  };
 }

@@ -8,7 +8,7 @@
 import type { InputProblem } from '../catalog/capability.js';
 import type { MarketMovementsSource } from './newswire.js';
 import { cursorMicros } from './newswire.js';
-import type { ChangeRow, ContentStore } from './store.js';
+import type { ChangeRow, ContentStore } from './store/contract.js';
 import { formatMicros, parseTimestamp } from './time.js';
 import { NEWSWIRE_SCHEMA_VERSION, USAGE_RIGHTS, type ChangeKind, type EvidenceDetail, type MarketMovements } from './types.js';
 

@@ -8,7 +8,7 @@
  *   LISTED_ON / INDEXES relationships say is on them.
  * Nothing is inferred: no listing is claimed without an imported record.
  */
-import type { ContentStore } from './store.js';
+import type { ContentStore } from './store/contract.js';
 import { type Entity, type Listing } from './types.js';
 
 export const DISTRIBUTION_SCHEMA_VERSION = 'distribution/1.0';
@@ -16,8 +16,16 @@ export const DISTRIBUTION_SCHEMA_VERSION = 'distribution/1.0';
 export const SURFACE_KINDS = ['openapi', 'well_known_manifest', 'agent_card', 'services', 'mcp', 'llms_txt', 'router', 'newswire', 'newswire_pages', 'graph', 'changes_since', 'distribution'] as const;
 export type SurfaceKind = (typeof SURFACE_KINDS)[number];
 
-/** This service's own discovery surfaces and the route that serves each. */
-export const SELF_SURFACES: ReadonlyArray<{ id: string; kind: SurfaceKind; method: 'GET' | 'POST' | 'ANY'; path: string }> = [
+/** One of this service's own discovery surfaces and the route that serves it. */
+export interface SelfSurface {
+  id: string;
+  kind: SurfaceKind;
+  method: 'GET' | 'POST' | 'ANY';
+  path: string;
+}
+
+/** This service's own discovery surfaces (the module passes this list to buildDistribution). */
+export const SELF_SURFACES: readonly SelfSurface[] = [
   { id: 'openapi', kind: 'openapi', method: 'GET', path: '/openapi.json' },
   { id: 'well-known-x402', kind: 'well_known_manifest', method: 'GET', path: '/.well-known/x402' },
   { id: 'agent-card', kind: 'agent_card', method: 'GET', path: '/.well-known/agent-card.json' },
@@ -65,7 +73,16 @@ async function allOf<T extends { id: string }>(fetchPage: (afterId: string | und
   }
 }
 
-export async function buildDistribution(store: ContentStore, routes: readonly RouteEntry[], baseUrl: string, nowMs: number): Promise<DistributionCatalog> {
+export interface DistributionInput {
+  /** The surfaces to report on (SELF_SURFACES for this service). */
+  surfaces: readonly SelfSurface[];
+  /** This instance's route table at the time of the request. */
+  routes: readonly RouteEntry[];
+  baseUrl: string;
+  nowMs: number;
+}
+
+export async function buildDistribution(store: ContentStore, { surfaces, routes, baseUrl, nowMs }: DistributionInput): Promise<DistributionCatalog> {
   const verifiedAt = new Date(nowMs).toISOString();
   const [listings, directories, listedOn, indexes] = await Promise.all([
     store.listings(),
@@ -89,7 +106,7 @@ export async function buildDistribution(store: ContentStore, routes: readonly Ro
     generatedAt: verifiedAt,
     service: {
       baseUrl,
-      surfaces: SELF_SURFACES.map((s) => ({ id: s.id, kind: s.kind, url: baseUrl + s.path, status: serves(routes, s.method, s.path) ? 'live' : 'not_deployed', lastVerifiedAt: verifiedAt })),
+      surfaces: surfaces.map((s) => ({ id: s.id, kind: s.kind, url: baseUrl + s.path, status: serves(routes, s.method, s.path) ? 'live' : 'not_deployed', lastVerifiedAt: verifiedAt })),
     },
     listings,
     ecosystem: {

@@ -4,7 +4,7 @@
  * sourced events; entities and relationships are imported records joined by
  * explicit id only.
  */
-import type { ContentStore } from './store.js';
+import type { ContentStore } from './store/contract.js';
 import { formatMicros } from './time.js';
 import { GRAPH_PROTOCOL, type Entity, type GraphEvent } from './types.js';
 
@@ -23,11 +23,11 @@ export const GRAPH_PATHS = {
  *   least one source URL and an eventDate that is a real date not after the
  *   import day (records.ts); nothing here synthesizes events.
  * - similarNamesDoNotMerge: entities are keyed by id; references are checked
- *   by id and never resolved by name (store.ts putItem / putRelationship).
+ *   by id and never resolved by name (store/item-writes.ts, store/graph-writes.ts).
  * - censusPublicationIndependent: market movements come only from imported
  *   census snapshots (census.ts), never from this service's ledger or traffic.
  * - http402IsNotRevenue: independent revenue counts settled attempts with a
- *   stored response only (store.ts independentRevenueAtomic).
+ *   stored response only (ledger-facts.ts, the ledger's paid-delivery rule).
  * - trafficIsNotABuyer: no request is ever written to the content store or
  *   counted as a payer; payers come from census sources and settled payments.
  */

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodePageCursor, encodePageCursor, ifNoneMatchHits, parseQuery, strongEtag } from './http.js';
-import { QUERY_PARAMETERS } from './schemas.js';
+import { QUERY_PARAMETERS } from './api/query-parameters.js';
 
 const q = (s: string) => parseQuery(QUERY_PARAMETERS.newswire, new URL('http://x/v1/newswire?' + s));
 

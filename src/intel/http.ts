@@ -1,13 +1,22 @@
 /**
- * HTTP helpers shared by the intelligence routes: query parameters parsed
- * from their declarations in schemas.ts, strong ETags with If-None-Match, and
- * error bodies.
+ * HTTP helpers shared by the intelligence routes and pages: query
+ * parameters parsed from their declarations (`ParameterDef`),
+ * strong ETags with If-None-Match, and error bodies.
  */
 import type { Context } from 'hono';
 import { createHash } from 'node:crypto';
 import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
-import type { JsonSchema, ParameterDef } from './schemas.js';
+import type { JsonSchema } from './schema-parts.js';
 import { parseTimestamp } from './time.js';
+
+/** One declared parameter: parsed by parseQuery, listed in OpenAPI, offered as an MCP argument. */
+export interface ParameterDef {
+  name: string;
+  in: 'query' | 'path';
+  required?: boolean;
+  description: string;
+  schema: JsonSchema;
+}
 
 export type QueryValues = Record<string, string | number | boolean | undefined>;
 
@@ -77,6 +86,11 @@ export function parseQuery(defs: readonly ParameterDef[], url: URL): ParsedQuery
 
 export function errorResponse(c: Context, code: ErrorCode, message: string, details: ErrorDetail[] = [], headers: Record<string, string> = {}): Response {
   return c.json(errorBody(code, message, details), statusOf(code) as 400, { 'Cache-Control': 'no-store', ...headers });
+}
+
+/** The error answer of a query that did not parse. */
+export function badQuery(c: Context, parsed: Extract<ParsedQuery, { ok: false }>): Response {
+  return errorResponse(c, parsed.code, parsed.message, parsed.details);
 }
 
 /** A strong validator: the SHA-256 of the exact bytes sent. */

@@ -6,7 +6,7 @@
  */
 import type { ErrorDetail } from '../errors.js';
 import { checkRecord } from './records.js';
-import type { ContentStore } from './store.js';
+import type { ContentStore } from './store/contract.js';
 
 export interface RejectedLine {
   line: number;

@@ -12,7 +12,8 @@
  */
 import { computeMovements, NO_CENSUS_SENTENCE, zeroMovements } from './census.js';
 import type { QueryValues } from './http.js';
-import type { ContentStore } from './store.js';
+import type { PaidRevenueSource } from './ledger-facts.js';
+import type { ContentStore } from './store/contract.js';
 import { EPOCH_ISO, formatMicros, parseTimestamp } from './time.js';
 import { tierRank, type EvidenceTier } from './tiers.js';
 import {
@@ -84,6 +85,8 @@ export function atomicToUsd(atomic: bigint): number {
 export interface NewswireDeps {
   store: ContentStore;
   movements: MarketMovementsSource;
+  revenue: PaidRevenueSource;
+  /** Their payments are not independent revenue. */
   operatorWallets: readonly string[];
 }
 
@@ -106,7 +109,7 @@ export async function buildNewswire(deps: NewswireDeps, q: QueryValues): Promise
   });
   const generatedAt = formatMicros(page.upperUs);
   const nextCursor = page.truncated ? page.items[page.items.length - 1]!.lastUpdatedAt : generatedAt;
-  const [marketMovements, revenue] = await Promise.all([deps.movements.current(), deps.store.independentRevenueAtomic(deps.operatorWallets)]);
+  const [marketMovements, revenue] = await Promise.all([deps.movements.current(), deps.revenue.paidRevenue(deps.operatorWallets)]);
   return {
     schemaVersion: NEWSWIRE_SCHEMA_VERSION,
     product: NEWSWIRE_PRODUCT,
@@ -119,6 +122,6 @@ export async function buildNewswire(deps: NewswireDeps, q: QueryValues): Promise
     marketMovements,
     items: [...page.items].sort(byEventDateDesc),
     usageRights: USAGE_RIGHTS,
-    independentRevenueUsd: atomicToUsd(revenue),
+    independentRevenueUsd: atomicToUsd(revenue.atomic),
   };
 }

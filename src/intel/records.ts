@@ -7,7 +7,7 @@
  */
 import { compileValidator, type Validator } from '../catalog/validation.js';
 import type { ErrorCode, ErrorDetail } from '../errors.js';
-import { CONTENT_RECORD_SCHEMAS } from './schemas.js';
+import { CONTENT_RECORD_SCHEMAS } from './record-schemas.js';
 import { isCalendarDate, parseTimestamp, utcDate } from './time.js';
 import { EVIDENCE_TIERS, tierAllowed, tierCeiling } from './tiers.js';
 import type { CensusRecord, ContentRecord, EntityRecord, ItemRecord, ListingRecord, RelationshipRecord } from './types.js';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatRejections, importNdjson, type ImportReport } from './importer.js';
-import type { ContentStore } from './store.js';
+import type { ContentStore } from './store/contract.js';
 
 export const STARTER_DIR = join(dirname(fileURLToPath(import.meta.url)), 'starter');
 /** Load order matters: items and relationships name entities by id. */

@@ -1,0 +1,30 @@
+/** The feed page's query parameters (the item page takes only its slug). */
+import type { ParameterDef } from '../http.js';
+import { ENTITY_ID, ID_PATTERN, TIMESTAMP_PARAM, TOPIC } from '../schema-parts.js';
+import { EVIDENCE_TIER_IDS } from '../tiers.js';
+import { ITEM_TYPES } from '../types.js';
+
+export const FEED_DEFAULT_LIMIT = 100;
+
+const RETRACTED_FLAG: ParameterDef['schema'] = { type: 'string', enum: ['1', '0', 'true', 'false'], default: '0' };
+
+export const PAGE_PARAMETERS = {
+  feed: [
+    { name: 'type', in: 'query', description: 'Only items of this type.', schema: { type: 'string', enum: [...ITEM_TYPES] } },
+    { name: 'entity', in: 'query', description: 'Only items that involve this graph entity id.', schema: ENTITY_ID },
+    { name: 'protocol', in: 'query', description: 'Only items that involve this protocol id.', schema: ENTITY_ID },
+    { name: 'topic', in: 'query', description: 'Only items tagged with this topic.', schema: TOPIC },
+    { name: 'min_tier', in: 'query', description: 'Only items at this evidence tier or stronger (TIER_A strongest).', schema: { type: 'string', enum: [...EVIDENCE_TIER_IDS] } },
+    { name: 'include_retracted', in: 'query', description: '1 (or true): also list retracted items, marked with their reason. Default 0: retracted items are left out (their own pages stay reachable).', schema: RETRACTED_FLAG },
+    { name: 'since', in: 'query', description: 'The API’s cursor: only items whose lastUpdatedAt is after this timestamp (the “more” link sets it).', schema: TIMESTAMP_PARAM },
+    { name: 'limit', in: 'query', description: `Most items on the page, 1–200 (default ${FEED_DEFAULT_LIMIT}). When more match, the oldest-updated are listed and a link continues after them.`, schema: { type: 'integer', minimum: 1, maximum: 200, default: FEED_DEFAULT_LIMIT } },
+  ] satisfies ParameterDef[],
+  item: [{ name: 'slug', in: 'path', required: true, description: 'The item’s slug (its eventId unless the newsroom set another).', schema: { type: 'string', pattern: ID_PATTERN } }] satisfies ParameterDef[],
+} as const;
+
+/** HTML forms send empty fields (`entity=`); on a page they mean “no filter”. */
+export function withoutEmptyParams(url: URL): URL {
+  const out = new URL(url.origin + url.pathname);
+  for (const [k, v] of url.searchParams) if (v !== '') out.searchParams.append(k, v);
+  return out;
+}
