@@ -57,6 +57,7 @@ import { PaymentRail } from '../src/payments/rail.js';
 import { openDatabase, type Database } from '../src/store/index.js';
 import type { SqlDriver } from '../src/store/sql-driver.js';
 import { fmt, markdownTable, round, summarize, type Summary } from './stats.js';
+import { registerModule } from '../src/http/free-routes.js';
 
 // ------------------------------------------------------------------ settings
 
@@ -666,7 +667,7 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
   const rail = new PaymentRail({ payment, chain: NO_CHAIN });
   const gate = new PaymentGate({ ledger: database.ledger, rail, leaseMs: payment.attemptLeaseMs, log });
   const ctx: ModuleContext = { ...init, catalog, gate, rail, payment, publicBaseUrl: undefined, modules: [mod] };
-  const app = createApp({ catalog, gate, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: [(a: Hono) => mod.routes!(a, ctx)] });
+  const app = createApp({ catalog, gate, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: [(a: Hono) => registerModule(a, mod, ctx)] });
   return { app, changesSince };
 }
 

@@ -82,12 +82,8 @@ export interface ServiceModule {
   lateCapabilities?(catalog: readonly Capability[], init: ModuleInit): Promise<Capability[]> | Capability[];
   /** Free routes as descriptors: registered, described in OpenAPI and offered as MCP tools from this one list. */
   freeRoutes?(ctx: ModuleContext): FreeRoute[];
-  /** Register routes that are not free-route descriptors (e.g. the MCP endpoint itself). */
-  routes?(app: Hono, ctx: ModuleContext): void;
-  /** OpenAPI path items for the free routes this module registers (every route must be described). */
-  openapi?(ctx: ModuleContext): OpenApiPaths;
-  /** Free MCP tools this module offers. */
-  mcpTools?(ctx: ModuleContext): FreeTool[];
+  /** Middleware that must run before the module's routes (e.g. the admin bearer check). */
+  guards?(app: Hono, ctx: ModuleContext): void;
   /** Called on shutdown. */
   stop?(): Promise<void> | void;
 }

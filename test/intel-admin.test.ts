@@ -6,9 +6,6 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Validator } from '@seriousme/openapi-schema-validator';
-import { discoveryModule } from '../src/discovery/module.js';
-import { mcpModule } from '../src/mcp/module.js';
 import { intelModule } from '../src/intel/module.js';
 import { ADMIN_WRITE_RESULT_SCHEMA, IMPORT_REPORT_SCHEMA } from '../src/intel/api/admin-schemas.js';
 import { NEWSWIRE_FEED_SCHEMA } from '../src/intel/schemas.js';
@@ -71,6 +68,11 @@ describe('admin API with ADMIN_TOKEN', () => {
     }
     const get = await admin('GET', '/admin/v1/items/anything', undefined, null);
     assert.equal(get.status, 401, 'reads need the token too');
+    // The wrong method on an admin path tells a caller without the token nothing (not 405, not 404).
+    for (const [method, path] of [['GET', '/admin/v1/items'], ['PUT', '/admin/v1/items'], ['GET', '/admin/v1/nothing-here']] as const) {
+      assert.equal((await admin(method, path, undefined, null)).status, 401, `${method} ${path}`);
+    }
+    assert.equal((await admin('GET', '/admin/v1/items', undefined, `Bearer ${TOKEN}`)).status, 405, 'with the token: the method is wrong');
     const ok = await admin('POST', '/admin/v1/items', item(), `bearer ${TOKEN}`);
     assert.equal(ok.status, 201);
   });
@@ -218,29 +220,5 @@ describe('admin API with ADMIN_TOKEN', () => {
     assert.deepEqual(report.rejected.map((r: Json) => [r.line, r.code]), [[3, 'invalid_json'], [4, 'invalid_request']]);
     const dist = (await (await fetch(`${base}/v1/distribution`)).json()) as Json;
     assert.deepEqual(dist.listings.map((l: Json) => [l.id, l.status, l.lastVerifiedAt]), [['test-listing', 'listed', '2026-11-20T10:00:00.000000Z']]);
-  });
-});
-
-describe('admin routes in the OpenAPI document when ADMIN_TOKEN is set', () => {
-  let rig: Rig;
-  before(async () => {
-    rig = await startRig({ service: { modules: [discoveryModule, mcpModule, intelModule] }, env: { ADMIN_TOKEN: TOKEN } });
-  });
-  after(async () => rig?.close());
-
-  test('the document stays valid and every served route is described, admin routes included', async () => {
-    const doc = (await (await fetch(rig.service.url + '/openapi.json')).json()) as Json;
-    const r = await new Validator().validate(doc);
-    assert.equal(r.valid, true, JSON.stringify(r.errors)?.slice(0, 2000));
-    const documented = new Set<string>();
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(item)) documented.add(`${m.toUpperCase()} ${path}`);
-    const served = new Set<string>();
-    for (const route of rig.service.app.routes) {
-      if (route.method === 'ALL' || route.path === '*' || route.path === '/*') continue;
-      served.add(`${route.method} ${route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
-    }
-    assert.deepEqual([...served].filter((x) => !documented.has(x)).sort(), [], 'served but not documented');
-    assert.deepEqual([...documented].filter((x) => !served.has(x)).sort(), [], 'documented but not served');
-    assert.ok(doc.paths['/admin/v1/items/{eventId}/retraction'].post);
   });
 });

@@ -136,9 +136,6 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
   for (const r of operationsRoutes(ctx)) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
   for (const m of ctx.modules) {
     for (const r of m.freeRoutes?.(ctx) ?? []) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
-    for (const [path, item] of Object.entries(m.openapi?.(ctx) ?? {})) {
-      paths[path] = { ...(paths[path] ?? {}), ...item };
-    }
   }
   return {
     openapi: '3.1.0',

@@ -26,8 +26,8 @@ export function registerFreeRoutes(app: Hono, routes: readonly FreeRoute[], cata
 }
 
 export function registerModule(app: Hono, m: ServiceModule, ctx: ModuleContext): void {
+  m.guards?.(app, ctx);
   registerFreeRoutes(app, m.freeRoutes?.(ctx) ?? [], ctx.catalog);
-  m.routes?.(app, ctx);
 }
 
 /** The MCP tool a free route offers, in the shape the MCP endpoint serves. */
@@ -50,5 +50,5 @@ function toolOfRoute(r: FreeRoute): FreeTool[] {
 
 /** Every free MCP tool of the service, from the modules' free routes. */
 export function freeToolsOf(ctx: ModuleContext): FreeTool[] {
-  return ctx.modules.flatMap((m) => [...(m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute), ...(m.mcpTools?.(ctx) ?? [])]);
+  return ctx.modules.flatMap((m) => (m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute));
 }

@@ -8,7 +8,6 @@
  */
 import type { Hono } from 'hono';
 import type { Capability } from '../catalog/capability.js';
-import { registerFreeRoutes, honoPath } from '../http/free-routes.js';
 import type { FreeRoute, ModuleContext, ModuleInit, ServiceModule } from '../module.js';
 import { ADMIN_PREFIX, adminGuard } from './admin.js';
 import { adminRoutes } from './api/admin-routes.js';
@@ -42,16 +41,6 @@ function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
   ];
 }
 
-/**
- * Interim, until nothing calls `routes()` on its own (bench/intel.ts still
- * does): register the descriptors the service has not already registered
- * from `freeRoutes()`, so no route is registered twice either way.
- */
-function registerUnregistered(app: Hono, routes: readonly FreeRoute[], ctx: ModuleContext): void {
-  const have = new Set(app.routes.map((r) => `${r.method} ${r.path}`));
-  registerFreeRoutes(app, routes.filter((r) => !have.has(`${r.method} ${honoPath(r.path)}`)), ctx.catalog);
-}
-
 export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule {
   return {
     name: 'intelligence',
@@ -67,10 +56,8 @@ export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule 
     freeRoutes(ctx: ModuleContext): FreeRoute[] {
       return intelFreeRoutes(ctx, runtimeFor(ctx));
     },
-    /** What is not a descriptor: 401 on admin paths no admin route matches (and the interim registration above). */
-    routes(app: Hono, ctx: ModuleContext) {
-      registerUnregistered(app, intelFreeRoutes(ctx, runtimeFor(ctx)), ctx);
-      // After the admin descriptors (they check the token themselves), so it only meets paths no admin route matches.
+    /** Before any route: every admin path needs the token, so a caller without it learns nothing (401, never 404 or 405). */
+    guards(app: Hono, ctx: ModuleContext) {
       if (ctx.config.adminToken) app.use(`${ADMIN_PREFIX}/*`, adminGuard(ctx.config.adminToken));
     },
   };
