@@ -660,7 +660,7 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
     ...config.timings,
   };
   const mod: ServiceModule = createIntelModule({ loadStarter: false });
-  const init: ModuleInit = { config, db, ledger: database.ledger, log, now: Date.now, payment };
+  const init: ModuleInit = { config, db, ledger: database.ledger, log, now: Date.now, payment, presence: [] };
   const catalog = await mod.capabilities!(init);
   const changesSince = catalog.find((c) => c.path === '/v1/intelligence/changes-since');
   if (!changesSince) throw new Error('the intelligence module has no changes-since capability');

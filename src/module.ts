@@ -22,6 +22,11 @@ export interface ModuleInit {
   now: () => number;
   /** Network, payee, asset and timings of the payment rail (the devnet's when it runs). */
   payment: PaymentConfig;
+  /**
+   * Every surface the product's modules declare, whether or not this instance
+   * runs them: the presence catalog reports each as live or not_deployed.
+   */
+  presence: readonly PresenceSurface[];
 }
 
 export interface ModuleContext extends ModuleInit {
@@ -74,8 +79,19 @@ export interface FreeRoute {
   };
 }
 
+/** One of the service's own discovery surfaces, listed by the presence catalog (/v1/distribution). */
+export interface PresenceSurface {
+  id: string;
+  /** One of the presence catalog's surface kinds (see intel/distribution.ts). */
+  kind: string;
+  method: 'GET' | 'POST' | 'ANY';
+  path: string;
+}
+
 export interface ServiceModule {
   name: string;
+  /** The discovery surfaces this module serves, for the presence catalog. */
+  surfaces?: readonly PresenceSurface[];
   /** Called once at start-up, before the catalog is frozen (e.g. load a starter corpus, build a capability over a store). */
   capabilities?(init: ModuleInit): Promise<Capability[]> | Capability[];
   /** Entries built over every other module's (the composite router plans over the whole catalog); called after `capabilities`. */

@@ -137,7 +137,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const chain = opts.chain ?? rpcChainReader(payment.rpcUrl);
     const rail = new PaymentRail({ payment, chain, facilitator: opts.facilitator });
     await initializeRail(rail, payment, log, cleanups);
-    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment };
+    const presence = [...new Map([...DEFAULT_MODULES, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
+    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };

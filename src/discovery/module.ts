@@ -107,6 +107,13 @@ const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
 
 export const discoveryModule: ServiceModule = {
   name: 'discovery',
+  surfaces: [
+    { id: 'openapi', kind: 'openapi', method: 'GET', path: '/openapi.json' },
+    { id: 'well-known-x402', kind: 'well_known_manifest', method: 'GET', path: '/.well-known/x402' },
+    { id: 'agent-card', kind: 'agent_card', method: 'GET', path: '/.well-known/agent-card.json' },
+    { id: 'services', kind: 'services', method: 'GET', path: '/v1/services' },
+    { id: 'llms-txt', kind: 'llms_txt', method: 'GET', path: '/llms.txt' },
+  ],
   freeRoutes(ctx) {
     let r = routesByContext.get(ctx);
     if (!r) {

@@ -24,21 +24,6 @@ export interface SelfSurface {
   path: string;
 }
 
-/** This service's own discovery surfaces (the module passes this list to buildDistribution). */
-export const SELF_SURFACES: readonly SelfSurface[] = [
-  { id: 'openapi', kind: 'openapi', method: 'GET', path: '/openapi.json' },
-  { id: 'well-known-x402', kind: 'well_known_manifest', method: 'GET', path: '/.well-known/x402' },
-  { id: 'agent-card', kind: 'agent_card', method: 'GET', path: '/.well-known/agent-card.json' },
-  { id: 'services', kind: 'services', method: 'GET', path: '/v1/services' },
-  { id: 'mcp', kind: 'mcp', method: 'ANY', path: '/mcp' },
-  { id: 'llms-txt', kind: 'llms_txt', method: 'GET', path: '/llms.txt' },
-  { id: 'router', kind: 'router', method: 'GET', path: '/v1/router' },
-  { id: 'newswire', kind: 'newswire', method: 'GET', path: '/v1/newswire' },
-  { id: 'newswire-pages', kind: 'newswire_pages', method: 'GET', path: '/newswire' },
-  { id: 'graph', kind: 'graph', method: 'GET', path: '/v1/graph' },
-  { id: 'changes-since', kind: 'changes_since', method: 'POST', path: '/v1/intelligence/changes-since' },
-  { id: 'distribution', kind: 'distribution', method: 'GET', path: '/v1/distribution' },
-];
 
 export interface RouteEntry {
   method: string;
@@ -74,7 +59,7 @@ async function allOf<T extends { id: string }>(fetchPage: (afterId: string | und
 }
 
 export interface DistributionInput {
-  /** The surfaces to report on (SELF_SURFACES for this service). */
+  /** The surfaces to report on: every one the product's modules declare (ModuleInit.presence). */
   surfaces: readonly SelfSurface[];
   /** This instance's route table at the time of the request. */
   routes: readonly RouteEntry[];

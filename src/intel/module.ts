@@ -15,7 +15,7 @@ import { distributionRoute } from './api/distribution-route.js';
 import { changesSinceSampleRoute, newswireRoute } from './api/feed-routes.js';
 import { graphRoutes } from './api/graph-routes.js';
 import { changesSinceCapability } from './capability.js';
-import { SELF_SURFACES } from './distribution.js';
+import { SURFACE_KINDS, type SelfSurface } from './distribution.js';
 import { pageRoutes } from './pages.js';
 import { runtimeFor, type IntelRuntime } from './runtime.js';
 import { loadStarterCorpus } from './starter.js';
@@ -27,6 +27,11 @@ export interface IntelModuleOptions {
   loadStarter?: boolean;
 }
 
+/** The product's surfaces as the presence catalog types them (a kind it does not know is left out). */
+function ownSurfaces(presence: ModuleContext['presence']): SelfSurface[] {
+  return presence.filter((s): s is SelfSurface => (SURFACE_KINDS as readonly string[]).includes(s.kind));
+}
+
 /** Every free route of the module, in the order OpenAPI lists them. */
 function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
   const feed = { store: rt.store, movements: rt.movements, revenue: rt.revenue, operatorWallets: ctx.config.operatorWallets };
@@ -35,7 +40,7 @@ function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
     newswireRoute(feed),
     changesSinceSampleRoute({ ...feed, catalog: ctx.catalog, payment: ctx.payment }),
     ...graphRoutes(rt.store),
-    distributionRoute({ store: rt.store, surfaces: SELF_SURFACES, publicBaseUrl: ctx.publicBaseUrl, now: ctx.now }),
+    distributionRoute({ store: rt.store, surfaces: ownSurfaces(ctx.presence), publicBaseUrl: ctx.publicBaseUrl, now: ctx.now }),
     ...(adminToken ? adminRoutes({ store: rt.store, adminToken, now: ctx.now, movements: rt.movements }) : []),
     ...pageRoutes(feed),
   ];
@@ -44,6 +49,13 @@ function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
 export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule {
   return {
     name: 'intelligence',
+    surfaces: [
+      { id: 'newswire', kind: 'newswire', method: 'GET', path: '/v1/newswire' },
+      { id: 'newswire-pages', kind: 'newswire_pages', method: 'GET', path: '/newswire' },
+      { id: 'graph', kind: 'graph', method: 'GET', path: '/v1/graph' },
+      { id: 'changes-since', kind: 'changes_since', method: 'POST', path: '/v1/intelligence/changes-since' },
+      { id: 'distribution', kind: 'distribution', method: 'GET', path: '/v1/distribution' },
+    ],
     async capabilities(init: ModuleInit): Promise<Capability[]> {
       const rt = runtimeFor(init);
       if (opts.loadStarter !== false) {

@@ -268,6 +268,7 @@ const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
 
 export const mcpModule: ServiceModule = {
   name: 'mcp',
+  surfaces: [{ id: 'mcp', kind: 'mcp', method: 'ANY', path: '/mcp' }],
   freeRoutes(ctx) {
     let routes = routesByContext.get(ctx);
     if (!routes) {

@@ -53,6 +53,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
   const freeRoutesByCatalog = new WeakMap<readonly Capability[], FreeRoute[]>();
   return {
     name: 'router',
+    surfaces: [{ id: 'router', kind: 'router', method: 'GET', path: CONTRACT_PATH }],
 
     async lateCapabilities(catalog, init) {
       return init.config.outcomeRouterComposite ? [await compositeEntry(new OutcomeRouter(catalog, init.payment, opts), init.now)] : [];
