@@ -1,5 +1,5 @@
 /**
- * The starter corpus: written from the facts in ../shared/reference (read
+ * The starter corpus: written from the sourced facts kept in test/fixtures/reference (read
  * here only to compare; the product reads its own copy in src/intel/starter),
  * loaded once into an empty store — also when two instances start at once on
  * one PostgreSQL database.
