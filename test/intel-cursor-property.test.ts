@@ -11,7 +11,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { SqlPaidRevenue } from '../src/intel/ledger-facts.js';
+import { LedgerPaidRevenue } from '../src/intel/ledger-facts.js';
 import { buildNewswire, MarketMovementsSource } from '../src/intel/newswire.js';
 import { runChangesSince } from '../src/intel/changes.js';
 import { checkRecord } from '../src/intel/records.js';
@@ -51,7 +51,7 @@ describe('cursor chains never skip or repeat (property)', () => {
         const t = await openTestStore('sqlite', now);
         try {
           for (const e of TEST_ENTITIES) await apply(t.store, e);
-          const deps = { store: t.store, movements: new MarketMovementsSource(t.store), revenue: new SqlPaidRevenue(t.db), operatorWallets: [] };
+          const deps = { store: t.store, movements: new MarketMovementsSource(t.store), revenue: new LedgerPaidRevenue(t.ledger), operatorWallets: [] };
           const items: Array<{ rec: Record<string, unknown>; retracted: boolean; n: number }> = [];
           const published: number[] = [];
           // Two feed chains: unfiltered (items table in time order) and filtered

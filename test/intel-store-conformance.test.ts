@@ -7,7 +7,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { SqlPaidRevenue } from '../src/intel/ledger-facts.js';
+import { LedgerPaidRevenue } from '../src/intel/ledger-facts.js';
 import { checkRecord } from '../src/intel/records.js';
 import type { ContentStore, WriteOk, WriteResult } from '../src/intel/store.js';
 import { parseTimestamp } from '../src/intel/time.js';
@@ -235,7 +235,7 @@ for (const [name, kind, skip] of suites) {
         for (const [i, state] of ['reserved', 'verified', 'executed', 'settling', 'failed', 'unknown'].entries()) {
           await insertAttempt(fresh.db, { id: `b${i}`, payer: '0x0000000000000000000000000000000000000004', amount: '99999', state, delivered: state === 'executed' || state === 'settling' || state === 'unknown' });
         }
-        const revenue = new SqlPaidRevenue(fresh.db);
+        const revenue = new LedgerPaidRevenue(fresh.ledger);
         assert.deepEqual(await revenue.paidRevenue([]), { atomic: 16000n, deliveries: 3, lastSettledAt: 1 });
         assert.deepEqual(await revenue.paidRevenue(['0x0000000000000000000000000000000000000002']), { atomic: 11000n, deliveries: 2, lastSettledAt: 1 });
         assert.deepEqual(await revenue.paidRevenue(['0xabc0000000000000000000000000000000000001']), { atomic: 5000n, deliveries: 1, lastSettledAt: 1 }, 'operator wallets match case-insensitively');

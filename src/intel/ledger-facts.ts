@@ -1,7 +1,6 @@
 /**
  * Ledger facts, read by intel in this one place. The newswire's
- * `independentRevenueUsd` needs this service's paid deliveries; nothing else
- * in src/intel touches the ledger's tables.
+ * `independentRevenueUsd` needs this service's paid deliveries.
  *
  * The rule is the ledger's own (`LedgerSummary.paidDeliveries` in
  * src/store/ledger.ts): a paid delivery is an attempt in state `settled` with
@@ -9,12 +8,9 @@
  * failed and unknown attempts are not deliveries. Intel adds one thing: the
  * operator's own wallets are excluded (they are not independent revenue).
  *
- * The query reads `payment_attempts` directly only because the Ledger
- * interface has no per-payer total yet; when it has, `SqlPaidRevenue` goes
- * and intel keeps depending on `PaidRevenueSource` alone.
+ * Everything is read through the Ledger interface; the SQL lives in the ledger.
  */
-import type { AttemptState, LedgerSummary } from '../store/ledger.js';
-import type { SqlDriver } from '../store/sql-driver.js';
+import type { Ledger, LedgerSummary } from '../store/ledger.js';
 
 /** What intel needs from the ledger. */
 export interface PaidRevenueSource {
@@ -30,20 +26,14 @@ export interface PaidRevenue {
   lastSettledAt: number | null;
 }
 
-const SETTLED: AttemptState = 'settled';
+type ByPayer = Awaited<ReturnType<Ledger['paidDeliveriesByPayer']>>;
 
-interface PayerTotal {
-  payer: string;
-  atomic: bigint;
-  deliveries: number;
-  lastSettledAt: number;
-}
-
-export class SqlPaidRevenue implements PaidRevenueSource {
-  private memo: { probe: string; at: number; byPayer: PayerTotal[] } | undefined;
+/** Revenue through the ledger's interface, re-summed only when a settlement may have been recorded. */
+export class LedgerPaidRevenue implements PaidRevenueSource {
+  private memo: { watermark: string; at: number; byPayer: ByPayer } | undefined;
 
   constructor(
-    private readonly db: SqlDriver,
+    private readonly ledger: Pick<Ledger, 'paidDeliveriesByPayer' | 'settlementWatermark'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -52,35 +42,22 @@ export class SqlPaidRevenue implements PaidRevenueSource {
     const out: PaidRevenue = { atomic: 0n, deliveries: 0, lastSettledAt: null };
     for (const p of await this.byPayer()) {
       if (excluded.has(p.payer)) continue;
-      out.atomic += p.atomic;
+      out.atomic += BigInt(p.atomic);
       out.deliveries += p.deliveries;
       out.lastSettledAt = Math.max(out.lastSettledAt ?? 0, p.lastSettledAt);
     }
     return out;
   }
 
-  /** Paid deliveries per payer (lower-cased), re-summed only when a settlement may have been recorded. */
-  private async byPayer(): Promise<PayerTotal[]> {
-    // Summing costs O(payments); the newest settlement (an index lookup) tells
-    // whether anything changed since the last sum. A bounded age covers a
-    // settlement recorded with an older clock by another instance.
-    const probeRow = (
-      await this.db.all<{ m: number | string | null; n: number | string }>(
-        'SELECT MAX(updated_at) AS m, COUNT(*) AS n FROM payment_attempts WHERE state = ? AND updated_at >= (SELECT COALESCE(MAX(updated_at), 0) FROM payment_attempts WHERE state = ?)',
-        [SETTLED, SETTLED],
-      )
-    )[0];
-    const probe = `${probeRow?.m ?? 0}:${probeRow?.n ?? 0}`;
+  private async byPayer(): Promise<ByPayer> {
+    // Summing costs O(payments); the watermark (an index probe) tells whether
+    // anything changed. A bounded age covers a settlement another instance
+    // recorded with an older clock.
+    const watermark = await this.ledger.settlementWatermark();
     const memo = this.memo;
-    if (memo && memo.probe === probe && this.now() - memo.at < 60_000) return memo.byPayer;
-    const cast = this.db.kind === 'postgres' ? 'NUMERIC' : 'INTEGER';
-    const rows = await this.db.all<{ payer: string; total: string | null; n: number | string; last: number | string }>(
-      `SELECT lower(payer) AS payer, CAST(SUM(CAST(amount AS ${cast})) AS TEXT) AS total, COUNT(*) AS n, MAX(updated_at) AS last FROM payment_attempts
-       WHERE state = ? AND response_body IS NOT NULL GROUP BY lower(payer)`,
-      [SETTLED],
-    );
-    const byPayer = rows.map((r) => ({ payer: r.payer, atomic: BigInt(r.total ?? '0'), deliveries: Number(r.n), lastSettledAt: Number(r.last) }));
-    this.memo = { probe, at: this.now(), byPayer };
+    if (memo && memo.watermark === watermark && this.now() - memo.at < 60_000) return memo.byPayer;
+    const byPayer = await this.ledger.paidDeliveriesByPayer();
+    this.memo = { watermark, at: this.now(), byPayer };
     return byPayer;
   }
 }

@@ -4,10 +4,11 @@
  * services in one process (tests) never share a store.
  */
 import type { SqlDriver } from '../store/sql-driver.js';
-import { SqlPaidRevenue, type PaidRevenueSource } from './ledger-facts.js';
+import { LedgerPaidRevenue, type PaidRevenueSource } from './ledger-facts.js';
 import { MarketMovementsSource } from './newswire.js';
 import { SqlContentStore } from './store.js';
 import type { ContentStore } from './store/contract.js';
+import type { Ledger } from '../store/ledger.js';
 
 export interface IntelRuntime {
   store: ContentStore;
@@ -17,11 +18,11 @@ export interface IntelRuntime {
 
 const runtimes = new WeakMap<SqlDriver, IntelRuntime>();
 
-export function runtimeFor(init: { db: SqlDriver; now: () => number }): IntelRuntime {
+export function runtimeFor(init: { db: SqlDriver; ledger: Ledger; now: () => number }): IntelRuntime {
   let rt = runtimes.get(init.db);
   if (!rt) {
     const store = new SqlContentStore(init.db, init.now);
-    rt = { store, movements: new MarketMovementsSource(store), revenue: new SqlPaidRevenue(init.db) };
+    rt = { store, movements: new MarketMovementsSource(store), revenue: new LedgerPaidRevenue(init.ledger) };
     runtimes.set(init.db, rt);
   }
   return rt;

@@ -84,6 +84,15 @@ export interface LedgerSummary {
   settledAtomic: string;
 }
 
+export interface PayerDeliveries {
+  payer: string;
+  /** Sum of their amounts, atomic units, as a decimal string. */
+  atomic: string;
+  deliveries: number;
+  /** `updatedAt` (ms) of the latest one. */
+  lastSettledAt: number;
+}
+
 export interface Ledger {
   readonly kind: 'sqlite' | 'postgres';
   ping(): Promise<void>;
@@ -115,6 +124,13 @@ export interface Ledger {
   listUnresolved(now: number, limit: number): Promise<PaymentAttempt[]>;
   history(id: string): Promise<Array<{ at: number; state: AttemptState; note: string | null }>>;
   summary(): Promise<LedgerSummary>;
+  /** Paid deliveries (the rule of `LedgerSummary.paidDeliveries`) summed per payer, payer lower-cased. */
+  paidDeliveriesByPayer(): Promise<PayerDeliveries[]>;
+  /**
+   * Changes whenever a settlement is recorded: the newest settled attempt's
+   * time and how many share it (an index probe, cheap enough per request).
+   */
+  settlementWatermark(): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import {
   type AttemptState,
   type Lease,
   type Ledger,
+  type PayerDeliveries,
   type LedgerSummary,
   type NewAttempt,
   type PaymentAttempt,
@@ -291,6 +292,29 @@ export class SqlLedger implements Ledger {
       let total = 0n;
       for (const r of settled) total += BigInt(r.amount);
       return { byState, paidDeliveries: settled.length, settledAtomic: total.toString() };
+    });
+  }
+
+  async paidDeliveriesByPayer(): Promise<PayerDeliveries[]> {
+    return this.guard(async () => {
+      const cast = this.db.kind === 'postgres' ? 'NUMERIC' : 'INTEGER';
+      const rows = await this.db.all<{ payer: string; total: string | null; n: number | string; last: number | string }>(
+        `SELECT lower(payer) AS payer, CAST(SUM(CAST(amount AS ${cast})) AS TEXT) AS total, COUNT(*) AS n, MAX(updated_at) AS last FROM payment_attempts
+         WHERE state = 'settled' AND response_body IS NOT NULL GROUP BY lower(payer)`,
+      );
+      return rows.map((r) => ({ payer: r.payer, atomic: r.total ?? '0', deliveries: Number(r.n), lastSettledAt: Number(r.last) }));
+    });
+  }
+
+  async settlementWatermark(): Promise<string> {
+    return this.guard(async () => {
+      const row = (
+        await this.db.all<{ m: number | string | null; n: number | string }>(
+          `SELECT MAX(updated_at) AS m, COUNT(*) AS n FROM payment_attempts
+           WHERE state = 'settled' AND updated_at >= (SELECT COALESCE(MAX(updated_at), 0) FROM payment_attempts WHERE state = 'settled')`,
+        )
+      )[0];
+      return `${row?.m ?? 0}:${row?.n ?? 0}`;
     });
   }
 
