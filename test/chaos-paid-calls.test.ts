@@ -17,7 +17,8 @@ import {
   anvilRpc, balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, postJson, startRig, CONTRAST, type PaymentPayload,
 } from './support/harness.js';
 import { signAuthorization } from './support/sign.js';
-import { LedgerUnavailableError, type Ledger } from '../src/store/ledger.js';
+import type { Ledger } from '../src/store/ledger.js';
+import { faultyLedger } from './support/faulty-ledger.js';
 import { reconcileOnce } from '../src/payments/reconciler.js';
 
 const CALLS = Number(process.env.CHAOS_CALLS ?? 1000);
@@ -59,19 +60,9 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
     devnet: { confirmationTimeoutMs: 1200 },
     env: { X402_FACILITATOR_TIMEOUT_MS: '2500', RECONCILE_INTERVAL_MS: '3600000' },
     service: {
+      // A stall: the call fails after a moment, as the driver does past its timeout.
       wrapLedger: (inner: Ledger) =>
-        new Proxy(inner, {
-          get(target, prop, receiver) {
-            const v = Reflect.get(target, prop, receiver);
-            if (typeof v !== 'function') return v;
-            return (...args: unknown[]) => {
-              if (ledgerFailureRate > 0 && ['reserve', 'acquire', 'advance', 'get'].includes(String(prop)) && random() < ledgerFailureRate) {
-                return new Promise((_, reject) => setTimeout(() => reject(new LedgerUnavailableError(new Error('injected: database stalled'))), 20));
-              }
-              return v.apply(target, args);
-            };
-          },
-        }),
+        faultyLedger(inner, (method) => ledgerFailureRate > 0 && ['reserve', 'acquire', 'advance', 'get'].includes(method) && random() < ledgerFailureRate, 20),
     },
   });
   const counts: Record<string, number> = {};

@@ -6,7 +6,8 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { BLACK_ON_WHITE, CONTRAST, balanceOf, decodePaymentResponseHeader, postJson, signFor, startRig, type Rig } from './support/harness.js';
-import { LedgerUnavailableError, type Ledger } from '../src/store/ledger.js';
+import type { Ledger } from '../src/store/ledger.js';
+import { faultyLedger } from './support/faulty-ledger.js';
 
 describe('facilitator and ledger faults', () => {
   let rig: Rig;
@@ -17,17 +18,7 @@ describe('facilitator and ledger faults', () => {
     rig = await startRig({
       env: { X402_FACILITATOR_TIMEOUT_MS: '1500', RECONCILE_INTERVAL_MS: '3600000' },
       service: {
-        wrapLedger: (inner: Ledger) =>
-          new Proxy(inner, {
-            get(target, prop, receiver) {
-              const v = Reflect.get(target, prop, receiver);
-              if (typeof v !== 'function') return v;
-              return (...args: unknown[]) => {
-                if (ledgerFault?.(String(prop), args)) return Promise.reject(new LedgerUnavailableError(new Error('injected: database gone')));
-                return v.apply(target, args);
-              };
-            },
-          }),
+        wrapLedger: (inner: Ledger) => faultyLedger(inner, (method, args) => ledgerFault?.(method, args) ?? false),
       },
     });
     url = rig.service.url + CONTRAST;

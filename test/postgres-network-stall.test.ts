@@ -9,6 +9,7 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONTRAST, balanceOf, devnetEnv, signFor, startRig, tempDir, type Rig } from './support/harness.js';
+import { timedFetch } from './support/harness.js';
 import { spawnService } from './support/child-service.js';
 import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
 import { startTcpStallProxy, type TcpStallProxy } from './support/tcp-stall-proxy.js';
@@ -16,19 +17,8 @@ import { startTcpStallProxy, type TcpStallProxy } from './support/tcp-stall-prox
 /** LEDGER_TIMEOUT_MS is 2 s; before the fix these calls waited for the stall to end. */
 const BOUND_MS = 10_000;
 
-async function timed(url: string, init: RequestInit = {}) {
-  const t0 = Date.now();
-  const limit = BOUND_MS + 5000;
-  let res: Response;
-  let text: string;
-  try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(limit) });
-    text = await res.text();
-  } catch (e) {
-    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: no answer within ${limit} ms (${(e as Error).name})`);
-  }
-  return { status: res.status, headers: res.headers, json: () => JSON.parse(text), ms: Date.now() - t0 };
-}
+/** Gives up instead of hanging the test: before the fix, database routes never answered. */
+const timed = (url: string, init: RequestInit = {}) => timedFetch(url, init, BOUND_MS + 5000);
 
 const paidPost = (url: string, body: unknown, header: string) =>
   timed(url, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header }, body: JSON.stringify(body) });

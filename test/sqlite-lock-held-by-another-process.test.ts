@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { BLACK_ON_WHITE, CONTRAST, balanceOf, signFor, startRig } from './support/harness.js';
+import { timedFetch } from './support/harness.js';
 
 /** Well above LEDGER_TIMEOUT_MS (1.5 s); before the fix these calls hung forever. */
 const BOUND_MS = 10_000;
@@ -76,20 +77,8 @@ function startLocker(dbFile: string, holdMs: number) {
   };
 }
 
-/** fetch that gives up instead of hanging the test: before the fix, database routes never answered. */
-async function timed(url: string, init: RequestInit = {}) {
-  const t0 = Date.now();
-  const limit = BOUND_MS + 5000;
-  let res: Response;
-  let text: string;
-  try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(limit) });
-    text = await res.text();
-  } catch (e) {
-    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: no answer within ${limit} ms (${(e as Error).name})`);
-  }
-  return { status: res.status, headers: res.headers, json: () => JSON.parse(text), ms: Date.now() - t0 };
-}
+/** Gives up instead of hanging the test: before the fix, database routes never answered. */
+const timed = (url: string, init: RequestInit = {}) => timedFetch(url, init, BOUND_MS + 5000);
 
 const paidPost = (url: string, body: unknown, header: string) =>
   timed(url, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header }, body: JSON.stringify(body) });

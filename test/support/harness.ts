@@ -104,3 +104,17 @@ export async function anvilRpc(devnet: Pick<Devnet, 'rpcUrl'>, method: string, p
 
 export const CONTRAST = '/x402/v1/accessibility-contrast-calculator';
 export const BLACK_ON_WHITE = { foreground: '#000000', background: '#ffffff', large_text: false };
+
+/** A request that gives up after `limitMs` instead of hanging the test (fault tests: "never a hang"), timed. */
+export async function timedFetch(url: string, init: RequestInit, limitMs: number) {
+  const t0 = Date.now();
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(limitMs) });
+    text = await res.text();
+  } catch (e) {
+    throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname}: no answer within ${limitMs} ms (${(e as Error).name})`);
+  }
+  return { status: res.status, headers: res.headers, json: () => JSON.parse(text), ms: Date.now() - t0 };
+}

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { DevnetAccount } from '../../devnet/index.js';
+import { authorizationTypedData } from '../../src/payments/authorization.js';
 
 export async function signAuthorization(
   buyer: DevnetAccount,
@@ -22,22 +23,12 @@ export async function signAuthorization(
     validBefore: opts.validBefore ?? now + 300n,
     nonce: opts.nonce ?? (`0x${randomBytes(32).toString('hex')}` as `0x${string}`),
   };
-  const extra = req.extra as { name: string; version: string };
-  const signature = await account.signTypedData({
-    domain: { name: extra.name, version: extra.version, chainId: opts.chainId ?? 31337, verifyingContract: req.asset as `0x${string}` },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'TransferWithAuthorization',
-    message: authorization,
-  });
+  // The service's own EIP-712 definition: the facilitator that verifies these in the e2e tests checks it too.
+  const typed = authorizationTypedData(
+    { ...authorization, value: String(authorization.value), validAfter: String(authorization.validAfter), validBefore: String(authorization.validBefore) },
+    opts.chainId === undefined ? req : { ...req, network: `eip155:${opts.chainId}` },
+  );
+  const signature = await account.signTypedData(typed);
   return {
     x402Version: 2,
     accepted: req,
