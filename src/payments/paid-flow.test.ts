@@ -1,0 +1,51 @@
+/**
+ * The one paid flow: an entry's price and fingerprint come from the entry
+ * (fixed, or functions of the input), and the origin makes the resource URL.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openLedger } from '../store/index.js';
+import type { Capability } from '../catalog/capability.js';
+import { requestFingerprint } from './canonical-json.js';
+import { PaymentGate } from './gate.js';
+import { payFor, priceFor } from './paid-flow.js';
+import { ScriptedRail } from './scripted-rail.js';
+
+const base: Capability<{ n: number }, { n: number }> = {
+  id: 'echo',
+  method: 'POST',
+  path: '/x402/v1/echo',
+  priceAtomic: '1000',
+  title: 'Echo',
+  description: 'Echoes.',
+  inputSchema: { type: 'object' },
+  outputSchema: { type: 'object' },
+  examples: [],
+  run: (input) => input,
+};
+
+test('a fixed price and the canonical-input fingerprint, or the entry\'s own functions of the input', async () => {
+  const ledger = await openLedger({ dataDir: mkdtempSync(join(tmpdir(), 'paid-flow-')) });
+  try {
+    const rail = new ScriptedRail();
+    const gate = new PaymentGate({ ledger, rail, leaseMs: 20_000 });
+    const offer = { cap: base as Capability, summary: 'Echoes.', extensionCandidates: [] };
+    assert.equal(priceFor(base as Capability, { n: 1 }), '1000');
+    const fixed = await payFor(gate, offer, { n: 1 }, undefined, 'https://h.example');
+    assert.equal(fixed.kind, 'challenge');
+    const pr = (fixed as { paymentRequired: { resource: { url: string }; accepts: Array<{ amount: string }> } }).paymentRequired;
+    assert.equal(pr.resource.url, 'https://h.example/x402/v1/echo');
+    assert.equal(pr.accepts[0]!.amount, '1000');
+
+    const priced = { ...base, priceOf: (i: { n: number }) => String(1000 * i.n), fingerprintOf: (i: { n: number }) => `fp-${i.n}` } as Capability;
+    assert.equal(priceFor(priced, { n: 3 }), '3000');
+    const dynamic = await payFor(gate, { ...offer, cap: priced }, { n: 3 }, undefined, 'https://h.example');
+    assert.equal((dynamic as { paymentRequired: { accepts: Array<{ amount: string }> } }).paymentRequired.accepts[0]!.amount, '3000');
+    assert.notEqual(requestFingerprint('echo', { n: 3 }), 'fp-3');
+  } finally {
+    await ledger.close();
+  }
+});
