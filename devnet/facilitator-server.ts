@@ -27,6 +27,12 @@ export interface FacilitatorServerOptions {
   rpcUrl: string;
   /** Key of the account that pays gas and submits `transferWithAuthorization`. */
   privateKey: Hex;
+  /**
+   * More funded keys that submit settlements too. Settlements go round-robin
+   * over `privateKey` and these; each key keeps its own serial submission
+   * queue (its nonces never race), so N keys broadcast N settlements at once.
+   */
+  extraPrivateKeys?: Hex[];
   /** CAIP-2 network served, e.g. 'eip155:31337'. */
   network: Network;
   /** 0 or omitted: pick a free port. */
@@ -35,7 +41,12 @@ export interface FacilitatorServerOptions {
   host?: string;
   /** Optional one-line request log. */
   log?: (msg: string) => void;
-  /** Receipt polling interval. viem's default (4 s) would make every devnet settle slow. */
+  /**
+   * Receipt polling interval. viem's default (4 s) would make every devnet
+   * settle slow. Default: 25 ms when the RPC is on loopback (a local node
+   * answers in well under a millisecond and anvil mines each transaction at
+   * once, so the poll *is* the settle latency), 250 ms otherwise.
+   */
   pollingIntervalMs?: number;
   /** Bound on waiting for a settlement receipt (SDK default: 180 s). */
   confirmationTimeoutMs?: number;
@@ -54,7 +65,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export async function startFacilitatorServer(opts: FacilitatorServerOptions): Promise<FacilitatorServer> {
   const { rpcUrl, privateKey, network, log } = opts;
   const chainId = parseEip155ChainId(network);
-  const account = privateKeyToAccount(privateKey);
+  const pollingInterval = opts.pollingIntervalMs ?? (isLoopbackUrl(rpcUrl) ? 25 : 250);
 
   // The wallet client needs a chain object to sign EIP-155 transactions; a minimal
   // one built from the CAIP-2 id keeps this usable beyond the devnet.
@@ -64,39 +75,53 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
-  const client = createWalletClient({
-    account,
-    chain,
-    transport: http(rpcUrl),
-    pollingInterval: opts.pollingIntervalMs ?? 250,
-  }).extend(publicActions);
 
-  // viem reads the account's nonce from the node for every transaction, so two
-  // settlements submitted concurrently could pick the same nonce and one would be
-  // rejected or replace the other. Submissions are therefore serialized; only the
-  // broadcast is queued, receipts are still awaited in parallel.
-  const submit = serialQueue();
+  // One lane per key. viem reads the account's nonce from the node for every
+  // transaction, so two settlements submitted concurrently from one account
+  // could pick the same nonce and one would be rejected or replace the other.
+  // Each lane therefore serializes its own submissions (only the broadcast is
+  // queued; receipts are awaited in parallel), and lanes run side by side.
+  const lanes = [privateKey, ...(opts.extraPrivateKeys ?? [])].map((key) => {
+    const account = privateKeyToAccount(key);
+    const client = createWalletClient({ account, chain, transport: http(rpcUrl), pollingInterval }).extend(publicActions);
+    return { account, client, submit: serialQueue() };
+  });
+  if (new Set(lanes.map((l) => l.account.address)).size !== lanes.length) throw new Error('facilitator signer keys must be distinct');
+  const account = lanes[0]!.account;
+  const client = lanes[0]!.client;
+  let turn = 0;
+  /** The next lane, round-robin: a settlement's one broadcast goes through exactly one lane. */
+  const lane = () => lanes[turn++ % lanes.length]!;
 
-  const signer = toFacilitatorEvmSigner(
-    {
-      address: account.address,
-      readContract: (args) => client.readContract({ ...args, abi: args.abi as Abi, args: args.args as unknown[] }),
-      verifyTypedData: (args) =>
-        client.verifyTypedData(args as unknown as Parameters<typeof client.verifyTypedData>[0]),
-      writeContract: (args) =>
-        submit(() =>
-          client.writeContract({
-            ...args,
-            abi: args.abi as Abi,
-            args: args.args as unknown[],
-          } as unknown as Parameters<typeof client.writeContract>[0]),
-        ),
-      sendTransaction: (args) => submit(() => client.sendTransaction(args)),
-      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
-      getCode: (args) => client.getCode(args),
-    },
-    opts.confirmationTimeoutMs !== undefined ? { confirmationTimeoutMs: opts.confirmationTimeoutMs } : {},
-  );
+  const signer = {
+    ...toFacilitatorEvmSigner(
+      {
+        address: account.address,
+        readContract: (args) => client.readContract({ ...args, abi: args.abi as Abi, args: args.args as unknown[] }),
+        verifyTypedData: (args) =>
+          client.verifyTypedData(args as unknown as Parameters<typeof client.verifyTypedData>[0]),
+        writeContract: (args) => {
+          const l = lane();
+          return l.submit(() =>
+            l.client.writeContract({
+              ...args,
+              abi: args.abi as Abi,
+              args: args.args as unknown[],
+            } as unknown as Parameters<typeof l.client.writeContract>[0]),
+          );
+        },
+        sendTransaction: (args) => {
+          const l = lane();
+          return l.submit(() => l.client.sendTransaction(args));
+        },
+        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+        getCode: (args) => client.getCode(args),
+      },
+      opts.confirmationTimeoutMs !== undefined ? { confirmationTimeoutMs: opts.confirmationTimeoutMs } : {},
+    ),
+    // Every submitting address, for /supported's `signers`.
+    getAddresses: () => lanes.map((l) => l.account.address),
+  };
 
   const facilitator = new x402Facilitator().register(network, new ExactEvmScheme(signer));
 
@@ -121,7 +146,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
       return;
     }
     if (req.method === 'GET' && path === '/health') {
-      sendJson(res, 200, { ok: true, network, signer: account.address });
+      sendJson(res, 200, { ok: true, network, signer: account.address, signers: lanes.map((l) => l.account.address) });
       return;
     }
     if (req.method !== 'POST' || (path !== '/verify' && path !== '/settle')) {
@@ -185,7 +210,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
   const addr = server.address() as AddressInfo;
   const hostForUrl = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${hostForUrl}:${addr.port}`;
-  log?.(`facilitator listening on ${url} for ${network} (signer ${account.address})`);
+  log?.(`facilitator listening on ${url} for ${network} (signers ${lanes.map((l) => l.account.address).join(', ')}; receipts polled every ${pollingInterval} ms)`);
 
   let closing: Promise<void> | undefined;
   return {
@@ -273,6 +298,16 @@ export function parseEip155ChainId(network: string): number {
   const id = m ? Number(m[1]) : NaN;
   if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`not an eip155 network: ${network}`);
   return id;
+}
+
+/** True for an RPC on this machine (127.0.0.0/8, ::1, localhost). */
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
 }
 
 /** Runs async tasks one at a time, in call order. */

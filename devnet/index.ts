@@ -45,8 +45,10 @@ export interface Devnet {
   /** Merchant (anvil account #1). Starts with 0 USDC. */
   payTo: Address;
   facilitatorUrl: string;
-  /** Facilitator signer = deployer = minter (anvil account #0). */
+  /** Facilitator's first signer = deployer = minter (anvil account #0). */
   facilitatorAddress: Address;
+  /** Every account the facilitator settles from (round-robin): #0, then #6, #7, … */
+  facilitatorSigners: Address[];
   /** buyers[0] (anvil account #2). */
   buyer: DevnetAccount;
   /** Anvil accounts #2..#5, each minted 1,000,000 USDC. */
@@ -64,7 +66,21 @@ export interface StartDevnetOptions {
    * Base confirmations can take 10–28 s). Default: the SDK's 180 s.
    */
   confirmationTimeoutMs?: number;
+  /** Tuning of the devnet facilitator (the throughput benchmark's baseline uses the old settings). */
+  facilitator?: {
+    /**
+     * Accounts settling in parallel, each with its own serial nonce queue:
+     * anvil #0, then #6..#9 (all pre-funded with ETH by anvil). Default 4, at most 5.
+     */
+    signers?: number;
+    /** Receipt polling interval; default: the facilitator's loopback default (25 ms). */
+    pollingIntervalMs?: number;
+  };
 }
+
+/** Anvil accounts that may settle: #0 (deployer), then the ones no other role uses. */
+const SIGNER_ACCOUNTS = [0, 6, 7, 8, 9];
+const DEFAULT_SIGNERS = 4;
 
 /** anvil's default mnemonic: its accounts are the well-known, publicly-known test keys. */
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -271,6 +287,11 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
   const multicall = loadArtifact('Multicall3');
 
   const deployer = devnetAccount(0);
+  const signerCount = opts.facilitator?.signers ?? DEFAULT_SIGNERS;
+  if (!Number.isInteger(signerCount) || signerCount < 1 || signerCount > SIGNER_ACCOUNTS.length) {
+    throw new Error(`facilitator.signers must be 1..${SIGNER_ACCOUNTS.length}`);
+  }
+  const extraSigners = SIGNER_ACCOUNTS.slice(1, signerCount).map(devnetAccount);
   const payTo = devnetAccount(1).address;
   const buyers = [2, 3, 4, 5].map(devnetAccount);
 
@@ -306,7 +327,16 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
     }
     log?.(`DevUSDC at ${asset}; minted ${BUYER_FUNDING} to ${buyers.length} buyers; Multicall3 at ${MULTICALL3_ADDRESS}`);
 
-    facilitator = await startFacilitatorServer({ rpcUrl, privateKey: deployer.privateKey, network: NETWORK, log, unref: true, confirmationTimeoutMs: opts.confirmationTimeoutMs });
+    facilitator = await startFacilitatorServer({
+      rpcUrl,
+      privateKey: deployer.privateKey,
+      extraPrivateKeys: extraSigners.map((a) => a.privateKey),
+      network: NETWORK,
+      log,
+      unref: true,
+      confirmationTimeoutMs: opts.confirmationTimeoutMs,
+      pollingIntervalMs: opts.facilitator?.pollingIntervalMs,
+    });
 
     const fac = facilitator;
     let stopping: Promise<void> | undefined;
@@ -321,6 +351,7 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
       payTo,
       facilitatorUrl: fac.url,
       facilitatorAddress: deployer.address,
+      facilitatorSigners: [deployer.address, ...extraSigners.map((a) => a.address)],
       buyer: buyers[0],
       buyers,
       anvilPid: child.pid ?? -1,

@@ -25,8 +25,8 @@ import { randomUUID } from 'node:crypto';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import type { AssetConfig } from '../config.js';
-import type { ErrorCode } from '../errors.js';
-import { LedgerUnavailableError, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
+import { ServiceError, type ErrorCode } from '../errors.js';
+import { LedgerUnavailableError, type AdvanceOptions, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
 import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAuthorization, type BoundPayment, type Eip3009Authorization } from './authorization.js';
 import type { ChainReader } from './chain.js';
 import { HOW_TO_PAY } from './how-to-pay.js';
@@ -443,9 +443,10 @@ export class PaymentGate {
     return () => clearInterval(timer);
   }
 
-  private async write(d: Drive, to: AttemptState, patch: TransitionPatch): Promise<boolean> {
+  private async write(d: Drive, to: AttemptState, patch: TransitionPatch, opts?: AdvanceOptions): Promise<boolean> {
     const t = performance.now();
-    const ok = await this.ledger.advance(d.attempt.id, this.instanceId, [...d.pending, { to, patch }], this.now());
+    const steps = [...d.pending, { to, patch }];
+    const ok = opts ? await this.ledger.advance(d.attempt.id, this.instanceId, steps, this.now(), opts) : await this.ledger.advance(d.attempt.id, this.instanceId, steps, this.now());
     d.pending = [];
     d.timings.ledgerMs += performance.now() - t;
     return ok;
@@ -484,8 +485,11 @@ export class PaymentGate {
       d.response = await d.call.execute();
     } catch (e) {
       const err = errText(e);
+      // The worker pool stops a call past its budget (src/isolation): same rule, its own stable code.
+      const overBudget = e instanceof ServiceError && e.code === 'handler_over_budget';
       this.log.error({ attempt: d.attempt.id, err }, 'handler failed; payment will not be settled');
-      await this.write(d, 'failed', { failureCode: 'handler_failed', failureDetail: err });
+      await this.write(d, 'failed', { failureCode: overBudget ? 'handler_over_budget' : 'handler_failed', failureDetail: err });
+      if (overBudget) return { outcome: { kind: 'refuse', code: 'handler_over_budget', message: err } };
       return { outcome: { kind: 'refuse', code: 'handler_failed', message: 'The result could not be produced; the payment was not settled and nothing was charged.' } };
     } finally {
       d.timings.handlerMs += performance.now() - t;
@@ -513,7 +517,12 @@ export class PaymentGate {
       case 'settled': {
         const receipt: SettleResponse = { ...s.response, payer: s.response.payer ?? d.auth.from };
         try {
-          await this.write(d, 'settled', { settleResponse: JSON.stringify(receipt), txHash: receipt.transaction });
+          // The one write per call that is not flushed before it returns (every
+          // other write is). Losing it (only an OS/database-server crash can)
+          // leaves the attempt `settling` with its response durably stored,
+          // exactly like the failed write below: a retry or the reconciler asks
+          // the chain and records it with its transaction. Never paid twice, never lost.
+          await this.write(d, 'settled', { settleResponse: JSON.stringify(receipt), txHash: receipt.transaction }, { durable: false });
         } catch (e) {
           // Money has moved and the result is stored: deliver it. The attempt
           // stays `settling`; the reconciler records it from the chain.

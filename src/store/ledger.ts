@@ -93,6 +93,19 @@ export interface PayerDeliveries {
   lastSettledAt: number;
 }
 
+export interface AdvanceOptions {
+  /**
+   * false: atomic and immediately visible, and it survives a crash of this
+   * process, but the commit is not flushed to disk before returning (an OS
+   * crash or power loss, or a PostgreSQL server crash, may lose it; the next
+   * durable write flushes it). Only for a write whose loss the chain repairs:
+   * `settled` after a confirmed settle, where a lost row leaves the attempt
+   * `settling` with its response stored, and a retry or the reconciler
+   * records it from the chain. Default true.
+   */
+  durable?: boolean;
+}
+
 export interface Ledger {
   readonly kind: 'sqlite' | 'postgres';
   ping(): Promise<void>;
@@ -112,7 +125,7 @@ export interface Ledger {
    * one per state): e.g. verified → executed → settling once the result is
    * ready. All happen or none; false when the lease was lost.
    */
-  advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number): Promise<boolean>;
+  advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number, opts?: AdvanceOptions): Promise<boolean>;
   /** Move an attempt nobody holds (used by the reconciler); false when someone holds it. */
   transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
   /** Extend a lease the caller holds (heartbeat while a request drives the attempt); false when it was lost. */

@@ -20,7 +20,7 @@ export interface SqlDriver {
    * of the event loop so no other request's statement can land inside it;
    * the driver rolls back and throws if fn awaited anything else.
    */
-  transaction<T>(fn: (tx: Pick<SqlDriver, 'run' | 'all' | 'kind'>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Pick<SqlDriver, 'run' | 'all' | 'kind'>) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /** Run fn while holding a cross-process lock (PostgreSQL advisory lock; SQLite: a write transaction). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   /**
@@ -30,6 +30,17 @@ export interface SqlDriver {
    */
   probeWrite?(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /**
+   * false: the commit is atomic and visible at once and survives a crash of
+   * this process, but is not flushed to disk before it returns (SQLite WAL
+   * with `synchronous = NORMAL`; PostgreSQL `synchronous_commit = off`). An
+   * OS crash or power loss (PostgreSQL: a server crash) can lose it, never
+   * corrupt anything; the next durable commit flushes it too. Default true.
+   */
+  durable?: boolean;
 }
 
 export function toPostgresPlaceholders(sql: string): string {

@@ -2,6 +2,7 @@ import {
   ATTEMPT_STATES,
   LedgerUnavailableError,
   type AttemptState,
+  type AdvanceOptions,
   type Lease,
   type Ledger,
   type PayerDeliveries,
@@ -162,7 +163,7 @@ export class SqlLedger implements Ledger {
     return this.advance(id, owner, [{ to, patch }], now);
   }
 
-  async advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number): Promise<boolean> {
+  async advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number, opts: AdvanceOptions = {}): Promise<boolean> {
     return this.guard(() =>
       this.db
         .transaction(async (tx) => {
@@ -177,7 +178,7 @@ export class SqlLedger implements Ledger {
             await this.event(tx, id, to, patch.note ?? patch.failureCode ?? null, now);
           }
           return true;
-        })
+        }, { durable: opts.durable !== false })
         .catch((e) => {
           if (e instanceof LeaseLost) return false;
           throw e;

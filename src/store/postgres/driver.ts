@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { toPostgresPlaceholders, type SqlDriver } from '../sql-driver.js';
+import { toPostgresPlaceholders, type SqlDriver, type TransactionOptions } from '../sql-driver.js';
 
 // BIGINT columns hold millisecond timestamps and unix seconds: well inside
 // Number's exact range, so read them as numbers rather than strings.
@@ -132,10 +132,12 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
         c.release();
       }
     },
-    async transaction(fn) {
+    async transaction(fn, opts: TransactionOptions = {}) {
       const c = await checkout();
       try {
         await c.query('BEGIN');
+        // Not durable: this transaction's commit does not wait for its WAL flush (SET LOCAL ends with it).
+        if (opts.durable === false) await c.query('SET LOCAL synchronous_commit = off');
         const tx = {
           kind: 'postgres' as const,
           async run(sql: string, params: unknown[] = []) {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SqlDriver } from '../sql-driver.js';
+import type { SqlDriver, TransactionOptions } from '../sql-driver.js';
 
 /**
  * How long one statement may wait, synchronously, for a lock held by another
@@ -122,14 +122,23 @@ export function openSqlite(file: string, opts: { timeoutMs?: number } = {}): Sql
         }
       });
     },
-    async transaction(fn) {
+    async transaction(fn, opts: TransactionOptions = {}) {
       // The write lock (BEGIN IMMEDIATE) and the in-process lock are taken
       // in the same synchronous stretch: no await between. While BEGIN is
       // being retried the in-process lock stays free, so other requests go on.
       let release!: () => void;
       const lock = new Promise<void>((r) => (release = r));
+      // Not durable: this one commit skips the WAL fsync (synchronous = NORMAL);
+      // FULL is restored in the same stretch as COMMIT, before the lock is let go.
+      const relaxed = opts.durable === false;
       await retrying('a transaction', () => {
-        db.exec('BEGIN IMMEDIATE');
+        if (relaxed) db.pragma('synchronous = NORMAL');
+        try {
+          db.exec('BEGIN IMMEDIATE');
+        } catch (e) {
+          if (relaxed) db.pragma('synchronous = FULL');
+          throw e;
+        }
         active = lock;
       });
       let crossedTurn = false;
@@ -144,6 +153,7 @@ export function openSqlite(file: string, opts: { timeoutMs?: number } = {}): Sql
         if (db.inTransaction) db.exec('ROLLBACK');
         throw e;
       } finally {
+        if (relaxed) db.pragma('synchronous = FULL');
         clearImmediate(probe);
         active = null;
         release();
