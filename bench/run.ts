@@ -199,6 +199,7 @@ async function main(): Promise<void> {
     const intel = await runIntelBench(progress);
 
     report({ machine, svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts, paid, handlers, quote, intel });
+    if (process.env.BENCH_THROUGHPUT !== '0') console.log('\n' + (await (await import('./throughput.js')).runThroughputBench({ progress })).markdown); // 7. issue 15: paid calls/s, 8 buyers
     clearTimeout(watchdog);
   } finally {
     await cleanup();
