@@ -7,7 +7,7 @@
 //   0 foundation    src/config.ts, src/errors.ts
 //   1 catalog       src/catalog/
 //   2 capabilities  src/capabilities/
-//   3 money, data   src/payments/, src/store/
+//   3 money, data   src/payments/, src/store/, src/isolation/ (the handler worker pool)
 //   4 surfaces      src/http/, src/discovery/, src/module.ts (the module contract)
 //   5 features      src/router/, src/mcp/, src/intel/
 //   6 composition   src/app.ts, src/service.ts, src/main.ts, src/modules.ts
@@ -28,7 +28,7 @@ const LAYERS = [
   { name: 'foundation', path: ['^src/(config|errors)\\.ts$'] },
   { name: 'catalog', path: ['^src/catalog/'] },
   { name: 'capabilities', path: ['^src/capabilities/'] },
-  { name: 'payments-store', path: ['^src/(payments|store)/'] },
+  { name: 'payments-store', path: ['^src/(payments|store|isolation)/'] },
   { name: 'surfaces', path: ['^src/(http|discovery)/', '^src/module\\.ts$'] },
   { name: 'features', path: ['^src/(router|mcp|intel)/'] },
   { name: 'composition', path: ['^src/(app|service|main|modules)\\.ts$'] },

@@ -85,6 +85,8 @@ export interface Config {
   operatorWallets: string[];
   /** OUTCOME_ROUTER_COMPOSITE=1 enables the paid composite resource /x402/v1/outcome-router. */
   outcomeRouterComposite: boolean;
+  /** Handler isolation (src/isolation): worker threads (default one per core) and the per-call budget of an offloaded call, ms. */
+  handlers: { workers: number | undefined; budgetMs: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -170,7 +172,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['', '0', '1'].includes(composite)) throw new ConfigError('OUTCOME_ROUTER_COMPOSITE', `must be 0 or 1, got "${composite}"`);
   const outcomeRouterComposite = composite === '1';
   const timings = { facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs };
-  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings };
+  const handlers = {
+    workers: env.HANDLER_WORKERS ? int(env, 'HANDLER_WORKERS', 1, 1, 64) : undefined,
+    budgetMs: int(env, 'HANDLER_BUDGET_MS', 10_000, 10, 600_000),
+  };
+  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings, handlers };
 
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {

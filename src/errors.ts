@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   facilitator_unavailable: 503,
   settlement_unknown: 503,
   handler_failed: 503,
+  handler_over_budget: 503,
   service_unavailable: 503,
   // Outcome router (POST /v1/router/quote and the composite resource). Every
   // router rejection happens before any payment step.

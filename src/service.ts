@@ -13,6 +13,7 @@ import { createApp } from './app.js';
 import { CATALOG } from './capabilities/index.js';
 import { assertCatalog, type Capability } from './catalog/index.js';
 import { ConfigError, DEVNET_NETWORK, type Config, type PaymentConfig } from './config.js';
+import { acquireHandlerPool } from './isolation/pool.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
 import { PaymentRail } from './payments/rail.js';
@@ -141,6 +142,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
+    const handlers = await acquireHandlerPool(gate, { size: config.handlers.workers, budgetMs: config.handlers.budgetMs });
+    cleanups.push(() => handlers.release());
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };
     const app: Hono = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));

@@ -72,6 +72,13 @@ export interface Capability<I = unknown, O = unknown, R extends O | Promise<O> =
   /** Largest accepted request body in bytes (default 64 KiB). */
   maxBodyBytes?: number;
   /**
+   * Run on the worker pool (src/isolation) rather than the event loop, under the
+   * per-call budget: 'always', or 'large-input' (only inputs carrying at least
+   * 16 KiB of strings). For handlers whose cost grows with their input. Only
+   * entries of the static CATALOG can be isolated.
+   */
+  isolate?: 'always' | 'large-input';
+  /**
    * How the outcome router recognises an objective for this capability and
    * builds its native body (`capabilities/<id>/routing.ts`). Without it the
    * router still routes by id, path, title and input schema.

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
+import { ServiceError } from '../errors.js';
 import { openLedger } from '../store/index.js';
 import { LedgerUnavailableError, type Ledger } from '../store/ledger.js';
 import { authorizationTypedData, type Eip3009Authorization } from './authorization.js';
@@ -372,6 +373,14 @@ describe('faults before settlement', () => {
   test('the handler throws a non-Error → the same', async () => {
     const p = await sign();
     expectCode(await rig.gate.handle(call(p, { execute: () => { throw 'nope'; } })), 'refuse', 'handler_failed');
+  });
+
+  test('the handler is stopped over its budget (worker pool) → failed handler_over_budget, never settled', async () => {
+    const p = await sign();
+    const o = await rig.gate.handle(call(p, { execute: () => { throw new ServiceError('handler_over_budget', 'over budget'); } }));
+    expectCode(o, 'refuse', 'handler_over_budget');
+    assert.equal(await stateOf(p), 'failed');
+    assert.equal(rig.rail.settled.length, 0);
   });
 
   test('the authorization nears expiry between verify and settle → 402 payment_expired, settle never sent; failed only once the chain shows it dead', async () => {

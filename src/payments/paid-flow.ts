@@ -5,6 +5,7 @@
  * composite only translate that outcome into their own wire format.
  */
 import type { Capability } from '../catalog/capability.js';
+import { runCapability } from '../isolation/pool.js';
 import { requestFingerprint } from './canonical-json.js';
 import type { GateOutcome, PaymentGate } from './gate.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
@@ -43,6 +44,7 @@ export function payFor(
     payment,
     extensionCandidates: offer.extensionCandidates,
     fits: opts.fits,
-    execute: async () => ({ status: 200, contentType: 'application/json', body: JSON.stringify(await cap.run(input)) }),
+    // Inline, or on the worker pool for entries marked `isolate` (same bytes either way).
+    execute: async () => ({ status: 200, contentType: 'application/json', body: await runCapability(gate, cap, input) }),
   });
 }

@@ -399,6 +399,7 @@ export const catalogOfferEvidenceExtractor: Capability<ExtractorRequest, Extract
   run,
   fromRawBody,
   maxBodyBytes: MAX_BODY_BYTES,
+  isolate: 'large-input',
 };
 
 export { MAX_BODY_BYTES, MAX_HTML_CHARS };

@@ -36,4 +36,5 @@ export const dataCompatibilityChecker: Capability<CheckerRequest, CheckerRespons
   routing: checkerRouting,
   run: checkCompatibility,
   maxBodyBytes: 64 * 1024,
+  isolate: 'large-input',
 };

@@ -86,4 +86,5 @@ export const nftMetadataUriNormalizer: Capability<NormalizerRequest, NormalizerR
   routing: nftRouting,
   run: normalizeNftUri,
   maxBodyBytes: MAX_BODY_BYTES,
+  isolate: 'large-input',
 };

@@ -1,0 +1,251 @@
+/**
+ * Handler isolation: capabilities whose cost grows with their input run on a
+ * small pool of worker threads, so a 2 MB page cannot stall the event loop
+ * that answers /healthz, 402s and ledger work. Each offloaded call has a
+ * budget (`HANDLER_BUDGET_MS`, from the moment a worker takes it): past it the
+ * worker is terminated (its CPU is reclaimed at once), replaced, and the call
+ * fails with `handler_over_budget` — before settlement, so nothing is charged.
+ *
+ * Which calls go to the pool: entries marked `isolate: 'always'`, and entries
+ * marked `isolate: 'large-input'` whose input carries at least
+ * `ISOLATE_MIN_INPUT_CHARS` characters of strings. Everything else runs inline,
+ * where it is faster than a round trip to a worker. Only entries of the
+ * static CATALOG can be offloaded (the worker loads them by id); a result is
+ * the same JSON string the inline path produces.
+ *
+ * One pool per process (threads are a machine resource), sized to the
+ * machine, shared by every service started in the process and closed when the
+ * last one closes; each service binds it to its payment gate with its own budget.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { CATALOG } from '../capabilities/index.js';
+import type { Capability } from '../catalog/capability.js';
+import { ServiceError } from '../errors.js';
+import type { WorkerReply, WorkerTask } from './protocol.js';
+
+/** Inputs with at least this many characters of strings go to the pool (entries marked 'large-input'). */
+export const ISOLATE_MIN_INPUT_CHARS = 16 * 1024;
+
+export interface HandlerPoolOptions {
+  /** Worker threads; default: one per core. */
+  size?: number;
+}
+
+interface Pending {
+  seq: number;
+  budgetMs: number;
+  id: string;
+  input: unknown;
+  resolve(body: string): void;
+  reject(e: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  task?: Pending;
+  timer?: NodeJS.Timeout;
+}
+
+const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
+
+/**
+ * Workers run TypeScript. On Node 20 a worker does not get the parent's tsx
+ * loader hooks (nor does `--import tsx` in its execArgv apply to its entry), so
+ * the worker starts from this small ES module that registers tsx's ESM hooks
+ * in the worker and then imports worker.ts, whatever flags the parent had.
+ */
+const BOOTSTRAP = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+register();
+await import(${JSON.stringify(WORKER_URL)});
+`;
+const BOOTSTRAP_URL = new URL('data:text/javascript,' + encodeURIComponent(BOOTSTRAP));
+
+export class HandlerPool {
+  readonly size: number;
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Pending[] = [];
+  private seq = 0;
+  private closed = false;
+  private startError: Error | undefined;
+  private readyWaiters: Array<{ resolve(): void; reject(e: Error): void }> = [];
+
+  constructor(opts: HandlerPoolOptions) {
+    this.size = Math.max(1, opts.size ?? availableParallelism());
+    for (let i = 0; i < this.size; i++) this.spawn();
+  }
+
+  /** Resolves when every worker has loaded the catalog; rejects if one cannot start. */
+  ready(): Promise<void> {
+    if (this.startError) return Promise.reject(this.startError);
+    if ([...this.slots].every((s) => s.ready)) return Promise.resolve();
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Run catalog entry `id` on `input` in a worker: the JSON string of its
+   * result, or `handler_over_budget` once it has run `budgetMs` in a worker.
+   */
+  run(id: string, input: unknown, budgetMs: number): Promise<string> {
+    if (this.closed) return Promise.reject(new Error('handler pool is closed'));
+    if (this.startError) return Promise.reject(this.startError);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ seq: ++this.seq, budgetMs, id, input, resolve, reject });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.reject(new Error('handler pool is closed'));
+    const slots = [...this.slots];
+    this.slots.clear();
+    for (const s of slots) {
+      if (s.timer) clearTimeout(s.timer);
+      s.task?.reject(new Error('handler pool is closed'));
+    }
+    await Promise.all(slots.map((s) => s.worker.terminate().catch(() => 0)));
+  }
+
+  private spawn(): void {
+    const worker = new Worker(BOOTSTRAP_URL, { execArgv: [], stdout: false, stderr: false });
+    worker.unref();
+    const slot: Slot = { worker, ready: false };
+    this.slots.add(slot);
+    worker.on('message', (m: WorkerReply) => {
+      if ('ready' in m) {
+        slot.ready = true;
+        if ([...this.slots].every((s) => s.ready)) for (const w of this.readyWaiters.splice(0)) w.resolve();
+        this.pump();
+        return;
+      }
+      const task = slot.task;
+      if (!task || task.seq !== m.seq) return;
+      clearTimeout(slot.timer);
+      slot.task = undefined;
+      slot.timer = undefined;
+      if (m.ok) task.resolve(m.body);
+      else task.reject(new Error(m.error));
+      this.pump();
+    });
+    worker.on('error', (e: unknown) => this.lose(slot, e instanceof Error ? e : new Error(String(e))));
+    worker.on('exit', (code) => this.lose(slot, new Error(`handler worker exited with code ${code}`)));
+  }
+
+  /** A worker died (crash, out of memory, terminated): fail its call, replace it. */
+  private lose(slot: Slot, e: Error): void {
+    if (!this.slots.delete(slot)) return;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.task?.reject(e);
+    slot.task = undefined;
+    if (this.closed) return;
+    if (!slot.ready) {
+      // A worker that cannot even load the catalog will not do better next time: stop, fail loudly.
+      this.startError = new Error(`handler worker failed to start: ${e.message}`);
+      for (const w of this.readyWaiters.splice(0)) w.reject(this.startError);
+      for (const p of this.queue.splice(0)) p.reject(this.startError);
+      return;
+    }
+    this.spawn();
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (!slot.ready || slot.task) continue;
+      const task = this.queue.shift()!;
+      slot.task = task;
+      slot.timer = setTimeout(() => this.overBudget(slot, task), task.budgetMs);
+      slot.worker.postMessage({ seq: task.seq, id: task.id, input: task.input } satisfies WorkerTask);
+    }
+  }
+
+  private overBudget(slot: Slot, task: Pending): void {
+    if (slot.task !== task) return;
+    slot.task = undefined;
+    task.reject(
+      new ServiceError('handler_over_budget', `The handler exceeded its ${task.budgetMs} ms budget; the call was stopped, the payment was not settled and nothing was charged.`),
+    );
+    // Terminate rather than wait: the worker may be in a loop that never yields. `lose` replaces it.
+    this.slots.delete(slot);
+    void slot.worker.terminate().catch(() => 0);
+    if (!this.closed) this.spawn();
+  }
+}
+
+// ------------------------------------------------------------ the process's pool
+
+let shared: { pool: HandlerPool; users: number } | undefined;
+
+/** What one service runs its isolated calls on: the process's pool and its own budget. */
+export interface HandlerRunner {
+  pool: HandlerPool;
+  budgetMs: number;
+}
+
+/** Runners by the owner a transport holds (the service's payment gate). */
+const runners = new WeakMap<object, HandlerRunner>();
+
+/**
+ * Start (or share) the process's pool and bind it to `owner` with this
+ * service's budget: `runCapability(owner, …)` then offloads. The first caller
+ * starts the pool (and waits until every worker is ready, so a worker that
+ * cannot start stops start-up) and sets its size; `release` unbinds and closes
+ * it after its last user.
+ */
+export async function acquireHandlerPool(owner: object, opts: HandlerPoolOptions & { budgetMs: number }): Promise<{ pool: HandlerPool; release(): Promise<void> }> {
+  if (!shared) shared = { pool: new HandlerPool(opts), users: 0 };
+  const mine = shared;
+  mine.users++;
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    runners.delete(owner);
+    if (--mine.users === 0) {
+      if (shared === mine) shared = undefined;
+      await mine.pool.close();
+    }
+  };
+  try {
+    await mine.pool.ready();
+  } catch (e) {
+    await release();
+    throw e;
+  }
+  runners.set(owner, { pool: mine.pool, budgetMs: opts.budgetMs });
+  return { pool: mine.pool, release };
+}
+
+const OFFLOADABLE = new Set<Capability>(CATALOG);
+
+/** At least `min` characters of strings in `value` (stops counting once reached). */
+export function stringCharsAtLeast(value: unknown, min: number): boolean {
+  let n = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') n += v.length;
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) (n += k.length), stack.push(x);
+    if (n >= min) return true;
+  }
+  return false;
+}
+
+/** Whether this call of `cap` goes to the worker pool. */
+export function isolates(cap: Capability, input: unknown): boolean {
+  if (!cap.isolate || !OFFLOADABLE.has(cap)) return false;
+  return cap.isolate === 'always' || stringCharsAtLeast(input, ISOLATE_MIN_INPUT_CHARS);
+}
+
+/**
+ * The response body of one call: on the process's pool when the entry and
+ * input call for it and a pool is running, inline otherwise. Byte-identical either way.
+ */
+export async function runCapability(owner: object, cap: Capability, input: unknown): Promise<string> {
+  const runner = runners.get(owner);
+  if (runner && isolates(cap, input)) return runner.pool.run(cap.id, input, runner.budgetMs);
+  return JSON.stringify(await cap.run(input));
+}
