@@ -5,6 +5,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
+import { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
 import { errorBody } from './errors.js';
@@ -75,6 +76,12 @@ async function readBefore(reader: ReadableStreamDefaultReader<Uint8Array>, deadl
   }
 }
 
+/** The Node response under @hono/node-server (its `outgoing` binding), when it has not started sending. */
+function nodeOutgoing(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  return outgoing instanceof ServerResponse && !outgoing.headersSent ? outgoing : undefined;
+}
+
 export interface AppDeps {
   catalog: readonly Capability[];
   gate: PaymentGate;
@@ -94,13 +101,21 @@ export function createApp(deps: AppDeps): Hono {
     app.use('*', async (c, next) => {
       const id = c.req.header('x-request-id')?.slice(0, 64) || randomUUID();
       const start = performance.now();
+      // On Node, the header goes on the outgoing message before the route
+      // runs (Node merges it with the route's own headers); touching
+      // `c.res.headers` afterwards would turn a route's plain header record
+      // into a Headers object on every request.
+      const outgoing = nodeOutgoing(c);
+      outgoing?.setHeader('X-Request-Id', id);
       await next();
-      c.res.headers.set('X-Request-Id', id);
+      if (!outgoing) c.res.headers.set('X-Request-Id', id);
       // One line per request. No payment header, body or buyer data is logged.
-      log.info(
-        { reqId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - start) * 100) / 100, paid: c.req.header('payment-signature') !== undefined },
-        'request',
-      );
+      if (log.isLevelEnabled('info')) {
+        log.info(
+          { reqId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - start) * 100) / 100, paid: c.req.header('payment-signature') !== undefined },
+          'request',
+        );
+      }
     });
   }
 

@@ -50,6 +50,45 @@ function encodeChallenge(pr: PaymentRequired): string {
   return h;
 }
 
+/**
+ * The plain challenge (`payment_required`, no settlement attempted) depends
+ * only on the PaymentRequired (cached by the gate per resource URL + price),
+ * its message and the price: its whole body and headers are built once and
+ * answered as the same bytes every time.
+ */
+interface CachedChallenge {
+  message: string;
+  priceAtomic: string;
+  body: Uint8Array<ArrayBuffer>;
+  headers: Record<string, string>;
+}
+const utf8 = new TextEncoder();
+const plainChallengeResponses = new WeakMap<PaymentRequired, CachedChallenge>();
+
+function challengeHeaders(outcome: Extract<GateOutcome, { kind: 'challenge' }>): Record<string, string> {
+  const headers: Record<string, string> = {
+    'PAYMENT-REQUIRED': encodeChallenge(outcome.paymentRequired),
+    'Cache-Control': 'no-store',
+    'Content-Type': 'application/json',
+  };
+  if (outcome.paymentResponse) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(outcome.paymentResponse);
+  return headers;
+}
+
+function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string): Response {
+  if (outcome.code !== 'payment_required' || outcome.paymentResponse) {
+    return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), { status: 402, headers: challengeHeaders(outcome) });
+  }
+  const pr = outcome.paymentRequired;
+  let cached = plainChallengeResponses.get(pr);
+  if (!cached || cached.message !== outcome.message || cached.priceAtomic !== priceAtomic) {
+    cached = { message: outcome.message, priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(outcome, priceAtomic))), headers: challengeHeaders(outcome) };
+    plainChallengeResponses.set(pr, cached);
+  }
+  // A fresh headers object per response (a consumer may add to it); the body bytes are shared and never written to.
+  return new Response(cached.body, { status: 402, headers: { ...cached.headers } });
+}
+
 export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string) {
   const pr = outcome.paymentRequired;
   return {
@@ -60,6 +99,20 @@ export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' 
     price: { amount_atomic: priceAtomic, asset: pr.accepts[0]?.asset, network: pr.accepts[0]?.network, pay_to: pr.accepts[0]?.payTo },
     how_to_pay: HOW_TO_PAY,
   };
+}
+
+// The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled).
+const origins = new Map<string, string>();
+function originOf(url: string): string {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  const prefix = slash < 0 ? url : url.slice(0, slash);
+  let origin = origins.get(prefix);
+  if (origin === undefined) {
+    origin = new URL(url).origin;
+    if (origins.size >= 256) origins.clear();
+    origins.set(prefix, origin);
+  }
+  return origin;
 }
 
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
@@ -82,7 +135,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       }
     }
     const input = parsed.input;
-    const base = opts.publicBaseUrl ?? new URL(c.req.url).origin;
+    const base = opts.publicBaseUrl ?? originOf(c.req.url);
     const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget });
     return respond(c, outcome, priceFor(cap, input));
   };
@@ -90,15 +143,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
 
 export function respond(c: Context, outcome: GateOutcome, priceAtomic: string): Response {
   switch (outcome.kind) {
-    case 'challenge': {
-      const headers: Record<string, string> = {
-        'PAYMENT-REQUIRED': encodeChallenge(outcome.paymentRequired),
-        'Cache-Control': 'no-store',
-        'Content-Type': 'application/json',
-      };
-      if (outcome.paymentResponse) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(outcome.paymentResponse);
-      return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), { status: 402, headers });
-    }
+    case 'challenge':
+      return challengeResponse(outcome, priceAtomic);
     case 'deliver': {
       const t = outcome.timings;
       return new Response(outcome.response.body, {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { canonicalJson, requestFingerprint } from './canonical-json.js';
+import { canonicalJson, requestFingerprint, sha256Hex } from './canonical-json.js';
 
 test('key order and whitespace do not change the canonical form; values do', () => {
   assert.equal(canonicalJson({ b: 1, a: [true, null, 'x'] }), '{"a":[true,null,"x"],"b":1}');
@@ -28,4 +28,76 @@ test('undefined is written the way JSON.stringify writes it: null in arrays, omi
   assert.equal(canonicalJson([1, undefined, 2]), '[1,null,2]');
   assert.equal(canonicalJson({ a: undefined, b: 1 }), '{"b":1}');
   assert.equal(canonicalJson(undefined), 'null');
+});
+
+/** The original implementation (pieces pushed to an array, joined, then hashed): the reference the values must never move from. */
+function referenceCanonicalJson(value: unknown): string {
+  const out: string[] = [];
+  const write = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') {
+      out.push(JSON.stringify(v) ?? 'null');
+      return;
+    }
+    if (Array.isArray(v)) {
+      out.push('[');
+      for (let i = 0; i < v.length; i++) {
+        if (i) out.push(',');
+        write(v[i] === undefined ? null : v[i]);
+      }
+      out.push(']');
+      return;
+    }
+    const obj = v as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    let sorted = true;
+    for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) { sorted = false; break; }
+    if (!sorted) keys.sort();
+    out.push('{');
+    let first = true;
+    for (const k of keys) {
+      const x = obj[k];
+      if (x === undefined) continue;
+      if (!first) out.push(',');
+      first = false;
+      out.push(JSON.stringify(k), ':');
+      write(x);
+    }
+    out.push('}');
+  };
+  write(value);
+  return out.join('');
+}
+const referenceFingerprint = (resource: string, input: unknown) => sha256Hex(resource + '\n' + referenceCanonicalJson(input));
+
+test('property: the streaming implementation gives the original canonical bytes and fingerprints', () => {
+  const check = (v: unknown) => {
+    assert.equal(canonicalJson(v), referenceCanonicalJson(v));
+    assert.equal(requestFingerprint('data-compatibility-checker', v), referenceFingerprint('data-compatibility-checker', v));
+  };
+  // Printable strings, any Unicode (astral, lone surrogates), and raw UTF-16 code units.
+  fc.assert(fc.property(fc.jsonValue(), check), { numRuns: 500 });
+  fc.assert(fc.property(fc.jsonValue({ stringUnit: 'binary' }), check), { numRuns: 500 });
+  const tricky = fc.constantFrom('a', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', '\u00e9', '\ud800', '\udfff', '\ud83d\ude00');
+  fc.assert(fc.property(fc.jsonValue({ stringUnit: tricky }), check), { numRuns: 300 });
+  fc.assert(fc.property(fc.jsonValue({ stringUnit: 'grapheme' }), fc.string({ unit: 'binary' }), (v, resource) => {
+    assert.equal(requestFingerprint(resource, v), referenceFingerprint(resource, v));
+  }), { numRuns: 300 });
+});
+
+test('the streaming fingerprint equals the original on bodies large enough to be hashed in many chunks', () => {
+  const fields = Array.from({ length: 3000 }, (_, i) => ({ name: `f${i}\u00e9\ud83d\ude00`, type: i % 2 ? 'string' : 'number', note: '\ud800 lone', n: i / 7, z: -0 }));
+  const body = { producer: { fields }, consumer: { fields: [...fields].reverse() }, x: [1e21, 5e-7, 2 ** 53 + 1, '\u0000\u001f"\\'] };
+  assert.ok(canonicalJson(body).length > 200_000);
+  assert.equal(canonicalJson(body), referenceCanonicalJson(body));
+  assert.equal(requestFingerprint('r', body), referenceFingerprint('r', body));
+});
+
+test('edge values keep their original canonical form', () => {
+  for (const v of [-0, 1e21, 1e-7, NaN, Infinity, '\u2028\u2029', '\ud800', '\udc00x', 'é', [undefined, , 1], { b: undefined, a: () => 1 }, new Date(0), Symbol('s'), () => 1]) {
+    assert.equal(canonicalJson(v), referenceCanonicalJson(v));
+    assert.equal(requestFingerprint('r', v), referenceFingerprint('r', v));
+  }
+  assert.throws(() => canonicalJson(1n));
+  // As RFC 8785 for I-JSON input: keys by UTF-16 code units (U+1F600 is 0xD83D 0xDE00, before U+E000), ES numbers, minimal escapes.
+  assert.equal(canonicalJson({ '\ue000': 1, '\ud83d\ude00': 2, a: [1e-7, 100, -0, 4.5e21] }), '{"a":[1e-7,100,0,4.5e+21],"\ud83d\ude00":2,"\ue000":1}');
 });
