@@ -235,8 +235,11 @@ function report(r: ReportInput): void {
     '',
   );
   const base = r.bareRes;
+  // Issue 15 targets: the service ≥ 0.8× the bare route's req/s and ≥ 1.5× @x402/hono's.
+  const targetOf = (s: LoadResult) => (s === r.svc ? '≥ 0.80× bare, ≥ 1.50× @x402/hono' : s === r.bareRes ? 'baseline' : 'reference');
   const rows = [r.svc, r.bareRes, r.x402Res].map((s) => [
     s.name,
+    targetOf(s),
     fmt(s.rps),
     `${fmt(s.rpsMin)}–${fmt(s.rpsMax)}`,
     fmt(s.latencyMs.p50),
@@ -246,12 +249,13 @@ function report(r: ReportInput): void {
     ratio(s.rps, base.rps),
     ratio(s.latencyMs.p50, base.latencyMs.p50),
     ratio(s.latencyMs.p99, base.latencyMs.p99),
+    ratio(s.rps, r.x402Res.rps),
   ]);
   out.push(
     markdownTable(
-      ['scenario', 'req/s', 'req/s range', 'p50 ms', 'p99 ms', 'errors', 'bytes/resp', 'req/s vs bare', 'p50 vs bare', 'p99 vs bare'],
+      ['scenario', 'target', 'req/s', 'req/s range', 'p50 ms', 'p99 ms', 'errors', 'bytes/resp', 'req/s vs bare', 'p50 vs bare', 'p99 vs bare', 'req/s vs @x402/hono'],
       rows,
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
     `This service vs @x402/hono: req/s ${ratio(r.svc.rps, r.x402Res.rps)}, p50 ${ratio(r.svc.latencyMs.p50, r.x402Res.latencyMs.p50)}, p99 ${ratio(r.svc.latencyMs.p99, r.x402Res.latencyMs.p99)}.`,
@@ -309,9 +313,12 @@ function report(r: ReportInput): void {
   const hrows = r.handlers.rows.map((h) => {
     const pl = h.pipeline;
     const ok = !('error' in pl);
+    // Issue 15 target: the checker's 100×100-field body at ≤ 200 µs route CPU (p50).
+    const target = h.capability === 'data-compatibility-checker' && ok ? `≤ 200 µs (${ratio(pl.us.p50, 200)})` : '';
     return [
       h.capability + (h.inCatalog ? '' : ' (not in CATALOG)'),
       h.case,
+      target,
       fmt(h.requestBytes),
       fmt(h.responseBytes),
       fmt(h.run.opsPerSec),
@@ -326,9 +333,9 @@ function report(r: ReportInput): void {
   });
   out.push(
     markdownTable(
-      ['capability', 'input', 'request B', 'response B', 'run ops/s', 'run p50 µs', 'run p99 µs', 'route CPU p50 µs', 'route CPU p99 µs', 'of which parse+validate p50', 'fingerprint p50', 'stringify p50'],
+      ['capability', 'input', 'route CPU target (p50 vs target)', 'request B', 'response B', 'run ops/s', 'run p50 µs', 'run p99 µs', 'route CPU p50 µs', 'route CPU p99 µs', 'of which parse+validate p50', 'fingerprint p50', 'stringify p50'],
       hrows,
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
   const notes = [
