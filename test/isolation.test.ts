@@ -55,7 +55,7 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     await rig?.close();
   });
 
-  test('/healthz keeps answering (median < 50 ms, p90 < 200 ms), and every paid result is byte-identical to inline', { timeout: 120_000 }, async () => {
+  test('/healthz keeps answering (blocked < 1/3 of the load window), and every paid result is byte-identical to inline', { timeout: 120_000 }, async () => {
     const url = rig.service.url + PATH;
     const bodies = [1, 2, 3, 4].map(page);
     const signed: Array<{ header: string }> = [];
@@ -70,6 +70,8 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     const client = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, jobs], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     client.stdout.on('data', (d: Buffer) => (out += d));
+    const tStart = performance.now();
+    let windowMs = 0;
     let done = false;
     const exited = new Promise<number | null>((r) => client.on('exit', (code) => r(code))).finally(() => (done = true));
     const health: number[] = [];
@@ -79,21 +81,22 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
       health.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, 20));
     }
+    windowMs = performance.now() - tStart;
     assert.equal(await exited, 0);
     const results = JSON.parse(out) as Array<{ status: number; sha256: string; head: string }>;
     for (const [i, r] of results.entries()) {
       assert.equal(r.status, 200, r.head);
       assert.equal(r.sha256, createHash('sha256').update(expected[i]!).digest('hex'), `result ${i} differs from inline execution`);
     }
-    // Inline, every /healthz during the load waited behind whole 0.75–1.5 s handler runs. What is left on
-    // the event loop is reading the 2 MiB bodies and storing the ~7 MiB results in the ledger: short spikes.
+    // Inline, /healthz waited behind whole handler runs (0.75–3 s each on 2 busy cores): measured, 45–70 % of
+    // the load window was spent blocked. Isolated, what is left on the event loop is reading the 2 MiB bodies and
+    // storing the ~7 MiB results in the ledger: short spikes, measured 10–22 % of the window. The bound sits between.
     assert.ok(health.length >= 5, `only ${health.length} /healthz samples during the load`);
-    const sorted = [...health].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+    const blockedMs = health.reduce((sum, h) => sum + Math.max(0, h - 50), 0);
     const shown = health.map((h) => h.toFixed(0)).join(', ');
-    assert.ok(at(0.5) < 50, `median /healthz during the load ${at(0.5).toFixed(0)} ms (samples: ${shown})`);
-    assert.ok(at(0.9) < 200, `p90 /healthz during the load ${at(0.9).toFixed(0)} ms (samples: ${shown})`);
-    assert.ok(sorted.at(-1)! < 2000, `slowest /healthz during the load ${sorted.at(-1)!.toFixed(0)} ms (samples: ${shown})`);
+    assert.ok(blockedMs / windowMs < 1 / 3, `/healthz was blocked ${blockedMs.toFixed(0)} ms of a ${windowMs.toFixed(0)} ms load window (samples: ${shown})`);
+    const sorted = [...health].sort((x, y) => x - y);
+    assert.ok(sorted[Math.floor(sorted.length / 2)]! < 50, `median /healthz during the load above 50 ms (samples: ${shown})`);
   });
 });
 
