@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import type { AssetConfig } from '../config.js';
-import type { ErrorCode } from '../errors.js';
+import { ServiceError, type ErrorCode } from '../errors.js';
 import { LedgerUnavailableError, type AdvanceOptions, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
 import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAuthorization, type BoundPayment, type Eip3009Authorization } from './authorization.js';
 import type { ChainReader } from './chain.js';
@@ -485,8 +485,11 @@ export class PaymentGate {
       d.response = await d.call.execute();
     } catch (e) {
       const err = errText(e);
+      // The worker pool stops a call past its budget (src/isolation): same rule, its own stable code.
+      const overBudget = e instanceof ServiceError && e.code === 'handler_over_budget';
       this.log.error({ attempt: d.attempt.id, err }, 'handler failed; payment will not be settled');
-      await this.write(d, 'failed', { failureCode: 'handler_failed', failureDetail: err });
+      await this.write(d, 'failed', { failureCode: overBudget ? 'handler_over_budget' : 'handler_failed', failureDetail: err });
+      if (overBudget) return { outcome: { kind: 'refuse', code: 'handler_over_budget', message: err } };
       return { outcome: { kind: 'refuse', code: 'handler_failed', message: 'The result could not be produced; the payment was not settled and nothing was charged.' } };
     } finally {
       d.timings.handlerMs += performance.now() - t;
