@@ -13,6 +13,8 @@ import { requestFingerprint } from './canonical-json.js';
 import { PaymentGate } from './gate.js';
 import { payFor, priceFor } from './paid-flow.js';
 import { ScriptedRail } from './scripted-rail.js';
+import { authorizationTypedData } from './authorization.js';
+import { privateKeyToAccount } from 'viem/accounts';
 
 const base: Capability<{ n: number }, { n: number }> = {
   id: 'echo',
@@ -45,6 +47,20 @@ test('a fixed price and the canonical-input fingerprint, or the entry\'s own fun
     const dynamic = await payFor(gate, { ...offer, cap: priced }, { n: 3 }, undefined, 'https://h.example');
     assert.equal((dynamic as { paymentRequired: { accepts: Array<{ amount: string }> } }).paymentRequired.accepts[0]!.amount, '3000');
     assert.notEqual(requestFingerprint('echo', { n: 3 }), 'fp-3');
+
+    // Paid: bound to the entry's fingerprint, settled at the entry's price for this input.
+    const req = (await rail.requirements('3000'))[0]!;
+    const account = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
+    const now = Math.floor(Date.now() / 1000);
+    const auth = { from: account.address, to: req.payTo as `0x${string}`, value: '3000', validAfter: String(now - 600), validBefore: String(now + 300), nonce: `0x${'12'.repeat(32)}` as `0x${string}` };
+    const payment = { x402Version: 2, accepted: req, payload: { signature: await account.signTypedData(authorizationTypedData(auth, req)), authorization: auth } } as never;
+    const paid = await payFor(gate, { ...offer, cap: priced }, { n: 3 }, payment, 'https://h.example');
+    assert.equal(paid.kind, 'deliver', JSON.stringify(paid));
+    assert.equal((await ledger.summary()).settledAtomic, '3000');
+    const rows = await (ledger as unknown as { db: { all(sql: string): Promise<Array<{ f: string }>> } }).db.all('SELECT request_fingerprint AS f FROM payment_attempts');
+    assert.deepEqual(rows.map((r) => r.f), ['fp-3']);
+    const plain = await payFor(gate, offer, { n: 1 }, undefined, 'https://h.example');
+    assert.equal(plain.kind, 'challenge');
   } finally {
     await ledger.close();
   }

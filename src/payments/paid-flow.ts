@@ -35,12 +35,16 @@ export function payFor(
   opts: { fits?: (paymentRequired: PaymentRequired) => boolean } = {},
 ): Promise<GateOutcome> {
   const cap = offer.cap;
+  let fingerprint: string | undefined;
   return gate.handle({
     resource: cap.id,
     description: offer.summary,
     priceAtomic: priceFor(cap, input),
     resourceUrl: origin + cap.path,
-    fingerprint: cap.fingerprintOf ? cap.fingerprintOf(input) : requestFingerprint(cap.id, input),
+    // Only a paid request is bound to its fingerprint: an unpaid 402 never computes it.
+    get fingerprint() {
+      return (fingerprint ??= cap.fingerprintOf ? cap.fingerprintOf(input) : requestFingerprint(cap.id, input));
+    },
     payment,
     extensionCandidates: offer.extensionCandidates,
     fits: opts.fits,
