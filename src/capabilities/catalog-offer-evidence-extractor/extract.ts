@@ -24,9 +24,9 @@ import {
   trimAll,
 } from './normalize.js';
 import { SCHEMA_ORG_SUBCLASSES } from './schemaorg-types.js';
+import { applyVerdicts } from './verdicts.js';
 import type {
   AggregateRatingOut,
-  CheckOut,
   CurrencyValue,
   DateValue,
   Evidence,
@@ -41,7 +41,6 @@ import type {
   QuantityValue,
   TextValue,
   UrlValue,
-  VerdictOut,
   WarningOut,
 } from './types.js';
 
@@ -158,26 +157,6 @@ const sameRaw = (a: { raw: string }, b: { raw: string }): boolean => a.raw === b
 const sameText = (a: TextValue, b: TextValue): boolean => a.value === b.value;
 const sameUrl = (a: UrlValue, b: UrlValue): boolean => a.resolved === b.resolved && a.raw === b.raw;
 
-function check(property: string, status: CheckOut['status'], detail: string | null): CheckOut {
-  return { property, status, detail };
-}
-
-function priceOk(o: OfferOut): boolean {
-  return o.price !== null && o.price.status === 'ok';
-}
-
-function priceReadable(p: PriceValue | null): boolean {
-  return p !== null && (p.status === 'ok' || p.status === 'zero');
-}
-
-function currencyOk(o: OfferOut): boolean {
-  return o.currency !== null && (o.currency.status === 'ok' || o.currency.status === 'case_normalized');
-}
-
-function isResolved(u: UrlValue): boolean {
-  return u.resolved !== null;
-}
-
 function sameEvidence(a: Evidence, b: Evidence): boolean {
   return a.script === b.script && a.pointer === b.pointer;
 }
@@ -188,6 +167,80 @@ function addSources(into: Evidence[], more: Evidence[]): void {
 
 function addFlag(flags: string[], f: string): void {
   if (!flags.includes(f)) flags.push(f);
+}
+
+// ---------------------------------------------------------------- offer pricing rules
+
+/** The price fields of one offer, worked out together from price, priceCurrency and priceSpecification. */
+interface OfferPricing {
+  price: PriceValue | null;
+  origin: OfferOut['price_origin'];
+  currency: CurrencyValue | null;
+  specs: PriceSpecOut[];
+  previous: PriceValue | null;
+  listPrice: PriceValue | null;
+}
+
+/** Local name of a specification's priceType ("StrikethroughPrice"), '' when it has none. */
+function priceTypeName(s: PriceSpecOut): string {
+  return (s.price_type?.normalized ?? '').slice('https://schema.org/'.length);
+}
+
+const LIST_PRICE_TYPES: ReadonlySet<string> = new Set(['ListPrice', 'MSRP', 'SRP']);
+
+/** A StrikethroughPrice is what the item cost before: reported as previous_price, never as the price. */
+function isPreviousPrice(s: PriceSpecOut): boolean {
+  return priceTypeName(s) === 'StrikethroughPrice';
+}
+
+/** A list price (ListPrice, MSRP, SRP) is a reference, not what the buyer pays. */
+function isListPrice(s: PriceSpecOut): boolean {
+  return LIST_PRICE_TYPES.has(priceTypeName(s));
+}
+
+function isCharge(s: PriceSpecOut): boolean {
+  return s.type !== null && CHARGE_SPEC_TYPES.has(s.type);
+}
+
+/**
+ * A currency the offer does not state itself: from its current price specification, else any
+ * specification, else its AggregateOffer's (flagged, as it was not written on this offer).
+ */
+function currencyFallback(
+  currency: CurrencyValue | null,
+  current: PriceSpecOut[],
+  specs: PriceSpecOut[],
+  inherited: CurrencyValue | null,
+): CurrencyValue | null {
+  if (currency) return currency;
+  const withCur = current.find((s) => s.currency) ?? specs.find((s) => s.currency);
+  if (withCur && withCur.currency) return withCur.currency;
+  if (!inherited) return null;
+  return { ...inherited, sources: [...inherited.sources], flags: [...inherited.flags, 'inherited_from_aggregate_offer'] };
+}
+
+/** One priceComponent as "49.00 USD per DAY (Subscription)", for the compound_price warning. */
+function describeComponent(c: PriceSpecOut): string {
+  const unit = c.unit_code?.value ?? c.unit_text?.value;
+  const kind = c.price_component_type?.normalized?.slice('https://schema.org/'.length) ?? c.price_component_type?.raw;
+  return `${c.price?.normalized ?? c.price?.raw ?? '?'}${c.currency?.normalized ? ' ' + c.currency.normalized : ''}${unit ? ' per ' + unit : ''}${kind ? ` (${kind})` : ''}`;
+}
+
+/** Which price an offer with a compound price reports, in words for the compound_price warning. */
+function compoundPriceChoice(origin: OfferOut['price_origin'], price: PriceValue | null, compound: PriceSpecOut[]): string {
+  if (origin === 'price') return "the offer's own price is reported";
+  if (price && compound.some((c) => c.price === price)) return 'its stated total is reported';
+  if (price) return 'the price of another priceSpecification is reported';
+  return 'no single price is reported';
+}
+
+/** Why a priceCurrency that was read is not plainly an ISO 4217 code. */
+function currencyStatusMessage(currency: CurrencyValue): string {
+  if (currency.status === 'case_normalized') return `priceCurrency "${currency.raw}" upper-cased to ${currency.normalized}.`;
+  if (currency.status === 'symbol' || currency.status === 'alias') {
+    return `priceCurrency "${currency.raw}" is not an ISO 4217 code; read as ${currency.normalized}${currency.ambiguous ? ' (ambiguous: the symbol is used by several currencies)' : ''}.`;
+  }
+  return `priceCurrency "${currency.raw}" is not a known ISO 4217 code.`;
 }
 
 class Extractor {
@@ -778,6 +831,10 @@ class Extractor {
     }
   }
 
+  /**
+   * One offer of `product` and, below it, the offers it lists (an AggregateOffer's individual
+   * offers), which inherit its priceCurrency when they state none.
+   */
   private offer(
     obj: JsonObject,
     depth: number,
@@ -786,127 +843,212 @@ class Extractor {
     seen: Set<unknown>,
     inheritedCurrency: CurrencyValue | null,
   ): void {
+    if (!this.claimOffer(obj, product, seen)) return;
+    const rec: ORec = { out: this.offerOut(obj, product, inheritedCurrency), parent, mergedInto: null };
+    product.offers.push(rec);
+    if (depth < 3) {
+      for (const v of this.vals(obj, 'offers')) {
+        if (v.kind === 'object') this.offer(v, depth + 1, rec, product, seen, rec.out.currency);
+      }
+    }
+  }
+
+  /**
+   * False when this offer is not to be read: an @id reached twice (through `offers` and
+   * `itemOffered`, say) is one offer, and the per-product bound keeps the response finite.
+   */
+  private claimOffer(obj: JsonObject, product: PRec, seen: Set<unknown>): boolean {
     const key = this.idKey.get(obj) ?? obj;
-    if (seen.has(key)) return;
+    if (seen.has(key)) return false;
     seen.add(key);
-    if (product.offers.length >= LIMITS.offersPerProduct) {
-      if (!product.out.flags.includes('offers_truncated')) {
-        product.out.flags.push('offers_truncated');
-        this.warn('offers_truncated', `More than ${LIMITS.offersPerProduct} offers; the rest are not reported.`, obj, product);
-      }
-      return;
+    if (product.offers.length < LIMITS.offersPerProduct) return true;
+    if (!product.out.flags.includes('offers_truncated')) {
+      product.out.flags.push('offers_truncated');
+      this.warn('offers_truncated', `More than ${LIMITS.offersPerProduct} offers; the rest are not reported.`, obj, product);
     }
-    const types = this.typesOf(obj).local;
+    return false;
+  }
+
+  /**
+   * All fields of one offer. The order of the reads is the order of the warnings in the
+   * response, so it is kept as it is: price fields, then currency checks, then the offer's terms.
+   */
+  private offerOut(obj: JsonObject, product: PRec, inheritedCurrency: CurrencyValue | null): OfferOut {
     const flags: string[] = [];
-    let type = types.find((t) => OFFER_TYPES.has(t));
-    if (!type) {
-      if (types.length === 0) {
-        type = this.has(obj, 'lowPrice') || this.has(obj, 'highPrice') ? 'AggregateOffer' : 'Offer';
-        flags.push('untyped_offer');
-      } else {
-        type = types[0] as string;
-        flags.push('unexpected_offer_type');
-        this.warn('unexpected_offer_type', `An "offers" value has @type ${type}, not Offer or AggregateOffer.`, obj, product);
-      }
-    }
-    let price = this.single(obj, 'price', this.cPrice, samePrice, product);
-    let currency = this.single(obj, 'priceCurrency', this.cCurrency, sameNormalized, product);
-    const specs: PriceSpecOut[] = [];
-    for (const v of this.vals(obj, 'priceSpecification')) {
-      if (v.kind === 'object') this.priceSpec(v, 0, specs, product, null);
-    }
-    const pt = (s: PriceSpecOut): string => (s.price_type?.normalized ?? '').slice('https://schema.org/'.length);
-    const isPrev = (s: PriceSpecOut): boolean => pt(s) === 'StrikethroughPrice';
-    const isList = (s: PriceSpecOut): boolean => ['ListPrice', 'MSRP', 'SRP'].includes(pt(s));
-    const isCharge = (s: PriceSpecOut): boolean => s.type !== null && CHARGE_SPEC_TYPES.has(s.type);
-    // Components are never the price: summing or picking one would mix units (per day + per mile).
-    const current = specs.filter((s) => s.component_of === null && s.price !== null && !isPrev(s) && !isList(s) && !isCharge(s));
-    const compound = specs.filter((s, i) => s.component_of === null && !isPrev(s) && !isList(s) && specs.some((c) => c.component_of === i));
-    let origin: OfferOut['price_origin'] = price ? 'price' : null;
-    if (!price && current.length) {
-      const c0 = current[0] as PriceSpecOut;
-      price = c0.price;
-      origin = 'priceSpecification';
-      if (!currency && c0.currency) currency = c0.currency;
-    } else if (price && price.normalized && current[0]?.price?.normalized) {
-      if (compareDecimals(price.normalized, current[0].price.normalized) !== 0) {
-        flags.push('price_differs_from_price_specification');
-        this.warn(
-          'price_differs_from_price_specification',
-          `Offer price ${price.normalized} differs from its priceSpecification price ${current[0].price.normalized}.`,
-          obj,
-          product,
-        );
-      }
-    }
-    if (compound.length) {
-      flags.push('compound_price');
-      const parts: string[] = [];
-      for (const c of specs) {
-        if (c.component_of === null || parts.length >= 6) continue;
-        const unit = c.unit_code?.value ?? c.unit_text?.value;
-        const kind = c.price_component_type?.normalized?.slice('https://schema.org/'.length) ?? c.price_component_type?.raw;
-        parts.push(`${c.price?.normalized ?? c.price?.raw ?? '?'}${c.currency?.normalized ? ' ' + c.currency.normalized : ''}${unit ? ' per ' + unit : ''}${kind ? ` (${kind})` : ''}`);
-      }
-      this.warn(
-        'compound_price',
-        `The price is a CompoundPriceSpecification (${parts.join(' + ') || 'no components'}); ${
-          origin === 'price'
-            ? 'the offer\'s own price is reported'
-            : price && compound.some((c) => c.price === price)
-              ? 'its stated total is reported'
-              : price
-                ? 'the price of another priceSpecification is reported'
-                : 'no single price is reported'
-        }: read the components in price_specifications (component_of).`,
-        obj,
-        product,
-      );
-    }
-    if (!currency) {
-      const withCur = current.find((s) => s.currency) ?? specs.find((s) => s.currency);
-      if (withCur && withCur.currency) currency = withCur.currency;
-    }
-    if (!currency && inheritedCurrency) {
-      currency = { ...inheritedCurrency, sources: [...inheritedCurrency.sources], flags: [...inheritedCurrency.flags, 'inherited_from_aggregate_offer'] };
-    }
-    const previousSpec = specs.find(isPrev) ?? null;
-    const listSpec = specs.find(isList) ?? null;
-    const previous = previousSpec ? previousSpec.price : null;
-    const listPrice = listSpec ? listSpec.price : null;
-    if (previous?.normalized && price?.normalized) {
-      if (compareDecimals(previous.normalized, price.normalized) <= 0) {
-        flags.push('previous_price_not_higher');
-        this.warn(
-          'previous_price_not_higher',
-          `StrikethroughPrice ${previous.normalized} is not higher than the price ${price.normalized}.`,
-          obj,
-          product,
-        );
-      }
-    }
+    const type = this.offerType(obj, product, flags);
+    const { price, origin, currency, specs, previous, listPrice } = this.offerPricing(obj, product, flags, inheritedCurrency);
     const low = this.single(obj, 'lowPrice', this.cPrice, samePrice, product);
     const high = this.single(obj, 'highPrice', this.cPrice, samePrice, product);
     if (low?.normalized && high?.normalized && compareDecimals(low.normalized, high.normalized) > 0) {
       flags.push('low_price_above_high_price');
       this.warn('low_price_above_high_price', `lowPrice ${low.normalized} is above highPrice ${high.normalized}.`, obj, product);
     }
+    const offerCount = this.offerCount(obj, product);
+    this.checkPricePresence(obj, product, flags, type, price, low, high);
+    this.checkCurrency(obj, product, flags, currency, price, low);
+    this.warnPrice(price, 'price', product);
+    this.warnPrice(low, 'lowPrice', product);
+    this.warnPrice(high, 'highPrice', product);
+    this.warnPrice(previous, 'StrikethroughPrice', product);
+    const availability = this.offerAvailability(obj, product);
+    const condition = this.offerCondition(obj, product);
+    const validUntil = this.offerValidUntil(obj, product);
+    const sellers = this.sellers(obj);
+    return {
+      id: '',
+      type,
+      parent_offer: null,
+      sources: [this.ev(obj)],
+      price,
+      price_origin: origin,
+      low_price: low,
+      high_price: high,
+      offer_count: offerCount,
+      currency,
+      previous_price: previous,
+      list_price: listPrice,
+      price_specifications: specs,
+      availability,
+      item_condition: condition,
+      price_valid_until: validUntil,
+      url: this.single(obj, 'url', this.cUrl, sameUrl, product),
+      seller: sellers,
+      has_shipping_details: this.has(obj, 'shippingDetails'),
+      has_merchant_return_policy: this.has(obj, 'hasMerchantReturnPolicy'),
+      flags,
+    };
+  }
+
+  /**
+   * The offer's schema.org type. An untyped object under `offers` is still read as an offer
+   * (AggregateOffer when it states a price range), flagged; another type is kept and warned about.
+   */
+  private offerType(obj: JsonObject, product: PRec, flags: string[]): string {
+    const types = this.typesOf(obj).local;
+    const known = types.find((t) => OFFER_TYPES.has(t));
+    if (known) return known;
+    if (types.length === 0) {
+      flags.push('untyped_offer');
+      return this.has(obj, 'lowPrice') || this.has(obj, 'highPrice') ? 'AggregateOffer' : 'Offer';
+    }
+    const type = types[0] as string;
+    flags.push('unexpected_offer_type');
+    this.warn('unexpected_offer_type', `An "offers" value has @type ${type}, not Offer or AggregateOffer.`, obj, product);
+    return type;
+  }
+
+  /**
+   * price, priceCurrency and the priceSpecifications they may come from (see README, "Price
+   * specifications"): the offer's own price wins; else the first specification that is the
+   * current price; a StrikethroughPrice is the previous price and a ListPrice/MSRP/SRP the list price.
+   */
+  private offerPricing(obj: JsonObject, product: PRec, flags: string[], inheritedCurrency: CurrencyValue | null): OfferPricing {
+    let price = this.single(obj, 'price', this.cPrice, samePrice, product);
+    let currency = this.single(obj, 'priceCurrency', this.cCurrency, sameNormalized, product);
+    const specs: PriceSpecOut[] = [];
+    for (const v of this.vals(obj, 'priceSpecification')) {
+      if (v.kind === 'object') this.priceSpec(v, 0, specs, product, null);
+    }
+    // Components are never the price: summing or picking one would mix units (per day + per mile).
+    const current = specs.filter((s) => s.component_of === null && s.price !== null && !isPreviousPrice(s) && !isListPrice(s) && !isCharge(s));
+    const compound = specs.filter((s, i) => s.component_of === null && !isPreviousPrice(s) && !isListPrice(s) && specs.some((c) => c.component_of === i));
+    let origin: OfferOut['price_origin'] = price ? 'price' : null;
+    const first = current[0];
+    if (!price && first) {
+      price = first.price;
+      origin = 'priceSpecification';
+      if (!currency && first.currency) currency = first.currency;
+    } else if (price && price.normalized && first?.price?.normalized) {
+      this.checkPriceMatchesSpecification(obj, product, flags, price.normalized, first.price.normalized);
+    }
+    if (compound.length) {
+      flags.push('compound_price');
+      this.warnCompoundPrice(obj, product, specs, compound, price, origin);
+    }
+    currency = currencyFallback(currency, current, specs, inheritedCurrency);
+    const previous = specs.find(isPreviousPrice)?.price ?? null;
+    const listPrice = specs.find(isListPrice)?.price ?? null;
+    if (previous?.normalized && price?.normalized && compareDecimals(previous.normalized, price.normalized) <= 0) {
+      flags.push('previous_price_not_higher');
+      this.warn('previous_price_not_higher', `StrikethroughPrice ${previous.normalized} is not higher than the price ${price.normalized}.`, obj, product);
+    }
+    return { price, origin, currency, specs, previous, listPrice };
+  }
+
+  /** Two stated prices that disagree: the offer's own is reported, the caller is told of the other. */
+  private checkPriceMatchesSpecification(obj: JsonObject, product: PRec, flags: string[], price: string, specPrice: string): void {
+    if (compareDecimals(price, specPrice) === 0) return;
+    flags.push('price_differs_from_price_specification');
+    this.warn(
+      'price_differs_from_price_specification',
+      `Offer price ${price} differs from its priceSpecification price ${specPrice}.`,
+      obj,
+      product,
+    );
+  }
+
+  /** The parts are listed in the warning because no single number stands for a compound price. */
+  private warnCompoundPrice(
+    obj: JsonObject,
+    product: PRec,
+    specs: PriceSpecOut[],
+    compound: PriceSpecOut[],
+    price: PriceValue | null,
+    origin: OfferOut['price_origin'],
+  ): void {
+    const parts: string[] = [];
+    for (const c of specs) {
+      if (c.component_of === null || parts.length >= 6) continue;
+      parts.push(describeComponent(c));
+    }
+    this.warn(
+      'compound_price',
+      `The price is a CompoundPriceSpecification (${parts.join(' + ') || 'no components'}); ${compoundPriceChoice(origin, price, compound)}: read the components in price_specifications (component_of).`,
+      obj,
+      product,
+    );
+  }
+
+  /** offerCount is kept as written; a value that is not a count is flagged, not dropped. */
+  private offerCount(obj: JsonObject, product: PRec): TextValue | null {
     const offerCount = this.single(obj, 'offerCount', this.cText, sameText, product);
     if (offerCount && !/^\d{1,15}$/.test(trimAll(offerCount.value))) offerCount.flags.push('not_a_whole_number');
+    return offerCount;
+  }
+
+  /** What Google needs about the amount: an AggregateOffer needs lowPrice for product snippets. */
+  private checkPricePresence(
+    obj: JsonObject,
+    product: PRec,
+    flags: string[],
+    type: string,
+    price: PriceValue | null,
+    low: PriceValue | null,
+    high: PriceValue | null,
+  ): void {
     if (type === 'AggregateOffer' && !low) {
       flags.push('aggregate_offer_without_low_price');
       this.warn('aggregate_offer_without_low_price', 'AggregateOffer has no lowPrice (Google requires it for product snippets).', obj, product);
     }
     if (!price && !low && !high) flags.push('no_price');
+  }
+
+  /**
+   * priceCurrency against the price: missing, contradicted by a symbol in the price text (the
+   * stated priceCurrency is reported, never the hint), or not an ISO 4217 code as written.
+   */
+  private checkCurrency(
+    obj: JsonObject,
+    product: PRec,
+    flags: string[],
+    currency: CurrencyValue | null,
+    price: PriceValue | null,
+    low: PriceValue | null,
+  ): void {
     const hint = price?.currency_hint ?? low?.currency_hint ?? null;
     if (!currency && (price || low)) {
       flags.push('no_currency');
-      this.warn(
-        'missing_currency',
-        `Offer has a price but no priceCurrency${hint ? ` (the price text suggests ${hint})` : ''}.`,
-        obj,
-        product,
-      );
+      this.warn('missing_currency', `Offer has a price but no priceCurrency${hint ? ` (the price text suggests ${hint})` : ''}.`, obj, product);
     }
     if (currency && currency.normalized && hint && hint !== currency.normalized) {
       flags.push('currency_conflict');
@@ -918,69 +1060,42 @@ class Extractor {
       );
     }
     if (currency && currency.status !== 'ok') {
-      const msg =
-        currency.status === 'case_normalized'
-          ? `priceCurrency "${currency.raw}" upper-cased to ${currency.normalized}.`
-          : currency.status === 'symbol' || currency.status === 'alias'
-            ? `priceCurrency "${currency.raw}" is not an ISO 4217 code; read as ${currency.normalized}${currency.ambiguous ? ' (ambiguous: the symbol is used by several currencies)' : ''}.`
-            : `priceCurrency "${currency.raw}" is not a known ISO 4217 code.`;
-      this.warn(`currency_${currency.status}`, msg, currency.sources[0] ?? obj, product);
+      this.warn(`currency_${currency.status}`, currencyStatusMessage(currency), currency.sources[0] ?? obj, product);
     }
-    this.warnPrice(price, 'price', product);
-    this.warnPrice(low, 'lowPrice', product);
-    this.warnPrice(high, 'highPrice', product);
-    this.warnPrice(previous, 'StrikethroughPrice', product);
+  }
 
+  private offerAvailability(obj: JsonObject, product: PRec): IriValue | null {
     const availability = this.single(obj, 'availability', this.cAvailability, sameNormalized, product);
     if (availability && availability.normalized === null) {
       this.warn('unknown_availability', `availability "${availability.raw}" is not a schema.org ItemAvailability value.`, availability.sources[0] ?? obj, product);
     }
+    return availability;
+  }
+
+  private offerCondition(obj: JsonObject, product: PRec): IriValue | null {
     const condition = this.single(obj, 'itemCondition', this.cCondition, sameNormalized, product);
     if (condition && condition.normalized === null) {
       this.warn('unknown_item_condition', `itemCondition "${condition.raw}" is not a schema.org OfferItemCondition value.`, condition.sources[0] ?? obj, product);
     }
+    return condition;
+  }
+
+  /** Whether the date is past is not decided here: a pure handler has no clock (see README). */
+  private offerValidUntil(obj: JsonObject, product: PRec): DateValue | null {
     const validUntil = this.single(obj, 'priceValidUntil', this.cDate, sameRaw, product);
     if (validUntil && validUntil.kind === 'invalid') {
       this.warn('invalid_price_valid_until', `priceValidUntil "${validUntil.raw}" is not an ISO 8601 date.`, validUntil.sources[0] ?? obj, product);
     }
+    return validUntil;
+  }
+
+  private sellers(obj: JsonObject): PartyValue[] {
     const sellers: PartyValue[] = [];
     for (const s of this.vals(obj, 'seller')) {
       const p = this.party(s);
       if (p && sellers.length < 20) sellers.push(p);
     }
-    const rec: ORec = {
-      out: {
-        id: '',
-        type,
-        parent_offer: null,
-        sources: [this.ev(obj)],
-        price,
-        price_origin: origin,
-        low_price: low,
-        high_price: high,
-        offer_count: offerCount,
-        currency,
-        previous_price: previous,
-        list_price: listPrice,
-        price_specifications: specs,
-        availability,
-        item_condition: condition,
-        price_valid_until: validUntil,
-        url: this.single(obj, 'url', this.cUrl, sameUrl, product),
-        seller: sellers,
-        has_shipping_details: this.has(obj, 'shippingDetails'),
-        has_merchant_return_policy: this.has(obj, 'hasMerchantReturnPolicy'),
-        flags,
-      },
-      parent,
-      mergedInto: null,
-    };
-    product.offers.push(rec);
-    if (depth < 3) {
-      for (const v of this.vals(obj, 'offers')) {
-        if (v.kind === 'object') this.offer(v, depth + 1, rec, product, seen, currency);
-      }
-    }
+    return sellers;
   }
 
   // ---------------------------------------------------------------- products
@@ -1456,208 +1571,6 @@ class Extractor {
     for (const v of b.variants) if (!a.variants.includes(v)) a.variants.push(v);
   }
 
-  // ---------------------------------------------------------------- verdicts
-
-  private verdicts(p: PRec): void {
-    const P = p.out;
-    const offers = P.offers;
-    const nameOk = P.name !== null && trimAll(P.name.value) !== '';
-    const nameCheck = nameOk
-      ? check('name', 'present', null)
-      : P.name
-        ? check('name', 'invalid', 'name is empty')
-        : check('name', 'missing', null);
-
-    // Merchant listing: name, image, an Offer with price > 0 and an ISO 4217 priceCurrency.
-    let best: OfferOut | null = null;
-    let bestScore = -1;
-    for (const o of offers) {
-      if (o.type === 'AggregateOffer') continue;
-      const score = (priceOk(o) ? 2 : 0) + (priceOk(o) && currencyOk(o) ? 1 : 0);
-      if (score > bestScore) {
-        best = o;
-        bestScore = score;
-      }
-    }
-    const required: CheckOut[] = [nameCheck];
-    if (P.images.length === 0) required.push(check('image', 'missing', null));
-    else if (P.images.some(isResolved)) required.push(check('image', 'present', null));
-    else required.push(check('image', 'invalid', 'no image URL could be resolved to an absolute URL (send base_url)'));
-    if (best) required.push(check('offers', 'present', `${best.type} ${best.id}`));
-    else if (offers.length)
-      required.push(check('offers', 'invalid', 'only AggregateOffer: merchant listings need an Offer (AggregateOffer qualifies for product snippets)'));
-    else required.push(check('offers', 'missing', null));
-    if (!best || !best.price) {
-      const why = !best
-        ? null
-        : best.flags.includes('compound_price')
-          ? 'the price is a CompoundPriceSpecification without a total (see price_specifications); there is no single price'
-          : 'the offer has no price (neither price nor priceSpecification.price)';
-      required.push(check('offers.price', 'missing', why));
-    } else if (best.price.status === 'ok') {
-      required.push(check('offers.price', 'present', best.price.normalized));
-    } else {
-      const st = best.price.status;
-      const why =
-        st === 'zero'
-          ? 'price is 0; must be greater than 0'
-          : st === 'negative'
-            ? 'price is negative'
-            : st === 'empty'
-              ? 'price is empty'
-              : 'price is not a number';
-      required.push(check('offers.price', 'invalid', why));
-    }
-    if (!best || !best.currency) {
-      const hint = best?.price?.currency_hint;
-      required.push(check('offers.priceCurrency', 'missing', hint ? `price text suggests ${hint}` : null));
-    } else if (currencyOk(best)) {
-      required.push(check('offers.priceCurrency', 'present', best.currency.normalized));
-    } else {
-      const c = best.currency;
-      required.push(
-        check(
-          'offers.priceCurrency',
-          'invalid',
-          c.normalized ? `"${c.raw}" is not an ISO 4217 code (read as ${c.normalized})` : `"${c.raw}" is not an ISO 4217 code`,
-        ),
-      );
-    }
-
-    let availability: IriValue | null = null;
-    let availabilityBad: IriValue | null = null;
-    let condition: IriValue | null = null;
-    let conditionBad: IriValue | null = null;
-    let shipping = p.shippingOnProduct.length > 0 ? 1 : 0;
-    let returns = p.returnOnProduct.length > 0 ? 1 : 0;
-    let shippingOnOffer = false;
-    let returnsOnOffer = false;
-    for (const o of offers) {
-      if (o.availability) {
-        if (o.availability.normalized) availability ??= o.availability;
-        else availabilityBad ??= o.availability;
-      }
-      if (o.item_condition) {
-        if (o.item_condition.normalized) condition ??= o.item_condition;
-        else conditionBad ??= o.item_condition;
-      }
-      if (o.has_shipping_details) {
-        shipping++;
-        shippingOnOffer = true;
-      }
-      if (o.has_merchant_return_policy) {
-        returns++;
-        returnsOnOffer = true;
-      }
-    }
-    let validGtin: IdentifierValue | null = null;
-    let anyGtin: IdentifierValue | null = null;
-    let mpn: IdentifierValue | null = null;
-    let sku: IdentifierValue | null = null;
-    for (const i of P.identifiers) {
-      if (i.gtin) {
-        anyGtin ??= i;
-        if (i.gtin.check_digit === 'valid') validGtin ??= i;
-      } else if (i.property === 'mpn' && i.normalized) mpn ??= i;
-      else if (i.property === 'sku' && i.normalized) sku ??= i;
-    }
-    const brandNames: string[] = [];
-    for (const b of P.brand) if (b.name) brandNames.push(b.name);
-    const descOk = P.description !== null && trimAll(P.description.value) !== '';
-    const ratingCheck = P.aggregate_rating ? check('aggregateRating', 'present', P.aggregate_rating.rating_value) : check('aggregateRating', 'missing', null);
-    const reviewCheck = P.review_count > 0 ? check('review', 'present', String(P.review_count)) : check('review', 'missing', null);
-    const brandCheck = brandNames.length
-      ? check('brand', 'present', brandNames.join(', '))
-      : P.brand.length
-        ? check('brand', 'invalid', 'brand has no name')
-        : check('brand', 'missing', null);
-    const descCheck = descOk ? check('description', 'present', null) : check('description', 'missing', null);
-    const recommended: CheckOut[] = [
-      availability
-        ? check('offers.availability', 'present', availability.normalized)
-        : availabilityBad
-          ? check('offers.availability', 'invalid', `"${availabilityBad.raw}" is not a known value`)
-          : check('offers.availability', 'missing', null),
-      condition
-        ? check('offers.itemCondition', 'present', condition.normalized)
-        : conditionBad
-          ? check('offers.itemCondition', 'invalid', `"${conditionBad.raw}" is not a known value`)
-          : check('offers.itemCondition', 'missing', null),
-      brandCheck,
-      validGtin
-        ? check('gtin_or_mpn', 'present', `${validGtin.property} ${validGtin.normalized}`)
-        : mpn
-          ? check('gtin_or_mpn', 'present', `mpn ${mpn.normalized}`)
-          : anyGtin
-            ? check('gtin_or_mpn', 'invalid', `${anyGtin.property} check: ${anyGtin.gtin?.check_digit}`)
-            : check('gtin_or_mpn', 'missing', null),
-      sku ? check('sku', 'present', sku.normalized) : check('sku', 'missing', null),
-      descCheck,
-      shipping
-        ? check('offers.shippingDetails', 'present', shippingOnOffer ? null : 'on the Product, not the Offer')
-        : check('offers.shippingDetails', 'missing', null),
-      returns
-        ? check('offers.hasMerchantReturnPolicy', 'present', returnsOnOffer ? null : 'on the Product, not the Offer')
-        : check('offers.hasMerchantReturnPolicy', 'missing', 'may also be declared once for the Organization'),
-      ratingCheck,
-      reviewCheck,
-    ];
-    let note: string | null = null;
-    if (P.is_group) note = 'ProductGroup: Google evaluates merchant listings on its variants (see "variants").';
-    else if (P.role === 'list_item')
-      note = 'Found in a list: Google shows merchant listings only for pages where the product can be bought; category/listing pages qualify for product snippets at most.';
-    let eligible = true;
-    for (const c of required) if (c.status !== 'present') eligible = false;
-    P.merchant_listing = { eligible, required, recommended, note };
-
-    // Product snippet: name plus one of review, aggregateRating or offers
-    // (Offer: price and priceCurrency; AggregateOffer: lowPrice and priceCurrency).
-    let snippetOffer: OfferOut | null = null;
-    for (const o of offers) {
-      if (o.type !== 'AggregateOffer' && priceReadable(o.price) && currencyOk(o)) {
-        snippetOffer = o;
-        break;
-      }
-    }
-    if (!snippetOffer) {
-      for (const o of offers) {
-        if (o.type === 'AggregateOffer' && priceReadable(o.low_price) && currencyOk(o)) {
-          snippetOffer = o;
-          break;
-        }
-      }
-    }
-    const reasons: string[] = [];
-    if (P.review_count > 0) reasons.push('review');
-    if (P.aggregate_rating) reasons.push('aggregateRating');
-    if (snippetOffer) {
-      reasons.push(
-        snippetOffer.type === 'AggregateOffer'
-          ? `AggregateOffer ${snippetOffer.id} with lowPrice and priceCurrency`
-          : `${snippetOffer.type} ${snippetOffer.id} with price and priceCurrency`,
-      );
-    }
-    const needOne = reasons.length
-      ? check('review|aggregateRating|offers', 'present', reasons.join('; '))
-      : offers.length
-        ? check('review|aggregateRating|offers', 'invalid', 'offers lack a readable price (AggregateOffer: lowPrice) or an ISO 4217 priceCurrency')
-        : check('review|aggregateRating|offers', 'missing', null);
-    const sreq = [nameCheck, needOne];
-    const srec: CheckOut[] = [
-      ratingCheck,
-      reviewCheck,
-      P.images.length ? check('image', 'present', null) : check('image', 'missing', null),
-      brandCheck,
-      descCheck,
-    ];
-    P.product_snippet = {
-      eligible: nameCheck.status === 'present' && needOne.status === 'present',
-      required: sreq,
-      recommended: srec,
-      note: null,
-    };
-  }
-
   // ---------------------------------------------------------------- main
 
   run(): ExtractResult {
@@ -1699,7 +1612,7 @@ class Extractor {
       }
       p.out.variants = vs;
     }
-    for (const p of finals) this.verdicts(p);
+    for (const p of finals) applyVerdicts(p.out, { shipping: p.shippingOnProduct.length > 0, returnPolicy: p.returnOnProduct.length > 0 });
     const warnings: WarningOut[] = this.pending.map((w) => {
       const e = w.at;
       return {

@@ -375,161 +375,210 @@ function tagNameOfInterest(s: string, from: number, to: number): string {
   return '';
 }
 
-export function scanHtml(html: string): ScanResult {
-  const n = html.length;
-  const scripts: FoundScript[] = [];
-  const notes: ScanResult['notes'] = [];
-  let otherScripts = 0;
-  let baseHref: ScanResult['baseHref'] = null;
-  let htmlEnd: number | null = null;
-  let noscriptDepth = 0;
-  let templateDepth = 0;
+/** Everything the scan carries from one tag to the next (one object per page, not per tag). */
+interface ScanState {
+  readonly html: string;
+  readonly scripts: FoundScript[];
+  readonly notes: ScanResult['notes'];
+  otherScripts: number;
+  baseHref: ScanResult['baseHref'];
+  htmlEnd: number | null;
+  noscriptDepth: number;
+  templateDepth: number;
   /** The last ld+json script, while no other script start tag has been seen after it. */
-  let openForContinuation: FoundScript | null = null;
-  const markupAttrs: MarkupAttrs = { itemscope: false, itemtype: null, typeOf: null, vocab: null };
-  const markup = { microdataProducts: 0, rdfaProducts: 0 };
-  let schemaVocab = false;
+  openForContinuation: FoundScript | null;
+  /** Reused for every start tag, so reading attributes allocates nothing for the markup counts. */
+  readonly markupAttrs: MarkupAttrs;
+  readonly markup: ScanResult['markup'];
+  schemaVocab: boolean;
+}
 
+/** Returned instead of a position when the tokenizer would emit nothing more. */
+const STOP = -1;
+
+/**
+ * The scan moves from `<` to `<`; what follows each `<` decides which tokenizer state reads it,
+ * and each state's function returns where the next search starts (or STOP).
+ */
+export function scanHtml(html: string): ScanResult {
+  const st: ScanState = {
+    html,
+    scripts: [],
+    notes: [],
+    otherScripts: 0,
+    baseHref: null,
+    htmlEnd: null,
+    noscriptDepth: 0,
+    templateDepth: 0,
+    openForContinuation: null,
+    markupAttrs: { itemscope: false, itemtype: null, typeOf: null, vocab: null },
+    markup: { microdataProducts: 0, rdfaProducts: 0 },
+    schemaVocab: false,
+  };
+  const n = html.length;
   let i = 0;
   while (i < n) {
     const lt = html.indexOf('<', i);
     if (lt === -1) break;
     const c1 = html.charCodeAt(lt + 1);
-    if (c1 === 0x21 /* ! */) {
-      if (html.startsWith('<!--', lt)) {
-        const e = skipComment(html, lt);
-        if (e === -1) {
-          notes.push({
-            code: 'unterminated_html_comment',
-            message:
-              'An HTML comment is never closed; like a browser, everything after it is treated as comment text and no scripts are taken from it.',
-            offset: lt,
-          });
-          break;
-        }
-        i = e;
-        continue;
-      }
-      const e = html.indexOf('>', lt + 2);
-      i = e === -1 ? n : e + 1;
-      continue;
-    }
-    if (c1 === 0x3f /* ? */) {
-      const e = html.indexOf('>', lt + 2);
-      i = e === -1 ? n : e + 1;
-      continue;
-    }
-    if (c1 === 0x2f /* / */) {
-      const ns = lt + 2;
-      if (!isAlpha(html.charCodeAt(ns))) {
-        // `</>` is dropped; `</` + non-letter is a bogus comment up to `>`
-        const e = html.indexOf('>', ns);
-        i = e === -1 ? n : e + 1;
-        continue;
-      }
-      let ne = ns;
-      while (ne < n && !isTagTerm(html.charCodeAt(ne))) ne++;
-      const name = tagNameOfInterest(html, ns, ne);
-      if (name === 'script' && openForContinuation && openForContinuation.continuationEnd === null) {
-        openForContinuation.continuationEnd = lt;
-        openForContinuation = null;
-      } else if (name === 'html' && htmlEnd === null) {
-        htmlEnd = lt;
-      } else if (name === 'noscript' && noscriptDepth > 0) {
-        noscriptDepth--;
-      } else if (name === 'template' && templateDepth > 0) {
-        templateDepth--;
-      }
-      const t = parseAttributes(html, ne, false);
-      i = t.end;
-      continue;
-    }
-    if (!isAlpha(c1)) {
-      i = lt + 1;
-      continue;
-    }
-    // start tag
-    const ns = lt + 1;
-    let ne = ns;
-    while (ne < n && !isTagTerm(html.charCodeAt(ne))) ne++;
-    const name = tagNameOfInterest(html, ns, ne);
-    const isScript = name === 'script';
-    const wantAttrs = isScript || name === 'base';
-    const tag = parseAttributes(html, ne, wantAttrs, markupAttrs);
-    if (!tag.closed) break; // EOF inside a tag: the tokenizer emits nothing more
-    i = tag.end;
-    if (markupAttrs.vocab !== null && /schema\.org/i.test(markupAttrs.vocab)) schemaVocab = true;
-    if (isMicrodataProduct(markupAttrs)) markup.microdataProducts++;
-    if (isRdfaProduct(markupAttrs, schemaVocab)) markup.rdfaProducts++;
-    if (isScript) {
-      openForContinuation = null;
-      const typeAttr = tag.attrs.has('type') ? (tag.attrs.get('type') as string) : null;
-      const cls = classifyType(typeAttr);
-      const end = findScriptEnd(html, tag.end);
-      let endTagEnd = n;
-      const unterminated = end.contentEnd >= n;
-      if (!unterminated) {
-        const et = parseAttributes(html, end.contentEnd + 8, false);
-        endTagEnd = et.end;
-      }
-      if (cls.ldJson) {
-        const found: FoundScript = {
-          typeAttribute: typeAttr,
-          typeFlags: cls.flags,
-          tagStart: lt,
-          contentStart: tag.end,
-          contentEnd: end.contentEnd,
-          endTagEnd,
-          unterminated,
-          doubleEscaped: end.doubleEscaped,
-          continuationEnd: null,
-          src: tag.attrs.has('src') ? (tag.attrs.get('src') as string) : null,
-          afterHtmlEnd: htmlEnd !== null,
-          insideNoscript: noscriptDepth > 0,
-          insideTemplate: templateDepth > 0,
-        };
-        scripts.push(found);
-        if (!unterminated) openForContinuation = found;
-      } else {
-        otherScripts++;
-      }
-      i = endTagEnd;
-      continue;
-    }
-    if (name === 'base') {
-      if (baseHref === null && tag.attrs.has('href')) {
-        baseHref = { raw: tag.attrs.get('href') as string, offset: lt };
-      }
-      continue;
-    }
-    if (name === 'noscript') {
-      noscriptDepth++;
-      continue;
-    }
-    if (name === 'template') {
-      templateDepth++;
-      continue;
-    }
-    if (name === 'plaintext') break;
-    if (RAW_TEXT.has(name)) {
-      // skip to the matching end tag
-      let p = i;
-      while (true) {
-        const j = html.indexOf('</', p);
-        if (j === -1) {
-          p = n;
-          break;
-        }
-        if (isEndTagAt(html, j, name)) {
-          p = j;
-          break;
-        }
-        p = j + 2;
-      }
-      i = p;
-      continue;
-    }
+    if (c1 === 0x21 /* ! */) i = afterMarkupDeclaration(st, lt);
+    else if (c1 === 0x3f /* ? */) i = afterBogusComment(html, lt + 2);
+    else if (c1 === 0x2f /* / */) i = afterEndTag(st, lt);
+    else if (isAlpha(c1)) i = afterStartTag(st, lt);
+    else i = lt + 1; // a `<` that starts no tag is text
+    if (i === STOP) break;
   }
+  return scanResult(st);
+}
+
+/** A bogus comment (`<?…>`, `<!DOCTYPE…>`, `</1…>`) runs to the next `>`. */
+function afterBogusComment(html: string, from: number): number {
+  const e = html.indexOf('>', from);
+  return e === -1 ? html.length : e + 1;
+}
+
+/** `<!--` opens a comment (no script inside one counts); any other `<!` is a bogus comment. */
+function afterMarkupDeclaration(st: ScanState, lt: number): number {
+  if (!st.html.startsWith('<!--', lt)) return afterBogusComment(st.html, lt + 2);
+  const e = skipComment(st.html, lt);
+  if (e !== -1) return e;
+  st.notes.push({
+    code: 'unterminated_html_comment',
+    message:
+      'An HTML comment is never closed; like a browser, everything after it is treated as comment text and no scripts are taken from it.',
+    offset: lt,
+  });
+  return STOP;
+}
+
+/** Offset of the first character after a tag name starting at `from`. */
+function tagNameEnd(html: string, from: number): number {
+  const n = html.length;
+  let ne = from;
+  while (ne < n && !isTagTerm(html.charCodeAt(ne))) ne++;
+  return ne;
+}
+
+function afterEndTag(st: ScanState, lt: number): number {
+  const html = st.html;
+  const ns = lt + 2;
+  // `</>` is dropped; `</` + non-letter is a bogus comment up to `>`
+  if (!isAlpha(html.charCodeAt(ns))) return afterBogusComment(html, ns);
+  const ne = tagNameEnd(html, ns);
+  closeElement(st, tagNameOfInterest(html, ns, ne), lt);
+  return parseAttributes(html, ne, false).end;
+}
+
+/**
+ * An end tag of interest. A stray `</script>` right after an ld+json script marks where a
+ * `</script>` inside a JSON string probably split it (see FoundScript.continuationEnd).
+ */
+function closeElement(st: ScanState, name: string, lt: number): void {
+  if (name === 'script' && st.openForContinuation && st.openForContinuation.continuationEnd === null) {
+    st.openForContinuation.continuationEnd = lt;
+    st.openForContinuation = null;
+  } else if (name === 'html' && st.htmlEnd === null) {
+    st.htmlEnd = lt;
+  } else if (name === 'noscript' && st.noscriptDepth > 0) {
+    st.noscriptDepth--;
+  } else if (name === 'template' && st.templateDepth > 0) {
+    st.templateDepth--;
+  }
+}
+
+function afterStartTag(st: ScanState, lt: number): number {
+  const html = st.html;
+  const ns = lt + 1;
+  const ne = tagNameEnd(html, ns);
+  const name = tagNameOfInterest(html, ns, ne);
+  // attribute values are kept only where they are read: script and base
+  const tag = parseAttributes(html, ne, name === 'script' || name === 'base', st.markupAttrs);
+  if (!tag.closed) return STOP; // EOF inside a tag: the tokenizer emits nothing more
+  countProductMarkup(st);
+  if (name === '') return tag.end;
+  return afterElementOfInterest(st, name, lt, tag);
+}
+
+/** Any start tag may carry microdata or RDFa typing it as a Product: counted, not extracted. */
+function countProductMarkup(st: ScanState): void {
+  const m = st.markupAttrs;
+  if (m.vocab !== null && /schema\.org/i.test(m.vocab)) st.schemaVocab = true;
+  if (isMicrodataProduct(m)) st.markup.microdataProducts++;
+  if (isRdfaProduct(m, st.schemaVocab)) st.markup.rdfaProducts++;
+}
+
+/** The elements that change what the scan sees next, one case each. */
+function afterElementOfInterest(st: ScanState, name: string, lt: number, tag: TagParse): number {
+  switch (name) {
+    case 'script':
+      return afterScript(st, lt, tag);
+    case 'base':
+      // only the first <base href> counts, as in a browser
+      if (st.baseHref === null && tag.attrs.has('href')) st.baseHref = { raw: tag.attrs.get('href') as string, offset: lt };
+      return tag.end;
+    case 'noscript':
+      st.noscriptDepth++;
+      return tag.end;
+    case 'template':
+      st.templateDepth++;
+      return tag.end;
+    case 'plaintext':
+      return STOP; // everything after it is text
+    default:
+      return RAW_TEXT.has(name) ? rawTextEnd(st.html, tag.end, name) : tag.end;
+  }
+}
+
+/** Inside RAWTEXT / RCDATA (style, textarea, …) nothing is a tag until the element's own end tag. */
+function rawTextEnd(html: string, from: number, name: string): number {
+  let p = from;
+  while (true) {
+    const j = html.indexOf('</', p);
+    if (j === -1) return html.length;
+    if (isEndTagAt(html, j, name)) return j;
+    p = j + 2;
+  }
+}
+
+/**
+ * A script element: its text is skipped in script-data states whatever its type, so that
+ * markup inside a JavaScript string is not read as tags; only ld+json scripts are reported.
+ */
+function afterScript(st: ScanState, lt: number, tag: TagParse): number {
+  const html = st.html;
+  const n = html.length;
+  st.openForContinuation = null;
+  const typeAttr = tag.attrs.has('type') ? (tag.attrs.get('type') as string) : null;
+  const cls = classifyType(typeAttr);
+  const end = findScriptEnd(html, tag.end);
+  const unterminated = end.contentEnd >= n;
+  const endTagEnd = unterminated ? n : parseAttributes(html, end.contentEnd + 8, false).end;
+  if (!cls.ldJson) {
+    st.otherScripts++;
+    return endTagEnd;
+  }
+  const found: FoundScript = {
+    typeAttribute: typeAttr,
+    typeFlags: cls.flags,
+    tagStart: lt,
+    contentStart: tag.end,
+    contentEnd: end.contentEnd,
+    endTagEnd,
+    unterminated,
+    doubleEscaped: end.doubleEscaped,
+    continuationEnd: null,
+    src: tag.attrs.has('src') ? (tag.attrs.get('src') as string) : null,
+    afterHtmlEnd: st.htmlEnd !== null,
+    insideNoscript: st.noscriptDepth > 0,
+    insideTemplate: st.templateDepth > 0,
+  };
+  st.scripts.push(found);
+  if (!unterminated) st.openForContinuation = found;
+  return endTagEnd;
+}
+
+function scanResult(st: ScanState): ScanResult {
+  const { markup, notes } = st;
   if (markup.microdataProducts + markup.rdfaProducts > 0) {
     notes.push({
       code: 'product_markup_not_extracted',
@@ -537,7 +586,7 @@ export function scanHtml(html: string): ScanResult {
       offset: 0,
     });
   }
-  return { scripts, otherScripts, baseHref, htmlEnd, markup, notes };
+  return { scripts: st.scripts, otherScripts: st.otherScripts, baseHref: st.baseHref, htmlEnd: st.htmlEnd, markup, notes };
 }
 
 /**

@@ -137,6 +137,11 @@ export function normalizePriceNumber(raw: string): NormalizedPrice {
 }
 
 const FREE_WORDS = new Set(['free', 'gratis', 'kostenlos', 'gratuit', 'gratuito', 'gratuita']);
+/** The form schema.org asks for: digits, optionally `.` and more digits. */
+const PLAIN_DECIMAL = /^[0-9]{1,30}(\.[0-9]{1,30})?$/;
+const ALL_ZEROS = /^0+$/;
+/** ",-" / ".-" / ".–" after the number: "no cents" (`12,-` is 12). */
+const DASH_FOR_CENTS = /^[.,][-\u2013\u2014]/;
 
 /**
  * A price given as text. schema.org wants `.` as decimal separator and no currency symbol;
@@ -149,41 +154,64 @@ const FREE_WORDS = new Set(['free', 'gratis', 'kostenlos', 'gratuit', 'gratuito'
  *    also flagged ambiguous_separator)
  *  - "$12.99" → "12.99", currency hint USD (currency_symbol_in_price)
  *  - "" → null (empty_price); "0" → "0" (zero_price); "-5" → "-5" (negative_price)
+ * The flags are pushed in reading order (sign, affixes, grouping, separators, digits): callers
+ * and the response show them in that order.
  */
 export function normalizePriceText(raw: string): NormalizedPrice {
-  const flags: string[] = [];
   if (raw.length > 200) {
     return { normalized: null, status: 'invalid', currencyHint: null, flags: ['price_text_too_long'] };
   }
-  if (/^[0-9]{1,30}(\.[0-9]{1,30})?$/.test(raw)) {
-    // the schema.org form: nothing to repair
-    const dot = raw.indexOf('.');
-    const int = dot === -1 ? raw : raw.slice(0, dot);
-    const frac = dot === -1 ? '' : raw.slice(dot + 1);
-    if (frac.length === 3 && int.length <= 3 && !/^0+$/.test(int)) flags.push('ambiguous_separator');
-    const stripped = stripLeadingZeros(int);
-    if (stripped !== int) flags.push('leading_zeros_removed');
-    return finish('', stripped, frac, flags, null);
-  }
-  let s = trimAll(raw);
+  if (PLAIN_DECIMAL.test(raw)) return plainDecimalPrice(raw);
+  const flags: string[] = [];
+  const s = trimAll(raw);
   if (s !== raw) flags.push('whitespace_trimmed');
   if (s === '') return { normalized: null, status: 'empty', currencyHint: null, flags: [...flags, 'empty_price'] };
   if (FREE_WORDS.has(s.toLowerCase())) {
     flags.push('free_word_read_as_zero');
     return finish('', '0', '', flags, null);
   }
+  const parts = splitPriceText(s, flags);
+  let hint = addCurrencyHint(parts.prefix, null, flags);
+  if (hint !== false) hint = addCurrencyHint(parts.suffix, hint, flags);
+  // text around the number that is not one currency makes the whole price unreadable
+  if (hint === false) return { normalized: null, status: 'invalid', currencyHint: null, flags };
+  if (parts.number === '') return { normalized: null, status: 'invalid', currencyHint: hint, flags: [...flags, 'no_digits'] };
+  const body = withoutGroupSpaces(parts.number, flags);
+  const digits = body === null ? null : splitDecimal(body, flags);
+  if (body === null || digits === null) return { normalized: null, status: 'invalid', currencyHint: hint, flags };
+  return finishPriceText(parts.sign, digits, body, flags, hint);
+}
+
+/** The schema.org form ("12.99"): nothing to repair; only "1.299" could have meant 1299. */
+function plainDecimalPrice(raw: string): NormalizedPrice {
+  const flags: string[] = [];
+  const dot = raw.indexOf('.');
+  const int = dot === -1 ? raw : raw.slice(0, dot);
+  const frac = dot === -1 ? '' : raw.slice(dot + 1);
+  if (looksLikeThousands(int, frac)) flags.push('ambiguous_separator');
+  const stripped = stripLeadingZeros(int);
+  if (stripped !== int) flags.push('leading_zeros_removed');
+  return finish('', stripped, frac, flags, null);
+}
+
+/** A price text cut into its sign, the text before the number, the number, and the text after it. */
+interface PriceTextParts {
+  sign: '' | '-';
+  prefix: string;
+  number: string;
+  suffix: string;
+}
+
+function splitPriceText(text: string, flags: string[]): PriceTextParts {
+  let s = text;
   let sign: '' | '-' = '';
-  let currencyHint: string | null = null;
-  const takeSign = (): void => {
-    const c = s[0];
-    if (c === '-' || c === '\u2212' || c === '+') {
-      if (sign === '' && c !== '+') sign = '-';
-      if (c === '+') flags.push('leading_plus_removed');
-      if (c === '\u2212') flags.push('unicode_minus');
-      s = trimAll(s.slice(1));
-    }
-  };
-  takeSign();
+  const c = s[0];
+  if (c === '-' || c === '\u2212' || c === '+') {
+    if (c !== '+') sign = '-';
+    if (c === '+') flags.push('leading_plus_removed');
+    if (c === '\u2212') flags.push('unicode_minus');
+    s = trimAll(s.slice(1));
+  }
   // prefix: everything before the first digit or separator
   let a = 0;
   while (a < s.length && !isDigitCode(s.charCodeAt(a)) && s[a] !== '.' && s[a] !== ',') a++;
@@ -194,125 +222,149 @@ export function normalizePriceText(raw: string): NormalizedPrice {
     if (sign === '') sign = '-';
     prefix = trimAll(prefix.slice(0, -1));
   }
-  // suffix: everything after the last digit or separator; ",-" / ".-" / ".–" mean no cents
+  // suffix: everything after the last digit
   let b = s.length;
   while (b > 0 && !isDigitCode(s.charCodeAt(b - 1))) b--;
-  let suffix = trimAll(s.slice(b));
-  s = s.slice(0, b);
-  if (/^[.,][-\u2013\u2014]/.test(suffix)) {
+  return { sign, prefix, number: s.slice(0, b), suffix: priceSuffix(trimAll(s.slice(b)), flags) };
+}
+
+/** The separator of "12,-" or a lone trailing separator ("12.") is not text to read as a currency. */
+function priceSuffix(suffix: string, flags: string[]): string {
+  if (DASH_FOR_CENTS.test(suffix)) {
     flags.push('dash_for_zero_cents');
-    suffix = trimAll(suffix.slice(2));
-  } else if (suffix === '.' || suffix === ',') {
+    return trimAll(suffix.slice(2));
+  }
+  if (suffix === '.' || suffix === ',') {
     flags.push('trailing_decimal_separator');
-    suffix = '';
+    return '';
   }
-  for (const part of [prefix, suffix]) {
-    if (part === '') continue;
-    const cur = normalizeCurrencyText(part);
-    if (cur.normalized === null) {
-      flags.push('unrecognized_text_in_price');
-      return { normalized: null, status: 'invalid', currencyHint: null, flags };
-    }
-    if (currencyHint !== null && currencyHint !== cur.normalized) {
-      flags.push('conflicting_currency_in_price');
-      return { normalized: null, status: 'invalid', currencyHint: null, flags };
-    }
-    currencyHint = cur.normalized;
-    flags.push(cur.status === 'ok' || cur.status === 'case_normalized' ? 'currency_code_in_price' : 'currency_symbol_in_price');
-    if (cur.ambiguous) flags.push('ambiguous_currency_symbol');
+  return suffix;
+}
+
+/**
+ * The currency a prefix or suffix of the price names, added to `hint` (a hint only: priceCurrency
+ * is never filled from it). False when the text is no currency or names a different one.
+ */
+function addCurrencyHint(part: string, hint: string | null, flags: string[]): string | null | false {
+  if (part === '') return hint;
+  const cur = normalizeCurrencyText(part);
+  if (cur.normalized === null) {
+    flags.push('unrecognized_text_in_price');
+    return false;
   }
-  if (s === '') {
-    return { normalized: null, status: 'invalid', currencyHint, flags: [...flags, 'no_digits'] };
+  if (hint !== null && hint !== cur.normalized) {
+    flags.push('conflicting_currency_in_price');
+    return false;
   }
-  // grouping by spaces / apostrophes
+  flags.push(cur.status === 'ok' || cur.status === 'case_normalized' ? 'currency_code_in_price' : 'currency_symbol_in_price');
+  if (cur.ambiguous) flags.push('ambiguous_currency_symbol');
+  return cur.normalized;
+}
+
+/** Digits and separators left once spaces and apostrophes grouping thousands ("1 299", "1'299") are dropped; null when other text is inside. */
+function withoutGroupSpaces(s: string, flags: string[]): string | null {
   let body = '';
   let grouped = false;
   for (let k = 0; k < s.length; k++) {
     const c = s.charCodeAt(k);
     if (isDigitCode(c) || c === 0x2e || c === 0x2c) body += s[k];
     else if (isUnicodeSpace(c) || c === 0x27 || c === 0x2019 || c === 0x2d9) grouped = true;
-    else {
-      flags.push('unparseable_price');
-      return { normalized: null, status: 'invalid', currencyHint, flags };
-    }
+    else return unparseable(flags);
   }
   if (grouped) flags.push('group_separator_removed');
-  const dots: number[] = [];
-  const commas: number[] = [];
+  return body;
+}
+
+interface DecimalDigits {
+  int: string;
+  frac: string;
+}
+
+function unparseable(flags: string[]): null {
+  flags.push('unparseable_price');
+  return null;
+}
+
+/** Integer and fraction digits of a number written with `.` and/or `,`, by notation; null when none fits. */
+function splitDecimal(body: string, flags: string[]): DecimalDigits | null {
+  let dots = 0;
+  let commas = 0;
   for (let k = 0; k < body.length; k++) {
-    if (body[k] === '.') dots.push(k);
-    else if (body[k] === ',') commas.push(k);
+    const c = body.charCodeAt(k);
+    if (c === 0x2e) dots++;
+    else if (c === 0x2c) commas++;
   }
-  let int: string;
-  let frac: string;
-  const groupsOk = (intPart: string, sep: string): boolean => {
-    const g = intPart.split(sep);
-    if (g.length < 2) return true;
-    const first = g[0] as string;
-    if (first.length < 1 || first.length > 3) return false;
-    for (let k = 1; k < g.length; k++) {
-      const len = (g[k] as string).length;
-      // the last group has three digits; inner groups three (or two: Indian lakh grouping)
-      if (k === g.length - 1 ? len !== 3 : len !== 3 && len !== 2) return false;
-    }
-    return true;
-  };
-  if (dots.length > 0 && commas.length > 0) {
-    const lastDot = dots[dots.length - 1] as number;
-    const lastComma = commas[commas.length - 1] as number;
-    const decSep = lastDot > lastComma ? '.' : ',';
-    const grpSep = decSep === '.' ? ',' : '.';
-    const decIdx = Math.max(lastDot, lastComma);
-    const intPart = body.slice(0, decIdx);
-    if ((decSep === '.' ? dots.length : commas.length) > 1 || !groupsOk(intPart, grpSep)) {
-      flags.push('unparseable_price');
-      return { normalized: null, status: 'invalid', currencyHint, flags };
-    }
-    int = intPart.split(grpSep).join('');
-    frac = body.slice(decIdx + 1);
-    flags.push('thousands_separator_removed');
-    if (decSep === ',') flags.push('decimal_comma_inferred');
-  } else if (commas.length > 0) {
-    if (commas.length === 1) {
-      const [ip, fp] = body.split(',') as [string, string];
-      if (fp.length === 3 && ip.length >= 1 && ip.length <= 3 && !/^0+$/.test(ip)) {
-        int = ip + fp;
-        frac = '';
-        flags.push('thousands_separator_removed', 'ambiguous_separator');
-      } else {
-        int = ip;
-        frac = fp;
-        if (fp.length > 0) flags.push('decimal_comma_inferred');
-      }
-    } else if (groupsOk(body, ',')) {
-      int = body.split(',').join('');
-      frac = '';
-      flags.push('thousands_separator_removed');
-    } else {
-      flags.push('unparseable_price');
-      return { normalized: null, status: 'invalid', currencyHint, flags };
-    }
-  } else if (dots.length > 1) {
-    if (groupsOk(body, '.')) {
-      int = body.split('.').join('');
-      frac = '';
-      flags.push('thousands_separator_removed', 'dot_thousands_separator');
-    } else {
-      flags.push('unparseable_price');
-      return { normalized: null, status: 'invalid', currencyHint, flags };
-    }
-  } else if (dots.length === 1) {
-    const [ip, fp] = body.split('.') as [string, string];
-    int = ip;
-    frac = fp;
-    if (fp.length === 3 && ip.length >= 1 && ip.length <= 3 && !/^0+$/.test(ip)) flags.push('ambiguous_separator');
-  } else {
-    int = body;
-    frac = '';
+  if (dots > 0 && commas > 0) return mixedSeparators(body, dots, commas, flags);
+  if (commas === 1) return singleComma(body, flags);
+  if (commas > 1) return thousandsGroups(body, ',', flags);
+  if (dots > 1) return thousandsGroups(body, '.', flags);
+  if (dots === 1) return singleDot(body, flags);
+  return { int: body, frac: '' };
+}
+
+/** "1,299.00" / "1.299,00": the last separator is the decimal one; the other may only group thousands. */
+function mixedSeparators(body: string, dots: number, commas: number, flags: string[]): DecimalDigits | null {
+  const lastDot = body.lastIndexOf('.');
+  const lastComma = body.lastIndexOf(',');
+  const decSep = lastDot > lastComma ? '.' : ',';
+  const grpSep = decSep === '.' ? ',' : '.';
+  const decIdx = Math.max(lastDot, lastComma);
+  const intPart = body.slice(0, decIdx);
+  if ((decSep === '.' ? dots : commas) > 1 || !validGrouping(intPart, grpSep)) return unparseable(flags);
+  flags.push('thousands_separator_removed');
+  if (decSep === ',') flags.push('decimal_comma_inferred');
+  return { int: intPart.split(grpSep).join(''), frac: body.slice(decIdx + 1) };
+}
+
+/** "12,99" has a decimal comma; "1,299" is read as thousands (the usual reading), flagged ambiguous. */
+function singleComma(body: string, flags: string[]): DecimalDigits {
+  const [ip, fp] = body.split(',') as [string, string];
+  if (looksLikeThousands(ip, fp)) {
+    flags.push('thousands_separator_removed', 'ambiguous_separator');
+    return { int: ip + fp, frac: '' };
   }
-  if (int === '' && frac === '') {
+  if (fp.length > 0) flags.push('decimal_comma_inferred');
+  return { int: ip, frac: fp };
+}
+
+/** "1,234,567" / "1.234.567": several of one separator can only group thousands. */
+function thousandsGroups(body: string, sep: ',' | '.', flags: string[]): DecimalDigits | null {
+  if (!validGrouping(body, sep)) return unparseable(flags);
+  flags.push('thousands_separator_removed');
+  if (sep === '.') flags.push('dot_thousands_separator');
+  return { int: body.split(sep).join(''), frac: '' };
+}
+
+/** "1.299" stays 1.299 (schema.org's decimal separator is `.`), flagged because it may mean 1299. */
+function singleDot(body: string, flags: string[]): DecimalDigits {
+  const [ip, fp] = body.split('.') as [string, string];
+  if (looksLikeThousands(ip, fp)) flags.push('ambiguous_separator');
+  return { int: ip, frac: fp };
+}
+
+/** One to three leading digits (not all zeros) and exactly three after the separator: "1,299", "12.500". */
+function looksLikeThousands(intPart: string, fracPart: string): boolean {
+  return fracPart.length === 3 && intPart.length >= 1 && intPart.length <= 3 && !ALL_ZEROS.test(intPart);
+}
+
+/** Groups of a thousands separator: the last has three digits, inner ones three (or two: Indian lakh grouping). */
+function validGrouping(intPart: string, sep: string): boolean {
+  const g = intPart.split(sep);
+  if (g.length < 2) return true;
+  const first = g[0] as string;
+  if (first.length < 1 || first.length > 3) return false;
+  for (let k = 1; k < g.length; k++) {
+    const len = (g[k] as string).length;
+    if (k === g.length - 1 ? len !== 3 : len !== 3 && len !== 2) return false;
+  }
+  return true;
+}
+
+function finishPriceText(sign: '' | '-', digits: DecimalDigits, body: string, flags: string[], hint: string | null): NormalizedPrice {
+  let int = digits.int;
+  if (int === '' && digits.frac === '') {
     flags.push('no_digits');
-    return { normalized: null, status: 'invalid', currencyHint, flags };
+    return { normalized: null, status: 'invalid', currencyHint: hint, flags };
   }
   if (int === '') {
     int = '0';
@@ -323,7 +375,7 @@ export function normalizePriceText(raw: string): NormalizedPrice {
   }
   const stripped = stripLeadingZeros(int);
   if (stripped !== int) flags.push('leading_zeros_removed');
-  return finish(sign, stripped, frac, flags, currencyHint);
+  return finish(sign, stripped, digits.frac, flags, hint);
 }
 
 /** Compare two normalized decimal strings exactly. */
