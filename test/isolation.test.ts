@@ -12,6 +12,7 @@ import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { LARGE_INPUTS } from '../bench/inputs.js';
 import { CATALOG } from '../src/capabilities/index.js';
+import { sharedHandlerPool } from '../src/isolation/pool.js';
 import { balanceOf, postJson, signFor, startRig, tempDir, type Rig } from './support/harness.js';
 
 /** GET /healthz on a fresh connection (no keep-alive socket the server may be closing): its status. */
@@ -55,12 +56,15 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     await rig?.close();
   });
 
-  test('/healthz keeps answering (blocked < 1/3 of the load window), and every paid result is byte-identical to inline', { timeout: 120_000 }, async () => {
+  test('the heavy calls run on the worker pool while /healthz keeps answering, and every paid result is byte-identical to inline', { timeout: 120_000 }, async () => {
     const url = rig.service.url + PATH;
     const bodies = [1, 2, 3, 4].map(page);
     const signed: Array<{ header: string }> = [];
     for (const b of bodies) signed.push(await signFor(url, b, rig.devnet));
     const expected = bodies.map((b) => JSON.stringify(EXTRACTOR.run(b)));
+    const pool = sharedHandlerPool();
+    assert.ok(pool, 'the service runs a handler pool');
+    const before = pool.completed;
 
     // The four paying clients run in another process, as real clients would: their
     // own work (sending 2 MiB, reading ~7 MiB answers) is not on the service's event loop.
@@ -88,15 +92,11 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
       assert.equal(r.status, 200, r.head);
       assert.equal(r.sha256, createHash('sha256').update(expected[i]!).digest('hex'), `result ${i} differs from inline execution`);
     }
-    // Inline, /healthz waited behind whole handler runs (0.75–3 s each on 2 busy cores): measured, 45–70 % of
-    // the load window was spent blocked. Isolated, what is left on the event loop is reading the 2 MiB bodies and
-    // storing the ~7 MiB results in the ledger: short spikes, measured 10–22 % of the window. The bound sits between.
-    assert.ok(health.length >= 5, `only ${health.length} /healthz samples during the load`);
-    const blockedMs = health.reduce((sum, h) => sum + Math.max(0, h - 50), 0);
-    const shown = health.map((h) => h.toFixed(0)).join(', ');
-    assert.ok(blockedMs / windowMs < 1 / 3, `/healthz was blocked ${blockedMs.toFixed(0)} ms of a ${windowMs.toFixed(0)} ms load window (samples: ${shown})`);
-    const sorted = [...health].sort((x, y) => x - y);
-    assert.ok(sorted[Math.floor(sorted.length / 2)]! < 50, `median /healthz during the load above 50 ms (samples: ${shown})`);
+    // Behaviour, not timing: the four handler runs happened in workers (the main thread only read bodies and
+    // stored results), and the event loop kept answering throughout. How long it was blocked is measured by
+    // `npm run bench` (bench/isolation.ts: p99 under this load against idle).
+    assert.equal(pool.completed - before, 4, 'each heavy call ran on the pool');
+    assert.ok(health.length >= 5, `only ${health.length} /healthz answers during the load`);
   });
 });
 

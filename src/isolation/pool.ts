@@ -64,6 +64,8 @@ const BOOTSTRAP_URL = new URL('data:text/javascript,' + encodeURIComponent(BOOTS
 
 export class HandlerPool {
   readonly size: number;
+  /** Calls that a worker finished (for tests and metrics: proof the work left the main thread). */
+  completed = 0;
   private readonly slots = new Set<Slot>();
   private readonly queue: Pending[] = [];
   private seq = 0;
@@ -125,6 +127,7 @@ export class HandlerPool {
       clearTimeout(slot.timer);
       slot.task = undefined;
       slot.timer = undefined;
+      this.completed++;
       if (m.ok) task.resolve(m.body);
       else task.reject(new Error(m.error));
       this.pump();
@@ -177,6 +180,11 @@ export class HandlerPool {
 // ------------------------------------------------------------ the process's pool
 
 let shared: { pool: HandlerPool; users: number } | undefined;
+
+/** The process's pool, when one runs. */
+export function sharedHandlerPool(): HandlerPool | undefined {
+  return shared?.pool;
+}
 
 /** What one service runs its isolated calls on: the process's pool and its own budget. */
 export interface HandlerRunner {
