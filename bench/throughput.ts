@@ -23,13 +23,12 @@
  * `runThroughputBench`.
  */
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
 import { startDevnet, transferLogs, type StartDevnetOptions } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, payingFetch, tempDir } from '../test/support/harness.js';
 import { fmt, markdownTable, ratio, round, summarize } from './stats.js';
+import { freshPgUrl } from '../test/support/pg.js';
 
 export const TARGET_CALLS_PER_SECOND = 100;
 
@@ -62,17 +61,6 @@ interface Scenario {
 const BASELINE: Scenario = { name: 'baseline: 1 signer, 250 ms polling', baseline: true, facilitator: { signers: 1, pollingIntervalMs: 250 } };
 const CURRENT: Scenario = { name: 'devnet defaults', baseline: false, facilitator: {} };
 
-async function freshPgUrl(base: string): Promise<string> {
-  const schema = 'bench_' + randomBytes(6).toString('hex');
-  const c = new pg.Client({ connectionString: base });
-  await c.connect();
-  await c.query(`CREATE SCHEMA ${schema}`);
-  await c.end();
-  const u = new URL(base);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return u.toString();
-}
-
 function serverTiming(header: string | null): Record<string, number> {
   const out: Record<string, number> = {};
   for (const part of (header ?? '').split(',')) {
@@ -91,7 +79,7 @@ export async function runScenario(
 ): Promise<ThroughputRow> {
   const devnet = await startDevnet({ facilitator: scenario.facilitator });
   const extra: Record<string, string> = { DATA_DIR: tempDir('bench-throughput-') };
-  if (database === 'postgres') extra.DATABASE_URL = await freshPgUrl(process.env.TEST_DATABASE_URL!);
+  if (database === 'postgres') extra.DATABASE_URL = await freshPgUrl();
   const service = await startService(loadConfig(devnetEnv(devnet, devnet.facilitatorUrl, extra)));
   try {
     const url = service.url + CONTRAST;

@@ -44,6 +44,9 @@ function relationshipOf(r: RelationshipRow): Relationship {
 /** Below this many tag rows, graph events for a tag are read through the tag and sorted; above, by date with a probe. */
 const RARE_TAG_ROWS = 2000;
 
+/** A WHERE condition and its parameters, or nothing when the query does not ask for it. */
+type Filter = readonly [string, readonly unknown[]] | undefined | false | '' | 0;
+
 export class GraphQueries {
   constructor(
     private readonly db: SqlDriver,
@@ -51,24 +54,7 @@ export class GraphQueries {
   ) {}
 
   async entities(q: EntityQuery): Promise<Page<Entity>> {
-    const watermarkUs = await this.clock.watermark();
-    const where = ['updated_us <= ?'];
-    const params: unknown[] = [watermarkUs];
-    if (q.type) {
-      where.push('entity_type = ?');
-      params.push(q.type);
-    }
-    if (q.sinceUs !== undefined) {
-      where.push('updated_us > ?');
-      params.push(q.sinceUs);
-    }
-    if (q.afterId !== undefined) {
-      where.push('id > ?');
-      params.push(q.afterId);
-    }
-    params.push(q.limit + 1);
-    const rows = await this.db.all<EntityRow>(`SELECT * FROM graph_entities WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, params);
-    return { watermarkUs, items: rows.slice(0, q.limit).map(entityOf), more: rows.length > q.limit };
+    return this.page<EntityRow, Entity>('graph_entities', [q.type && ['entity_type = ?', [q.type]]], q, entityOf);
   }
 
   async entity(id: string): Promise<Entity | undefined> {
@@ -77,36 +63,32 @@ export class GraphQueries {
   }
 
   async relationships(q: RelationshipQuery): Promise<Page<Relationship>> {
+    const filters: Filter[] = [
+      q.type && ['relationship_type = ?', [q.type]],
+      q.entity && ['(from_id = ? OR to_id = ?)', [q.entity, q.entity]],
+      q.from && ['from_id = ?', [q.from]],
+      q.to && ['to_id = ?', [q.to]],
+    ];
+    return this.page<RelationshipRow, Relationship>('graph_relationships', filters, q, relationshipOf);
+  }
+
+  /**
+   * One page of a graph table, bounded by the watermark (so pages never see a
+   * half-applied write), after `filters`, then `sinceUs` and the keyset cursor.
+   */
+  private async page<R, T>(table: string, filters: Filter[], q: { sinceUs?: number; afterId?: string; limit: number }, map: (row: R) => T): Promise<Page<T>> {
     const watermarkUs = await this.clock.watermark();
     const where = ['updated_us <= ?'];
     const params: unknown[] = [watermarkUs];
-    if (q.type) {
-      where.push('relationship_type = ?');
-      params.push(q.type);
-    }
-    if (q.entity) {
-      where.push('(from_id = ? OR to_id = ?)');
-      params.push(q.entity, q.entity);
-    }
-    if (q.from) {
-      where.push('from_id = ?');
-      params.push(q.from);
-    }
-    if (q.to) {
-      where.push('to_id = ?');
-      params.push(q.to);
-    }
-    if (q.sinceUs !== undefined) {
-      where.push('updated_us > ?');
-      params.push(q.sinceUs);
-    }
-    if (q.afterId !== undefined) {
-      where.push('id > ?');
-      params.push(q.afterId);
+    const all: Filter[] = [...filters, q.sinceUs !== undefined && ['updated_us > ?', [q.sinceUs]], q.afterId !== undefined && ['id > ?', [q.afterId]]];
+    for (const f of all) {
+      if (!f) continue;
+      where.push(f[0]);
+      params.push(...f[1]);
     }
     params.push(q.limit + 1);
-    const rows = await this.db.all<RelationshipRow>(`SELECT * FROM graph_relationships WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, params);
-    return { watermarkUs, items: rows.slice(0, q.limit).map(relationshipOf), more: rows.length > q.limit };
+    const rows = await this.db.all<R>(`SELECT * FROM ${table} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, params);
+    return { watermarkUs, items: rows.slice(0, q.limit).map(map), more: rows.length > q.limit };
   }
 
   async events(q: EventQuery): Promise<Page<GraphEvent>> {
