@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   MAX_DEPTH,
-  decodeCharacterReferences,
   parseJson,
   parseScriptText,
   pointerOf,
@@ -196,18 +195,3 @@ describe('lenient recovery', () => {
   });
 });
 
-describe('character references', () => {
-  it('decodes named, decimal and hex references once', () => {
-    assert.deepEqual(decodeCharacterReferences('a&amp;b&lt;&#62;&#x3C;&unknown;&amp;amp;&#150;&#0;'), {
-      text: 'a&b<><&unknown;&amp;\u2013\ufffd',
-      count: 7,
-    });
-  });
-  it('is linear on many references', () => {
-    const s = '&amp;'.repeat(400_000);
-    const t0 = performance.now();
-    const r = decodeCharacterReferences(s);
-    assert.equal(r.text.length, 400_000);
-    assert.ok(performance.now() - t0 < 2000);
-  });
-});

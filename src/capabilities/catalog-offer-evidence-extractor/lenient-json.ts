@@ -13,6 +13,7 @@
  * call stack; nesting beyond MAX_DEPTH is reported as a parse error for that script.
  * Every step advances through the text, so the cost is linear in its length.
  */
+import { decodeTextReferences } from './character-references.js';
 
 export const MAX_DEPTH = 512;
 
@@ -671,153 +672,6 @@ export function parseJson(text: string, lenient: boolean): ParseResult {
   }
 }
 
-// ---------------------------------------------------------------------------
-// HTML character references (used for entity-encoded scripts and attribute values)
-
-const NAMED: Record<string, string> = {
-  quot: '"',
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  apos: "'",
-  nbsp: '\u00a0',
-  lsquo: '\u2018',
-  rsquo: '\u2019',
-  ldquo: '\u201c',
-  rdquo: '\u201d',
-  sbquo: '\u201a',
-  bdquo: '\u201e',
-  ndash: '\u2013',
-  mdash: '\u2014',
-  hellip: '\u2026',
-  euro: '\u20ac',
-  pound: '\u00a3',
-  yen: '\u00a5',
-  cent: '\u00a2',
-  copy: '\u00a9',
-  reg: '\u00ae',
-  trade: '\u2122',
-  deg: '\u00b0',
-  times: '\u00d7',
-  sol: '/',
-  colon: ':',
-  comma: ',',
-  period: '.',
-  lbrace: '{',
-  rbrace: '}',
-  lcub: '{',
-  rcub: '}',
-  lbrack: '[',
-  rbrack: ']',
-  lsqb: '[',
-  rsqb: ']',
-  num: '#',
-  equals: '=',
-  excl: '!',
-  quest: '?',
-  lowbar: '_',
-  semi: ';',
-  dollar: '$',
-  percnt: '%',
-  plus: '+',
-  ast: '*',
-  bsol: '\\',
-  NewLine: '\n',
-  Tab: '\t',
-  shy: '\u00ad',
-  eacute: '\u00e9',
-  egrave: '\u00e8',
-  agrave: '\u00e0',
-  aacute: '\u00e1',
-  ouml: '\u00f6',
-  uuml: '\u00fc',
-  auml: '\u00e4',
-  Ouml: '\u00d6',
-  Uuml: '\u00dc',
-  Auml: '\u00c4',
-  szlig: '\u00df',
-  ccedil: '\u00e7',
-  ntilde: '\u00f1',
-};
-const MAX_NAMED = 8;
-
-/** Windows-1252 mapping for numeric references 0x80–0x9F, as the HTML standard requires. */
-const C1: Record<number, number> = {
-  0x80: 0x20ac, 0x82: 0x201a, 0x83: 0x0192, 0x84: 0x201e, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021,
-  0x88: 0x02c6, 0x89: 0x2030, 0x8a: 0x0160, 0x8b: 0x2039, 0x8c: 0x0152, 0x8e: 0x017d, 0x91: 0x2018,
-  0x92: 0x2019, 0x93: 0x201c, 0x94: 0x201d, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02dc,
-  0x99: 0x2122, 0x9a: 0x0161, 0x9b: 0x203a, 0x9c: 0x0153, 0x9e: 0x017e, 0x9f: 0x0178,
-};
-
-/**
- * Decode HTML character references once (one pass, linear). Named references need their
- * `;`; numeric ones may omit it, as browsers accept. Unknown references are kept as text.
- */
-export function decodeCharacterReferences(s: string): { text: string; count: number } {
-  let i = s.indexOf('&');
-  if (i === -1) return { text: s, count: 0 };
-  let out = '';
-  let last = 0;
-  let count = 0;
-  const n = s.length;
-  while (i !== -1) {
-    let j = i + 1;
-    let decoded: string | undefined;
-    let end = -1;
-    if (s.charCodeAt(j) === 0x23 /* # */) {
-      j++;
-      let hex = false;
-      if (s.charCodeAt(j) === 0x78 || s.charCodeAt(j) === 0x58) {
-        hex = true;
-        j++;
-      }
-      const ds = j;
-      let v = 0;
-      while (j < n && j - ds < 8) {
-        const c = s.charCodeAt(j);
-        const d = isDigit(c) ? c - 48 : hex ? HEX[s[j]] : undefined;
-        if (d === undefined) break;
-        v = v * (hex ? 16 : 10) + d;
-        j++;
-      }
-      if (j > ds) {
-        if (v === 0 || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) v = 0xfffd;
-        else if (C1[v] !== undefined) v = C1[v] as number;
-        decoded = String.fromCodePoint(v);
-        end = s.charCodeAt(j) === 0x3b ? j + 1 : j;
-      }
-    } else {
-      const ns = j;
-      while (j < n && j - ns <= MAX_NAMED) {
-        const c = s.charCodeAt(j);
-        if (!((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a))) break;
-        j++;
-      }
-      if (j > ns && s.charCodeAt(j) === 0x3b) {
-        const name = s.slice(ns, j);
-        const v = Object.prototype.hasOwnProperty.call(NAMED, name)
-          ? NAMED[name]
-          : Object.prototype.hasOwnProperty.call(NAMED, name.toLowerCase())
-            ? NAMED[name.toLowerCase()]
-            : undefined;
-        if (v !== undefined) {
-          decoded = v;
-          end = j + 1;
-        }
-      }
-    }
-    if (decoded !== undefined) {
-      out += s.slice(last, i) + decoded;
-      last = end;
-      count++;
-      i = s.indexOf('&', end);
-    } else {
-      i = s.indexOf('&', i + 1);
-    }
-  }
-  return { text: out + s.slice(last), count };
-}
-
 /** True when the text looks like a JSON text whose quotes were written as character references. */
 export function looksEntityEncoded(s: string): boolean {
   return /&(?:amp;)*(?:quot|#0*34|#x0*22);/i.test(s);
@@ -880,9 +734,9 @@ export function parseScriptText(raw: string): ScriptParse {
   }
   let current = text;
   for (let round = 1; round <= 3 && looksEntityEncoded(current); round++) {
-    const dec = decodeCharacterReferences(current);
-    if (dec.count === 0) break;
-    current = dec.text;
+    const decoded = decodeTextReferences(current);
+    if (decoded === current) break;
+    current = decoded;
     const extra: Recovery[] = round === 1 ? ['entity_decoded'] : ['entity_decoded', 'double_entity_decoded'];
     const s2 = parseJson(current, false);
     if (s2.ok) {
