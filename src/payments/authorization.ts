@@ -8,7 +8,8 @@
  * could fill the ledger and burn facilitator quota with unsigned payloads
  * under random payers.
  */
-import { hashTypedData, recoverAddress, type Hex } from 'viem';
+import { hashTypedData, type Hex } from 'viem';
+import { signerCheck, signatureParts } from './signer-check.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
 
 export interface Eip3009Authorization {
@@ -160,26 +161,18 @@ export function chainIdOf(network: string): number {
   return m ? Number(m[1]) : 0;
 }
 
-/** secp256k1 half order: signatures with a larger `s` are malleated copies (EIP-2). */
-const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-
 /**
- * 'valid' when a 65-byte ECDSA signature recovers to `from`; 'invalid' when it
- * recovers to anyone else or is malformed; 'contract' for longer signatures
- * (ERC-1271 / ERC-6492 smart wallets), which only the chain can check.
+ * 'valid' when a 65-byte ECDSA signature recovers to `from` (low-`s` only: a
+ * malleated copy is 'invalid'); 'invalid' when it recovers to anyone else or
+ * is malformed; 'contract' for longer signatures (ERC-1271 / ERC-6492 smart
+ * wallets), which only the chain can check.
  */
 export async function ecdsaSignatureCheck(bound: BoundPayment, requirements: PaymentRequirements): Promise<'valid' | 'invalid' | 'contract'> {
   const sig = bound.signature;
   if (sig.length !== 132) return sig.length > 132 ? 'contract' : 'invalid';
-  const s = BigInt('0x' + sig.slice(66, 130));
-  const v = parseInt(sig.slice(130, 132), 16);
-  if (s === 0n || s > HALF_N || ![0, 1, 27, 28].includes(v)) return 'invalid';
-  try {
-    const signer = await recoverAddress({ hash: hashTypedData(authorizationTypedData(bound.authorization, requirements)), signature: sig });
-    return signer.toLowerCase() === bound.authorization.from.toLowerCase() ? 'valid' : 'invalid';
-  } catch {
-    return 'invalid';
-  }
+  if (!signatureParts(sig)) return 'invalid';
+  const digest = hashTypedData(authorizationTypedData(bound.authorization, requirements));
+  return signerCheck.signedBy(digest, sig, bound.authorization.from) ? 'valid' : 'invalid';
 }
 
 /**
