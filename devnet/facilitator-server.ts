@@ -19,9 +19,8 @@ import { isPaymentPayload, isPaymentRequirements } from '@x402/core/schemas';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, defineChain, hashTypedData, http, publicActions, type Abi, type Hex } from 'viem';
+import { createWalletClient, defineChain, http, publicActions, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { signerCheck } from '../src/payments/signer-check.js';
 
 export interface FacilitatorServerOptions {
   /** JSON-RPC endpoint of the chain to settle on. */
@@ -99,14 +98,8 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
       {
         address: account.address,
         readContract: (args) => client.readContract({ ...args, abi: args.abi as Abi, args: args.args as unknown[] }),
-        // An EOA's 65-byte signature is checked in process, with the payer's key
-        // kept from an earlier check (the same cache the service uses); anything
-        // else, including a refusal, goes to viem, which also asks ERC-1271 wallets.
-        verifyTypedData: async (args) => {
-          const typed = args as unknown as Parameters<typeof hashTypedData>[0] & { address: Hex; signature: Hex };
-          if (typed.signature.length === 132 && signerCheck.signedBy(hashTypedData(typed), typed.signature, typed.address)) return true;
-          return client.verifyTypedData(args as unknown as Parameters<typeof client.verifyTypedData>[0]);
-        },
+        verifyTypedData: (args) =>
+          client.verifyTypedData(args as unknown as Parameters<typeof client.verifyTypedData>[0]),
         writeContract: (args) => {
           const l = lane();
           return l.submit(() =>
