@@ -69,6 +69,12 @@ export function computeMovements(previous: CensusRecord, latest: CensusRecord): 
     topFamilyChanged
       ? `The family with the most calls changed from ${topBefore ?? 'none'} to ${topAfter ?? 'none'}.`
       : `The family with the most calls is still ${topAfter ?? 'none'}.`,
+    // A census that excluded payers says by which rule, so the counts above are read correctly.
+    ...(latest.exclusions
+      ? [
+          `${latest.exclusions.rule} Excluded in ${latest.snapshotId}: ${plural(latest.exclusions.selfPayments, 'self-payment', 'self-payments')}, ${plural(latest.exclusions.circularTransfers, 'circular transfer', 'circular transfers')}, ${plural(latest.exclusions.dustTransfers, 'dust transfer', 'dust transfers')}; ${plural(latest.exclusions.excludedPayers, 'payer', 'payers')} not counted as buyers.`,
+        ]
+      : []),
   ];
   return {
     resourcesDelta,

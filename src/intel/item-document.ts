@@ -101,7 +101,7 @@ export function buildItem(r: ItemRecord, b: BuildContext): StoredItem {
     retracted: b.state === 'RETRACTED',
     retractionReason: b.retractionReason,
   };
-  return { item, evidence };
+  return r.provenance?.length ? { item, evidence, provenance: r.provenance.map((p) => ({ ...p })) } : { item, evidence };
 }
 
 /** Public item fields (and evidence) whose value differs between two versions. */
@@ -122,6 +122,8 @@ export function changedFields(before: StoredItem | undefined, after: StoredItem)
 export function eventOf(stored: StoredItem): GraphEvent {
   const it = stored.item;
   const first = stored.evidence[0]!;
+  // A collected item says how its first source was read; an imported one was not fetched by the service.
+  const read = stored.provenance?.find((p) => p.url === first.url);
   return {
     id: it.eventId,
     type: it.type,
@@ -137,12 +139,12 @@ export function eventOf(stored: StoredItem): GraphEvent {
       sourceType: first.sourceType,
       observedAt: it.observedAt,
       sourcePublishedAt: first.publishedAt,
-      retrievedAt: null,
-      excerptHash: null,
+      retrievedAt: read?.retrievedAt ?? null,
+      excerptHash: read?.excerptHash ?? null,
       confidence: it.confidence,
       classification: it.evidenceTier === 'TIER_A' || it.evidenceTier === 'TIER_B' ? 'VERIFIED' : 'OBSERVED',
-      provenance: null,
-      method: 'operator_import',
+      provenance: read?.collector ?? null,
+      method: read?.method ?? 'operator_import',
       independentlyCorroborated: it.corroborationCount >= 2,
     },
   };

@@ -60,6 +60,23 @@ export const ITEM_RECORD_SCHEMA: JsonSchema = {
     correctionOf: { type: ['string', 'null'], pattern: ID_PATTERN, description: 'eventId of the item this one corrects.' },
     observedAt: { type: 'string', format: 'date-time', description: 'When the operator last observed the sources. Changing only this is cosmetic: lastUpdatedAt does not move.' },
     marketData: { type: ['object', 'null'] },
+    provenance: {
+      type: 'array',
+      maxItems: 20,
+      description: 'Set by collectors: how each source was read. Not material (a new reading alone changes nothing).',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['url', 'retrievedAt', 'method', 'excerptHash', 'collector'],
+        properties: {
+          url: URL_SCHEMA,
+          retrievedAt: { type: 'string', format: 'date-time' },
+          method: str('', { pattern: '^[a-z][a-z0-9_]{0,63}$' }),
+          excerptHash: str('SHA-256 hex of the bytes read.', { pattern: '^[0-9a-f]{64}$' }),
+          collector: str('', { pattern: '^collector:[a-z0-9-]{1,64}$' }),
+        },
+      },
+    },
   },
 };
 
@@ -127,6 +144,19 @@ export const CENSUS_RECORD_SCHEMA: JsonSchema = {
           family: str('Resource family (e.g. a category).', { minLength: 1, maxLength: 64 }),
           calls: int('Calls the source reported for the resource.', { minimum: 0 }),
         },
+      },
+    },
+    exclusions: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['rule', 'selfPayments', 'circularTransfers', 'dustTransfers', 'excludedPayers'],
+      description: 'What the census left out of payers and calls, and the rule it applied.',
+      properties: {
+        rule: str('', { minLength: 1, maxLength: 1000 }),
+        selfPayments: int('', { minimum: 0 }),
+        circularTransfers: int('', { minimum: 0 }),
+        dustTransfers: int('', { minimum: 0 }),
+        excludedPayers: int('', { minimum: 0 }),
       },
     },
   },

@@ -90,6 +90,12 @@ function checkItem(r: ItemRecord, nowMs: number): ErrorDetail[] {
       message: `${r.evidenceTier} (${EVIDENCE_TIERS[r.evidenceTier].label}) is stronger than these source types support; the best is ${ceiling}`,
     });
   }
+  const sourceUrls = new Set(r.sources.map((s) => s.url));
+  r.provenance?.forEach((p, i) => {
+    if (!sourceUrls.has(p.url)) out.push({ path: `/provenance/${i}/url`, rule: 'known-source', message: 'must be the url of one of the sources' });
+    const f = notInFuture(p.retrievedAt, `/provenance/${i}/retrievedAt`, nowMs);
+    if (f) out.push(f);
+  });
   if (r.correctionOf && r.correctionOf === r.eventId) out.push({ path: '/correctionOf', rule: 'self-reference', message: 'an item cannot correct itself' });
   if (r.observedAt !== undefined) {
     const f = notInFuture(r.observedAt, '/observedAt', nowMs);

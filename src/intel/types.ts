@@ -28,6 +28,8 @@ export const ITEM_TYPES = [
   'market_snapshot',
   'community_signal',
   'repository_release',
+  'directory_listing',
+  'discovery_observation',
 ] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
 
@@ -174,10 +176,29 @@ export interface EvidenceDetail {
   publishedAt: string | null;
 }
 
+/**
+ * How a collector obtained one source of an item (src/intel/collectors):
+ * when, by which method, and a SHA-256 of the exact bytes it read. Items
+ * imported by hand carry none. Not material: re-reading a source changes
+ * nothing but this.
+ */
+export interface SourceProvenance {
+  url: string;
+  retrievedAt: string;
+  /** e.g. `http_get`, `eth_getLogs`. */
+  method: string;
+  /** SHA-256 (hex) of the response bytes the item was read from. */
+  excerptHash: string;
+  /** The collector that read it, e.g. `collector:npm-releases`. */
+  collector: string;
+}
+
 /** What the store keeps per item version. */
 export interface StoredItem {
   item: NewswireItem;
   evidence: EvidenceDetail[];
+  /** Present on collected items: one entry per collected source. */
+  provenance?: SourceProvenance[];
 }
 
 export interface Entity {
@@ -267,6 +288,8 @@ export interface ItemRecord {
   correctionOf?: string | null;
   observedAt?: string;
   marketData?: Record<string, unknown> | null;
+  /** Collected items: how each source was read (not material). */
+  provenance?: SourceProvenance[];
 }
 
 export interface EntityRecord {
@@ -299,6 +322,19 @@ export interface CensusResource {
   calls: number;
 }
 
+/**
+ * What a census left out of its payer and call counts, and the rule it
+ * applied (on-chain census: self-payments, circular flows, dust). The rule is
+ * repeated in the market movements' `whatChanged`.
+ */
+export interface CensusExclusions {
+  rule: string;
+  selfPayments: number;
+  circularTransfers: number;
+  dustTransfers: number;
+  excludedPayers: number;
+}
+
 export interface CensusRecord {
   kind: 'census';
   snapshotId: string;
@@ -306,6 +342,7 @@ export interface CensusRecord {
   source: string;
   distinctPayers: number;
   resources: CensusResource[];
+  exclusions?: CensusExclusions;
 }
 
 export interface ListingRecord {

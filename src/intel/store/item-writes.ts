@@ -130,7 +130,8 @@ export class ItemWrites {
     if (cur.content_hash === hash && w.observedAt !== undefined) {
       // Cosmetic: a new version, same lastUpdatedAt, no entry in the change log.
       const version = Number(cur.version) + 1;
-      const stored: StoredItem = { item: { ...prev.item, observedAt: w.observedAt, version }, evidence: prev.evidence };
+      const provenance = r.provenance ?? prev.provenance;
+      const stored: StoredItem = { item: { ...prev.item, observedAt: w.observedAt, version }, evidence: prev.evidence, ...(provenance ? { provenance } : {}) };
       await writeItemVersion(tx, stored, { kind: 'COSMETIC', material: false, hash, updatedUs: Number(cur.updated_us), recordedAt, changed: ['observedAt'] });
       await tx.run('UPDATE newswire_items SET version = ?, doc = ? WHERE event_id = ?', [version, JSON.stringify(stored), r.eventId]);
       return { ok: true, result: 'cosmetic', kind: 'item', id: r.eventId, version, updatedUs: Number(cur.updated_us), state: cur.newsroom_state, item: stored.item };
@@ -189,6 +190,7 @@ export class ItemWrites {
       const stored: StoredItem = {
         item: { ...prev.item, version, lastUpdatedAt: formatMicros(updatedUs), newsroomState: 'RETRACTED', retracted: true, retractionReason: reason },
         evidence: prev.evidence,
+        ...(prev.provenance ? { provenance: prev.provenance } : {}),
       };
       await writeItemVersion(tx, stored, { kind: 'RETRACTED', material: true, hash: cur.content_hash, updatedUs, recordedAt, changed: ['newsroomState', 'retracted', 'retractionReason'] });
       await tx.run("UPDATE newswire_items SET version = ?, newsroom_state = 'RETRACTED', updated_us = ?, doc = ? WHERE event_id = ?", [version, updatedUs, JSON.stringify(stored), eventId]);

@@ -1,0 +1,90 @@
+/**
+ * The collectors' one HTTP client: GET a JSON document with a hard time
+ * limit and a hard size limit, never following redirects. A response over
+ * the size limit is aborted while it streams (nothing of it is parsed); a
+ * slow one is aborted at the deadline. Every outcome is a value, never a
+ * throw, so one bad source never stops a collection run.
+ *
+ * Built on node:http(s) rather than fetch so the deadline covers the whole
+ * exchange (headers and body) and the host lookup can be given (tests point
+ * public-looking host names at local servers; production uses DNS).
+ */
+import { createHash } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+export interface FetchLimits {
+  timeoutMs: number;
+  maxBytes: number;
+  /** Host resolution; DNS when not given. */
+  lookup?: LookupFunction;
+}
+
+export type FetchFailure = 'timeout' | 'too_large' | 'not_json' | 'http_status' | 'network' | 'redirect';
+
+export type FetchOutcome =
+  | { ok: true; url: string; status: number; json: unknown; bytes: number; excerptHash: string }
+  | { ok: false; url: string; failure: FetchFailure; detail: string };
+
+const USER_AGENT = 'agent-pay-service-intel-collector/1 (+https://github.com/)';
+
+function fail(url: string, failure: FetchFailure, detail: string): FetchOutcome {
+  return { ok: false, url, failure, detail };
+}
+
+/** GET `url` and parse its body as JSON, within `limits`. */
+export function fetchJson(url: string, limits: FetchLimits, accept = 'application/json'): Promise<FetchOutcome> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return Promise.resolve(fail(url, 'network', 'not a URL'));
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return Promise.resolve(fail(url, 'network', 'not an http(s) URL'));
+  const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<FetchOutcome>((resolve) => {
+    let settled = false;
+    const done = (o: FetchOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      resolve(o);
+    };
+    const req = request(u, { method: 'GET', headers: { accept, 'user-agent': USER_AGENT, 'accept-encoding': 'identity' }, lookup: limits.lookup ?? dnsLookup });
+    // One deadline for the whole exchange: connect, headers and every body byte.
+    const timer = setTimeout(() => done(fail(url, 'timeout', `no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    timer.unref();
+    req.on('error', (e) => done(fail(url, 'network', e.message)));
+    req.on('response', (res: IncomingMessage) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400) return done(fail(url, 'redirect', `answered ${status}; collectors do not follow redirects`));
+      if (status !== 200) return done(fail(url, 'http_status', `answered ${status}`));
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limits.maxBytes) return done(fail(url, 'too_large', `declares ${declared} bytes; the limit is ${limits.maxBytes}`));
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (bytes > limits.maxBytes) return done(fail(url, 'too_large', `more than ${limits.maxBytes} bytes`));
+        chunks.push(c);
+      });
+      res.on('error', (e) => done(fail(url, 'network', e.message)));
+      res.on('end', () => {
+        if (settled) return;
+        const body = Buffer.concat(chunks);
+        let json: unknown;
+        try {
+          json = JSON.parse(body.toString('utf8'));
+        } catch {
+          const type = String(res.headers['content-type'] ?? 'no content type');
+          return done(fail(url, 'not_json', `the body is not JSON (${type})`));
+        }
+        done({ ok: true, url, status, json, bytes, excerptHash: createHash('sha256').update(body).digest('hex') });
+      });
+    });
+    req.end();
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * Releases collector against a local registry serving recorded npm package
+ * documents; plus an opt-in live run against the real registry (INTEL_LIVE=1).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { collectNpmReleases, DEFAULT_NPM_REGISTRY } from '../src/intel/collectors/npm-releases.js';
+import type { CollectorContext } from '../src/intel/collectors/context.js';
+import { checkRecord } from '../src/intel/records.js';
+import type { ContentRecord } from '../src/intel/types.js';
+import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
+import { openTestStore, TEST_ENTITIES, type TestStore } from './support/intel.js';
+
+const CORE = '/@x402%2fcore';
+const LOOKALIKE = '/x402-core';
+
+describe('npm releases collector (recorded registry documents)', () => {
+  let srv: FixtureServer;
+  let ts: TestStore;
+  let ctx: CollectorContext;
+  const registry = () => srv.url('registry', '');
+  const run = (packages: string[]) => collectNpmReleases(ctx, { registry: registry(), packages });
+
+  before(async () => {
+    srv = await startFixtureServer();
+    ts = await openTestStore('sqlite');
+    for (const e of TEST_ENTITIES) {
+      const c = checkRecord(e, Date.now());
+      assert.ok(c.ok);
+      await ts.store.apply(c.record as ContentRecord);
+    }
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup } };
+  });
+  after(async () => {
+    await srv?.close();
+    await ts?.close();
+  });
+
+  test('first sight reports only the current latest, dated by the registry, TIER_A, with provenance', async () => {
+    srv.set('registry', CORE, { body: fixture('npm-x402-core.1.json') });
+    srv.set('registry', LOOKALIKE, { body: fixture('npm-x402-core-lookalike.json') });
+    const r = await run(['@x402/core', 'x402-core']);
+    assert.deepEqual(r.failures, []);
+    assert.deepEqual(r.records.rejected, []);
+    assert.equal(r.records.created, 2);
+    const core = await ts.store.getItem('npm-x402-core-' + (await idOf('@x402/core')) + '-2-1-0');
+    assert.ok(core, 'the @x402/core 2.1.0 item exists');
+    const it = core.stored.item;
+    assert.equal(it.type, 'version_update');
+    assert.equal(it.eventDate, '2025-11-04', 'dated by time["2.1.0"], not by when it was collected');
+    assert.equal(it.evidenceTier, 'TIER_A');
+    assert.deepEqual(it.sourceURLs, [registry() + CORE]);
+    assert.deepEqual(it.protocols, ['x402']);
+    assert.equal(core.stored.evidence[0]!.publishedAt, '2025-11-04T09:15:40.000Z');
+    const p = core.stored.provenance?.[0];
+    assert.ok(p);
+    assert.equal(p.url, registry() + CORE);
+    assert.equal(p.method, 'http_get');
+    assert.equal(p.collector, 'collector:npm-releases');
+    assert.match(p.excerptHash, /^[0-9a-f]{64}$/);
+    assert.ok(Date.parse(p.retrievedAt) <= Date.now());
+    // 2.0.0 was published before the collector first looked: it is not reported (no history flood).
+    const versions = (await ts.store.events({ limit: 50 })).items.map((i) => i.headline);
+    assert.ok(!versions.some((h) => h.includes('2.0.0')), versions.join(' | '));
+    // The look-alike package is its own item: similar names never merge.
+    assert.ok(versions.includes('x402-core 2.1.0 published on npm'));
+    assert.ok(versions.includes('@x402/core 2.1.0 published on npm'));
+  });
+
+  test('the graph event of a collected item carries retrievedAt, excerptHash, method and provenance', async () => {
+    const events = await ts.store.events({ limit: 10, type: 'version_update' });
+    const ev = events.items.find((e) => e.headline === '@x402/core 2.1.0 published on npm');
+    assert.ok(ev);
+    assert.equal(ev.evidence.method, 'http_get');
+    assert.equal(ev.evidence.provenance, 'collector:npm-releases');
+    assert.match(ev.evidence.excerptHash ?? '', /^[0-9a-f]{64}$/);
+    assert.ok(ev.evidence.retrievedAt);
+  });
+
+  test('an unchanged registry document changes nothing', async () => {
+    const before = await ts.store.watermark();
+    const r = await run(['@x402/core', 'x402-core']);
+    assert.equal(r.records.created + r.records.updated, 0);
+    assert.equal(await ts.store.watermark(), before);
+  });
+
+  test('newer versions are reported oldest first; a deprecation becomes a correction of the release item', async () => {
+    srv.set('registry', CORE, { body: fixture('npm-x402-core.2.json') });
+    const r = await run(['@x402/core']);
+    assert.deepEqual(r.records.rejected, []);
+    assert.equal(r.records.created, 3, r.notes.join(' '));
+    const id = await idOf('@x402/core');
+    const beta = await ts.store.getItem(`npm-x402-core-${id}-3-0-0-beta-1`);
+    assert.equal(beta?.stored.item.eventDate, '2025-11-20');
+    const corr = await ts.store.getItem(`npm-x402-core-${id}-2-1-0-deprecated`);
+    assert.ok(corr, r.notes.join(' '));
+    assert.equal(corr.stored.item.correctionOf, `npm-x402-core-${id}-2-1-0`);
+    assert.deepEqual(await ts.store.correctionsOf(`npm-x402-core-${id}-2-1-0`), [`npm-x402-core-${id}-2-1-0-deprecated`]);
+  });
+
+  test('a version the registry stops listing is retracted', async () => {
+    srv.set('registry', CORE, { body: fixture('npm-x402-core.3.json') });
+    const r = await run(['@x402/core']);
+    assert.deepEqual(r.records.rejected, []);
+    const beta = await ts.store.getItem(`npm-x402-core-${await idOf('@x402/core')}-3-0-0-beta-1`);
+    assert.equal(beta?.state, 'RETRACTED');
+    assert.match(beta.stored.item.retractionReason ?? '', /no longer lists/);
+  });
+
+  test('wrong types, HTML and a missing package are failures; nothing is written from them', async () => {
+    srv.set('registry', '/x402-fetch', { body: fixture('npm-wrong-types.json') });
+    srv.set('registry', '/x402-axios', { body: '<!doctype html><title>Cloudflare</title>', contentType: 'text/html' });
+    const before = await ts.store.watermark();
+    const r = await run(['x402-fetch', 'x402-axios', 'x402-express']);
+    assert.deepEqual(r.failures.map((f) => f.failure), ['malformed', 'not_json', 'http_status']);
+    assert.equal(r.records.lines, 0);
+    assert.equal(await ts.store.watermark(), before);
+  });
+});
+
+async function idOf(pkg: string): Promise<string> {
+  const { idFragment } = await import('../src/intel/collectors/context.js');
+  return idFragment(pkg, 6);
+}
+
+describe('npm releases collector against the real registry (INTEL_LIVE=1)', () => {
+  const live = process.env.INTEL_LIVE === '1';
+  test('reads @x402/core from registry.npmjs.org and reports its latest version', { skip: live ? false : 'INTEL_LIVE is not 1: live npm registry test skipped (set INTEL_LIVE=1 to run it)' }, async () => {
+    const ts = await openTestStore('sqlite');
+    try {
+      const r = await collectNpmReleases({ store: ts.store, now: Date.now, limits: { timeoutMs: 20_000, maxBytes: 32 * 1024 * 1024 } }, { registry: DEFAULT_NPM_REGISTRY, packages: ['@x402/core'] });
+      assert.deepEqual(r.failures, []);
+      assert.deepEqual(r.records.rejected, []);
+      assert.equal(r.records.created, 1);
+      const events = (await ts.store.events({ limit: 5 })).items;
+      assert.equal(events[0]!.sourceUrl, 'https://registry.npmjs.org/@x402%2fcore');
+      assert.match(events[0]!.at, /^\d{4}-\d{2}-\d{2}T/);
+    } finally {
+      await ts.close();
+    }
+  });
+});
