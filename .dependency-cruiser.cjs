@@ -4,12 +4,14 @@
 //
 // Layers, lowest first. A module may import its own layer and lower layers,
 // never a higher one:
-//   0 foundation    src/config.ts, src/errors.ts
+//   0 foundation    src/config.ts, src/errors.ts, src/observability/ (metrics registry,
+//                   request context: every layer records into it)
 //   1 catalog       src/catalog/
 //   2 capabilities  src/capabilities/
-//   3 money, data   src/payments/, src/store/, src/isolation/ (the handler worker pool)
+//   3 money, data   src/payments/, src/store/, src/isolation/ (the handler worker pool),
+//                   src/commitments/ (signed receipts and offers: what is signed, how to verify it)
 //   4 surfaces      src/http/, src/discovery/, src/module.ts (the module contract)
-//   5 features      src/router/, src/mcp/, src/intel/
+//   5 features      src/router/, src/mcp/, src/intel/, src/a2a/
 //   6 composition   src/app.ts, src/service.ts, src/main.ts, src/modules.ts
 //
 // Tests (*.test.ts) sit next to their module but exercise it through higher
@@ -25,12 +27,12 @@
 const TEST = '\\.test\\.ts$';
 
 const LAYERS = [
-  { name: 'foundation', path: ['^src/(config|errors)\\.ts$'] },
+  { name: 'foundation', path: ['^src/(config|errors)\\.ts$', '^src/observability/'] },
   { name: 'catalog', path: ['^src/catalog/'] },
   { name: 'capabilities', path: ['^src/capabilities/'] },
-  { name: 'payments-store', path: ['^src/(payments|store|isolation)/'] },
+  { name: 'payments-store', path: ['^src/(payments|store|isolation|commitments)/'] },
   { name: 'surfaces', path: ['^src/(http|discovery)/', '^src/module\\.ts$'] },
-  { name: 'features', path: ['^src/(router|mcp|intel)/'] },
+  { name: 'features', path: ['^src/(router|mcp|intel|a2a)/'] },
   { name: 'composition', path: ['^src/(app|service|main|modules)\\.ts$'] },
 ];
 

@@ -11,6 +11,7 @@ import type { Capability } from './catalog/capability.js';
 import { errorBody } from './errors.js';
 import { DEFAULT_MAX_BODY_BYTES } from './catalog/input-reader.js';
 import { paidRoute } from './http/paid-route.js';
+import type { CommitmentSigner } from './commitments/signer.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
@@ -88,6 +89,8 @@ export interface AppDeps {
   rail: PaymentRail;
   ledger: Ledger;
   publicBaseUrl: string | undefined;
+  /** Signs every paid delivery's receipt (src/commitments); none without a key. */
+  signer?: CommitmentSigner;
   log?: Logger;
   /** Route registrations of service modules, run after the built-in routes. */
   modules?: Array<(app: Hono) => void>;
@@ -145,7 +148,7 @@ export function createApp(deps: AppDeps): Hono {
   registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail }));
 
   for (const cap of deps.catalog) {
-    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl });
+    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
     const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     app.on(cap.method, cap.path, streamingLimit(limit), handler);
   }

@@ -87,6 +87,12 @@ export interface Config {
   outcomeRouterComposite: boolean;
   /** Handler isolation (src/isolation): worker threads (default one per core) and the per-call budget of an offloaded call, ms. */
   handlers: { workers: number | undefined; budgetMs: number };
+  /**
+   * X402_SIGNING_KEY: the operator's key for signed receipts and offers
+   * (src/commitments). Undefined: the devnet supplies one; an external rail
+   * then signs nothing and its discovery documents say so.
+   */
+  signingKey: Hex | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -129,6 +135,20 @@ function httpUrl(env: Env, name: string, required: boolean): string | undefined 
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must be http or https, got "${u.protocol}"`);
   return raw.replace(/\/+$/, '');
+}
+
+/** secp256k1 group order: a private key is 1 ≤ k < n. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+function signingKeyOf(env: Env): Hex | undefined {
+  const raw = env.X402_SIGNING_KEY;
+  if (raw === undefined || raw === '') return undefined;
+  const hex = raw.startsWith('0x') ? raw.slice(2) : raw;
+  // Never echo the value: it is a secret.
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError('X402_SIGNING_KEY', 'must be a 32-byte secp256k1 private key in hex (64 hex digits, optionally 0x-prefixed)');
+  const k = BigInt('0x' + hex);
+  if (k === 0n || k >= SECP256K1_N) throw new ConfigError('X402_SIGNING_KEY', 'is not a valid secp256k1 private key (must be between 1 and the curve order)');
+  return `0x${hex.toLowerCase()}`;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -176,7 +196,8 @@ export function loadConfig(env: Env = process.env): Config {
     workers: env.HANDLER_WORKERS ? int(env, 'HANDLER_WORKERS', 1, 1, 64) : undefined,
     budgetMs: int(env, 'HANDLER_BUDGET_MS', 10_000, 10, 600_000),
   };
-  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings, handlers };
+  const signingKey = signingKeyOf(env);
+  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings, handlers, signingKey };
 
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {

@@ -7,6 +7,7 @@
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
+import type { CommitmentSigner } from './commitments/signer.js';
 import type { Config, PaymentConfig } from './config.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
@@ -27,6 +28,8 @@ export interface ModuleInit {
    * runs them: the presence catalog reports each as live or not_deployed.
    */
   presence: readonly PresenceSurface[];
+  /** The operator's signer for receipts and offers (src/commitments); undefined when no key is configured. */
+  signer?: CommitmentSigner;
 }
 
 export interface ModuleContext extends ModuleInit {

@@ -12,7 +12,8 @@ import pino, { type Logger } from 'pino';
 import { createApp } from './app.js';
 import { CATALOG } from './capabilities/index.js';
 import { assertCatalog, type Capability } from './catalog/index.js';
-import { ConfigError, DEVNET_NETWORK, type Config, type PaymentConfig } from './config.js';
+import { ConfigError, DEVNET_NETWORK, type Config, type Hex, type PaymentConfig } from './config.js';
+import { createCommitmentSigner } from './commitments/signer.js';
 import { acquireHandlerPool } from './isolation/pool.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
@@ -57,9 +58,10 @@ export interface ServiceOptions {
 type Cleanups = Array<() => Promise<void> | void>;
 
 /** The payment configuration: the operator's, or a local devnet started here (its facts written to DATA_DIR/devnet.json). */
-async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Promise<{ payment: PaymentConfig; devnet?: RunningService['devnet'] }> {
-  if (config.rail !== 'devnet') return { payment: config.payment! };
+async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Promise<{ payment: PaymentConfig; devnet?: RunningService['devnet']; signingKey?: Hex }> {
+  if (config.rail !== 'devnet') return { payment: config.payment!, signingKey: config.signingKey };
   const { startDevnet } = await import('../devnet/index.js');
+  const { devnetSigningKey } = await import('../devnet/signing-key.js');
   const devnet = await startDevnet({ log: (m: string) => log.info(m) });
   cleanups.unshift(() => devnet.stop());
   const payment: PaymentConfig = {
@@ -72,10 +74,12 @@ async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Pro
   };
   mkdirSync(config.dataDir, { recursive: true });
   const file = join(config.dataDir, 'devnet.json');
-  const facts = { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer };
-  writeFileSync(file, JSON.stringify(facts, null, 2) + '\n');
+  // X402_SIGNING_KEY wins; otherwise the devnet's own key, kept in devnet.json across restarts.
+  const signingKey = config.signingKey ?? devnetSigningKey(file);
+  const facts = { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer, signingKey, signer: createCommitmentSigner(signingKey).address };
+  writeFileSync(file, JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
   log.info({ file, network: DEVNET_NETWORK, rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl }, `devnet payment rail ready; buyer key in ${file}`);
-  return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer } };
+  return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer }, signingKey };
 }
 
 /** Ask the facilitator what it supports; until it answers, paid routes answer 503 and this retries every 5 s. */
@@ -134,18 +138,20 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const ledger = opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger;
   const cleanups: Cleanups = [() => database.close()];
   try {
-    const { payment, devnet } = await paymentRail(config, log, cleanups);
+    const { payment, devnet, signingKey } = await paymentRail(config, log, cleanups);
+    const signer = signingKey ? createCommitmentSigner(signingKey) : undefined;
+    if (!signer) log.warn('X402_SIGNING_KEY is not set: receipts and quote offers are not signed (the discovery documents say so)');
     const chain = opts.chain ?? rpcChainReader(payment.rpcUrl);
     const rail = new PaymentRail({ payment, chain, facilitator: opts.facilitator });
     await initializeRail(rail, payment, log, cleanups);
     const presence = [...new Map([...DEFAULT_MODULES, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
-    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence };
+    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
     const handlers = await acquireHandlerPool(gate, { size: config.handlers.workers, budgetMs: config.handlers.budgetMs });
     cleanups.push(() => handlers.release());
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };
-    const app: Hono = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+    const app: Hono = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
     const url = await listen(app, config, cleanups);
     return {

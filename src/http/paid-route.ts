@@ -12,7 +12,9 @@ import { errorBody, statusOf } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { readBodyBytes } from '../catalog/json-input.js';
 import type { GateOutcome, PaymentGate } from '../payments/gate.js';
-import { HOW_TO_PAY, payFor, priceFor } from '../payments/paid-flow.js';
+import { HOW_TO_PAY, payFor, priceFor, type HonouredOffer } from '../payments/paid-flow.js';
+import type { CommitmentSigner } from '../commitments/signer.js';
+import { verifyQuoteOffer } from '../commitments/verify.js';
 import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
 
 
@@ -26,6 +28,26 @@ export interface PaidRouteOptions {
   gate: PaymentGate;
   /** Absolute base URL for `resource.url`; the request's origin when undefined. */
   publicBaseUrl: string | undefined;
+  /** Signs each delivery's receipt and checks signed offers; undefined when the operator set no key. */
+  signer?: CommitmentSigner;
+}
+
+/** Request header carrying a router quote's signed offer (base64 JSON `{offer, binding}`), honoured until its validUntil. */
+export const SIGNED_OFFER_HEADER = 'X-Signed-Offer';
+
+/** The header's offer checked against this route and the body as sent: its price, or why it cannot be honoured. */
+async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined): Promise<HonouredOffer | string> {
+  if (!signer) return 'this service signs no offers (no signing key configured)';
+  let offer: unknown;
+  let body: unknown;
+  try {
+    offer = header.length <= 8192 ? JSON.parse(Buffer.from(header, 'base64').toString('utf8')) : undefined;
+    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+  } catch {
+    return `${SIGNED_OFFER_HEADER} must be base64 JSON of a quote's signed offer and the body the JSON it was quoted for`;
+  }
+  const check = await verifyQuoteOffer(offer, { signer: signer.address, body, resourceUrl, nowSeconds: Math.floor(Date.now() / 1000) });
+  return check.ok ? { amount: check.offer.amount, validUntil: check.offer.validUntil } : check.problem;
 }
 
 /** PAYMENT-SIGNATURE → PaymentPayload, or undefined when it is not base64 JSON of an object. */
@@ -136,8 +158,15 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     }
     const input = parsed.input;
     const base = opts.publicBaseUrl ?? originOf(c.req.url);
-    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget });
-    return respond(c, outcome, priceFor(cap, input));
+    const signedOffer = c.req.header(SIGNED_OFFER_HEADER);
+    let honoured: HonouredOffer | undefined;
+    if (signedOffer !== undefined) {
+      const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer);
+      if (typeof h === 'string') return c.json(errorBody('invalid_request', `The signed offer cannot be honoured: ${h}.`, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
+      honoured = h;
+    }
+    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured });
+    return respond(c, outcome, priceFor(cap, input, honoured));
   };
 }
 

@@ -231,7 +231,7 @@ async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta:
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
     return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
   }
-  return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base));
+  return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base, { signer: ctx.signer }));
 }
 
 async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: ReturnType<typeof toolTable>): Promise<Response> {

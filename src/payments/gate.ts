@@ -106,6 +106,8 @@ export type GateOutcome =
       /** True when this is a stored result served again for the same payment. */
       replayed: boolean;
       attemptId: string;
+      /** When the payment was bound to this request (ms): stored, so a redelivery's signed receipt is the same. */
+      boundAt: number;
       timings: Timings;
     }
   | { kind: 'refuse'; code: ErrorCode; message: string; retryAfterSeconds?: number };
@@ -346,7 +348,7 @@ export class PaymentGate {
     if (!a.response || !a.settleResponse) {
       return { kind: 'refuse', code: 'service_unavailable', message: 'The stored result for this payment is incomplete; retry later.' };
     }
-    return { kind: 'deliver', response: a.response, paymentResponse: JSON.parse(a.settleResponse) as SettleResponse, replayed: true, attemptId: a.id, timings };
+    return { kind: 'deliver', response: a.response, paymentResponse: JSON.parse(a.settleResponse) as SettleResponse, replayed: true, attemptId: a.id, boundAt: a.createdAt, timings };
   }
 
   private failedAgain(call: PaidCall, all: PaymentRequirements[], a: PaymentAttempt): Promise<GateOutcome> {
@@ -529,7 +531,7 @@ export class PaymentGate {
           this.log.error({ attempt: d.attempt.id, tx: receipt.transaction, err: errText(e) }, 'settled but not recorded; reconciler will record it');
           await this.release(d);
         }
-        return { outcome: { kind: 'deliver', response: d.response!, paymentResponse: receipt, replayed: false, attemptId: d.attempt.id, timings: d.timings } };
+        return { outcome: { kind: 'deliver', response: d.response!, paymentResponse: receipt, replayed: false, attemptId: d.attempt.id, boundAt: d.attempt.createdAt, timings: d.timings } };
       }
       case 'failed':
         // A refusal does not prove nothing was broadcast ("settlement_pending"): the chain decides.
@@ -600,6 +602,6 @@ export class PaymentGate {
     if (!(await this.write(d, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx, note: 'recorded from chain' }))) {
       return { outcome: await this.lost(d.attempt.id, d.timings) };
     }
-    return { outcome: { kind: 'deliver', response: d.response, paymentResponse: receipt, replayed: !d.settleSent, attemptId: d.attempt.id, timings: d.timings } };
+    return { outcome: { kind: 'deliver', response: d.response, paymentResponse: receipt, replayed: !d.settleSent, attemptId: d.attempt.id, boundAt: d.attempt.createdAt, timings: d.timings } };
   }
 }

@@ -5,9 +5,11 @@
  * composite only translate that outcome into their own wire format.
  */
 import type { Capability } from '../catalog/capability.js';
+import { OFFER_RECEIPT } from '../commitments/formats.js';
+import type { CommitmentSigner } from '../commitments/signer.js';
 import { runCapability } from '../isolation/pool.js';
 import { requestFingerprint } from './canonical-json.js';
-import type { GateOutcome, PaymentGate } from './gate.js';
+import type { GateOutcome, PaidCall, PaymentGate } from './gate.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
 
 export { HOW_TO_PAY } from './how-to-pay.js';
@@ -21,25 +23,45 @@ export interface PaidOffer {
   extensionCandidates: Array<Record<string, unknown>>;
 }
 
-/** The entry's price for this input: fixed, or a function of the input (the composite router). */
-export function priceFor(cap: Capability, input: unknown): string {
+/**
+ * The entry's price for this input: fixed, or a function of the input (the
+ * composite router) — unless the buyer brings an offer this service signed
+ * for this route and this very body and it has not expired (the transport
+ * checks that with `verifyQuoteOffer`): then the signed amount is the price
+ * until its `validUntil`, whatever the entry says now.
+ */
+export function priceFor(cap: Capability, input: unknown, honoured?: HonouredOffer): string {
+  if (honoured) return honoured.amount;
   return cap.priceOf ? cap.priceOf(input) : cap.priceAtomic;
 }
 
-export function payFor(
+/** A signed quote offer already checked against this route, this body and the clock. */
+export interface HonouredOffer {
+  amount: string;
+  validUntil: number;
+}
+
+export interface PayOptions {
+  fits?: (paymentRequired: PaymentRequired) => boolean;
+  /** Signs the receipt every paid delivery carries; none when the operator configured no key. */
+  signer?: CommitmentSigner;
+  honoured?: HonouredOffer;
+}
+
+export async function payFor(
   gate: PaymentGate,
   offer: PaidOffer,
   input: unknown,
   payment: PaymentPayload | undefined,
   origin: string,
-  opts: { fits?: (paymentRequired: PaymentRequired) => boolean } = {},
+  opts: PayOptions = {},
 ): Promise<GateOutcome> {
   const cap = offer.cap;
   let fingerprint: string | undefined;
-  return gate.handle({
+  const call: PaidCall = {
     resource: cap.id,
     description: offer.summary,
-    priceAtomic: priceFor(cap, input),
+    priceAtomic: priceFor(cap, input, opts.honoured),
     resourceUrl: origin + cap.path,
     // Only a paid request is bound to its fingerprint: an unpaid 402 never computes it.
     get fingerprint() {
@@ -50,5 +72,28 @@ export function payFor(
     fits: opts.fits,
     // Inline, or on the worker pool for entries marked `isolate` (same bytes either way).
     execute: async () => ({ status: 200, contentType: 'application/json', body: await runCapability(gate, cap, input) }),
+  };
+  const outcome = await gate.handle(call);
+  return outcome.kind === 'deliver' && opts.signer ? withReceipt(outcome, call, opts.signer) : outcome;
+}
+
+/**
+ * A delivery with its signed receipt in `PAYMENT-RESPONSE`'s
+ * `extensions["offer-receipt"]`. Every signed fact is stored in the ledger
+ * (the settlement, the bound fingerprint and time, the response bytes), so a
+ * redelivery of the same payment carries the same receipt.
+ */
+async function withReceipt(outcome: Extract<GateOutcome, { kind: 'deliver' }>, call: PaidCall, signer: CommitmentSigner): Promise<GateOutcome> {
+  const settled = outcome.paymentResponse;
+  const ext = await signer.receipt({
+    resourceUrl: call.resourceUrl,
+    network: settled.network,
+    payer: settled.payer ?? '',
+    transaction: settled.transaction,
+    amount: settled.amount ?? call.priceAtomic,
+    issuedAt: Math.floor(outcome.boundAt / 1000),
+    requestFingerprint: call.fingerprint,
+    responseBody: outcome.response.body,
   });
+  return { ...outcome, paymentResponse: { ...settled, extensions: { ...settled.extensions, [OFFER_RECEIPT]: ext } } };
 }

@@ -1,0 +1,126 @@
+/**
+ * The operator's signing key (X402_SIGNING_KEY) and the three things it
+ * signs: receipts bound to a delivery, offers bound to a quoted body, and the
+ * steps of a composite execution. Everything signed is a pure function of
+ * its facts, so the same delivery always gets the same receipt (ECDSA
+ * signatures here are deterministic, RFC 6979).
+ */
+import { privateKeyToAccount } from 'viem/accounts';
+import { sha256Hex } from '../payments/canonical-json.js';
+import {
+  BOUND_OFFER_TYPES,
+  BOUND_RECEIPT_TYPES,
+  OFFER_BINDING_DOMAIN,
+  OFFER_DOMAIN,
+  OFFER_TYPES,
+  RECEIPT_BINDING_DOMAIN,
+  RECEIPT_DOMAIN,
+  RECEIPT_TYPES,
+  STEP_DOMAIN,
+  STEP_TYPES,
+  boundOfferMessage,
+  boundReceiptMessage,
+  bytes32,
+  offerMessage,
+  receiptMessage,
+  stepMessage,
+  type Hex,
+  type OfferPayload,
+  type ReceiptExtension,
+  type Signed,
+  type SignedQuoteOffer,
+  type StepPayload,
+} from './formats.js';
+
+/** What a paid delivery is: enough to sign its receipt, all of it stored in the ledger. */
+export interface Delivery {
+  resourceUrl: string;
+  network: string;
+  payer: string;
+  transaction: string;
+  amount: string;
+  /** Unix seconds; the time the payment was bound to this request (stored, so redelivery signs the same). */
+  issuedAt: number;
+  /** Hex SHA-256 the ledger bound the payment to. */
+  requestFingerprint: string;
+  /** The exact response body. */
+  responseBody: string | Uint8Array;
+}
+
+export interface QuotedOffer {
+  resourceUrl: string;
+  scheme: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  amount: string;
+  /** Unix seconds. */
+  validUntil: number;
+  /** Hex SHA-256 of the canonical JSON of the native body. */
+  bodySha256: string;
+}
+
+export interface CommitmentSigner {
+  /** The address every signature recovers to; published in the discovery documents. */
+  readonly address: Hex;
+  receipt(d: Delivery): Promise<ReceiptExtension>;
+  offer(o: QuotedOffer): Promise<SignedQuoteOffer>;
+  step(s: StepPayload): Promise<Signed<StepPayload>>;
+}
+
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+export function isPrivateKey(value: string): value is Hex {
+  return PRIVATE_KEY.test(value);
+}
+
+/** Repeated identical requests (redelivery, the same quote) reuse a signature instead of spending ~1 ms on it again. */
+class Memo<V> {
+  private readonly map = new Map<string, Promise<V>>();
+  constructor(private readonly max: number) {}
+  get(key: string, make: () => Promise<V>): Promise<V> {
+    let v = this.map.get(key);
+    if (v) return v;
+    v = make();
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
+    this.map.set(key, v);
+    v.catch(() => this.map.delete(key));
+    return v;
+  }
+}
+
+export function createCommitmentSigner(privateKey: Hex): CommitmentSigner {
+  const account = privateKeyToAccount(privateKey);
+  const offers = new Memo<Signed<OfferPayload>>(256);
+  const receipts = new Memo<ReceiptExtension>(256);
+  return {
+    address: account.address,
+    receipt(d) {
+      const payload = { version: 1 as const, network: d.network, resourceUrl: d.resourceUrl, payer: d.payer, issuedAt: d.issuedAt, transaction: d.transaction };
+      const binding = { amount: d.amount, requestFingerprint: bytes32(d.requestFingerprint), responseSha256: bytes32(sha256Hex(d.responseBody)) };
+      const key = JSON.stringify([payload, binding]);
+      return receipts.get(key, async () => {
+        const [receiptSig, bindingSig] = await Promise.all([
+          account.signTypedData({ domain: RECEIPT_DOMAIN, types: RECEIPT_TYPES, primaryType: 'Receipt', message: receiptMessage(payload) }),
+          account.signTypedData({ domain: RECEIPT_BINDING_DOMAIN, types: BOUND_RECEIPT_TYPES, primaryType: 'BoundReceipt', message: boundReceiptMessage(payload, binding) }),
+        ]);
+        return { info: { receipt: { format: 'eip712', payload, signature: receiptSig }, binding: { format: 'eip712', payload: binding, signature: bindingSig } } };
+      });
+    },
+    async offer(o) {
+      const payload: OfferPayload = { version: 1, resourceUrl: o.resourceUrl, scheme: o.scheme, network: o.network, asset: o.asset, payTo: o.payTo, amount: o.amount, validUntil: o.validUntil };
+      const binding = { bodySha256: bytes32(o.bodySha256) };
+      // The plain offer depends only on the route, price and validity: signed once per validity window.
+      const offerSigned = offers.get(JSON.stringify(payload), async () => ({
+        format: 'eip712' as const,
+        payload,
+        signature: await account.signTypedData({ domain: OFFER_DOMAIN, types: OFFER_TYPES, primaryType: 'Offer', message: offerMessage(payload) }),
+      }));
+      const bindingSig = account.signTypedData({ domain: OFFER_BINDING_DOMAIN, types: BOUND_OFFER_TYPES, primaryType: 'BoundOffer', message: boundOfferMessage(payload, binding) });
+      return { offer: await offerSigned, binding: { format: 'eip712', payload: binding, signature: await bindingSig } };
+    },
+    async step(s) {
+      return { format: 'eip712', payload: s, signature: await account.signTypedData({ domain: STEP_DOMAIN, types: STEP_TYPES, primaryType: 'Step', message: stepMessage(s) }) };
+    },
+  };
+}
