@@ -6,7 +6,9 @@
  */
 import type { Context } from 'hono';
 import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
+import { apiReferenceRoutes } from './api-reference.js';
 import { agentCard, llmsTxt, servicesListing, wellKnownX402 } from './documents.js';
+import { FRONT_DOOR_CSP, FRONT_DOOR_OPERATION, frontDoorIndex, frontDoorPage, wantsHtml } from './front-door.js';
 import { buildOpenApi, errorResponse } from './openapi.js';
 
 /** A small coin with a 402 on it: registries look for an icon at the origin. */
@@ -16,6 +18,7 @@ const FAVICON =
 
 interface Docs {
   openapi: Record<string, unknown>;
+  frontDoor: { page: string; index: unknown };
   manifest: unknown;
   card: unknown;
   services: unknown;
@@ -76,7 +79,7 @@ function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
     let d = cache.get(base);
     if (!d) {
       const openapi = buildOpenApi(ctx, base);
-      d = { openapi, manifest: wellKnownX402(openapi, base), card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
+      d = { openapi, frontDoor: { page: frontDoorPage(ctx, openapi, base), index: frontDoorIndex(ctx, openapi, base) }, manifest: wellKnownX402(openapi, base), card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
       // Host headers are caller-controlled: bound the cache.
       if (cache.size >= 32) cache.clear();
       cache.set(base, d);
@@ -84,6 +87,21 @@ function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
     return d;
   };
   const answer = responders();
+  // One resource, two representations: Vary tells caches the Accept header picks one.
+  const frontDoor: FreeRoute = {
+    method: 'GET',
+    path: '/',
+    operation: FRONT_DOOR_OPERATION,
+    handle: (c) => {
+      const d = docsFor(c)().frontDoor;
+      const headers = { 'Cache-Control': 'public, max-age=300', Vary: 'Accept' };
+      return wantsHtml(c) ? c.html(d.page, 200, { ...headers, 'Content-Security-Policy': FRONT_DOOR_CSP }) : c.json(d.index, 200, headers);
+    },
+  };
+  return [frontDoor, ...apiReferenceRoutes(), ...discoveryRoutesOf(docsFor, answer)];
+}
+
+function discoveryRoutesOf(docsFor: (c: Context) => () => Docs, answer: Record<string, Responder>): FreeRoute[] {
   return Object.entries(discoveryPaths()).map(([path, item]) => ({
     method: 'GET' as const,
     path,

@@ -1,0 +1,227 @@
+/**
+ * The front door, `GET /`: one resource in two representations chosen by the
+ * Accept header. A browser (Accept: text/html) gets a page for people: what is
+ * for sale at what price in dollars, a curl that shows the 402, how to pay and
+ * where the machine-readable documents are. Anything else gets the same facts
+ * as a compact JSON index for agents. Both are written from the catalog and
+ * the OpenAPI description, never by hand, so a new capability shows up here.
+ */
+import type { Context } from 'hono';
+import { accepts } from 'hono/accepts';
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import type { Capability } from '../catalog/capability.js';
+import { atomicToDecimal } from '../catalog/price.js';
+import { DEVNET_NETWORK } from '../config.js';
+import type { ModuleContext } from '../module.js';
+import { HOW_TO_PAY } from '../payments/how-to-pay.js';
+import { operations } from './documents.js';
+
+/** No script, no foreign origin: inline styles and this origin's icon only. */
+export const FRONT_DOOR_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'";
+
+/** Where the other documents are, each included only when this instance serves it. */
+const LINKS: ReadonlyArray<{ key: string; path: string; label: string; what: string }> = [
+  { key: 'docs', path: '/docs', label: 'API reference', what: 'every operation, browsable (Swagger UI)' },
+  { key: 'openapi', path: '/openapi.json', label: 'OpenAPI 3.1', what: 'schemas, prices, error codes' },
+  { key: 'llms_txt', path: '/llms.txt', label: 'llms.txt', what: 'a short guide for language-model agents' },
+  { key: 'mcp', path: '/mcp', label: 'MCP endpoint', what: 'Model Context Protocol, one tool per resource' },
+  { key: 'newswire', path: '/newswire', label: 'Newswire', what: 'sourced machine-economy news, readable pages' },
+  { key: 'services', path: '/v1/services', label: 'Services listing', what: 'every resource as JSON' },
+  { key: 'manifest', path: '/.well-known/x402', label: 'x402 manifest', what: 'every paid resource as a URL' },
+  { key: 'agent_card', path: '/.well-known/agent-card.json', label: 'Agent card', what: 'A2A skills' },
+];
+
+interface Offer {
+  id: string;
+  method: string;
+  path: string;
+  title: string;
+  /** Fixed price in atomic units, or the smallest of a range. */
+  priceAtomic: string;
+  /** US dollars as shown to people: "0.001", or "0.001–0.5" for an input-priced entry. */
+  priceUsd: string;
+  example: unknown;
+}
+
+function offersOf(ctx: ModuleContext): Offer[] {
+  const d = ctx.payment.asset.decimals;
+  // USDC is pegged 1:1 to the US dollar, so the asset amount is the dollar price.
+  const usd = (c: Capability) =>
+    c.priceRange ? `${atomicToDecimal(c.priceRange.minAtomic, d)}–${atomicToDecimal(c.priceRange.maxAtomic, d)}` : atomicToDecimal(c.priceAtomic, d);
+  return ctx.catalog.map((c) => ({
+    id: c.id,
+    method: c.method,
+    path: c.path,
+    title: c.title,
+    priceAtomic: c.priceAtomic,
+    priceUsd: usd(c),
+    example: c.examples[0]?.input,
+  }));
+}
+
+/** A POSIX shell single-quoted word. */
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The copy-paste command that shows a 402: the cheapest fixed-price resource with its own example. */
+export function curlFor402(ctx: ModuleContext, base: string): string | null {
+  const o = offersOf(ctx)
+    .filter((x) => x.example !== undefined && !x.priceUsd.includes('–'))
+    .sort((a, b) => Number(BigInt(a.priceAtomic) - BigInt(b.priceAtomic)))[0];
+  if (!o) return null;
+  return `curl -i -X ${o.method} ${base}${o.path} -H 'content-type: application/json' -d ${shellQuote(JSON.stringify(o.example))}`;
+}
+
+function linksOf(ctx: ModuleContext, openapi: Record<string, unknown>) {
+  const served = new Set(operations(openapi).map((o) => o.path));
+  return LINKS.filter((l) => served.has(l.path));
+}
+
+/** The JSON index agents get (our own keys are snake_case). */
+export function frontDoorIndex(ctx: ModuleContext, openapi: Record<string, unknown>, base: string) {
+  const a = ctx.payment.asset;
+  return {
+    service: 'agent-pay-service',
+    description: 'Deterministic paid utilities and free machine-economy discovery for software agents, paid per call with x402 v2 in USDC.',
+    links: Object.fromEntries(linksOf(ctx, openapi).map((l) => [l.key, base + l.path])),
+    payment: { protocol: 'x402', x402_version: 2, scheme: 'exact', network: ctx.payment.network, asset: a.address, asset_symbol: a.symbol, decimals: a.decimals, pay_to: ctx.payment.payTo },
+    how_to_pay: HOW_TO_PAY,
+    paid: offersOf(ctx).map((o) => ({ id: o.id, method: o.method, url: base + o.path, title: o.title, price_atomic: o.priceAtomic, price_usd: o.priceUsd })),
+  };
+}
+
+const STYLE = raw(`
+:root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--soft:#f6f8fa;--line:#d1d9e0;--link:#0550ae}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--soft:#151b23;--line:#3d444d;--link:#6cb6ff}}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:52rem;padding:0 1.25rem 3rem;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--link)}
+header{padding:1.25rem 0 .5rem;border-bottom:3px solid var(--fg)}
+h1{font-size:1.8rem;line-height:1.2;margin:.2rem 0 .4rem}
+h2{font-size:1.2rem;margin:2rem 0 .6rem}
+.lede{color:var(--muted);margin:0}
+table{width:100%;border-collapse:collapse;table-layout:fixed}
+th,td{text-align:left;vertical-align:top;padding:.45rem .5rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
+th{font-size:.85rem;color:var(--muted)}
+th.price,td.price{width:7.5rem;text-align:right;white-space:nowrap}
+code{font:.875em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}
+ul.links{padding-left:1.2rem}ul.links li{margin:.3rem 0}
+.muted{color:var(--muted);font-size:.9rem}
+footer{margin-top:2.5rem;padding-top:.75rem;border-top:1px solid var(--line);font-size:.8rem;color:var(--muted);overflow-wrap:anywhere}
+@media (max-width:36rem){th.price,td.price{width:5.5rem}.what{display:none}}
+`);
+
+/** The page for people. */
+export function frontDoorPage(ctx: ModuleContext, openapi: Record<string, unknown>, base: string): string {
+  const a = ctx.payment.asset;
+  const curl = curlFor402(ctx, base);
+  const devnet = ctx.payment.network === DEVNET_NETWORK;
+  const links = linksOf(ctx, openapi);
+  const page = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Agent pay-per-call utilities</title>
+<meta name="description" content="Paid per call with x402 v2 in USDC: no account, no API key.">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="alternate" type="application/json" href="/" title="This index as JSON (Accept: application/json)">
+<style>${STYLE}</style>
+</head>
+<body>
+<header>
+<h1>Agent pay-per-call utilities</h1>
+<p class="lede">Deterministic utilities for software agents, paid per request in ${a.symbol} with x402 v2. No account, no API key: the request carries its payment.</p>
+</header>
+<main>
+<h2 id="for-sale">What is for sale</h2>
+<table>
+<thead><tr><th>Resource</th><th class="what">What it does</th><th class="price">Price (US$)</th></tr></thead>
+<tbody>
+${offersOf(ctx).map(
+  (o) => html`<tr><td><code>${o.method} ${o.path}</code></td><td class="what">${o.title}</td><td class="price">$${o.priceUsd}</td></tr>
+`,
+)}</tbody>
+</table>
+<p class="muted">Prices per call, in ${a.symbol} (1 ${a.symbol} = US$1) on ${ctx.payment.network}${devnet ? ' (a local development chain: the money is not real)' : ''}. Every paid result is computed here: no network fetches, no model calls.</p>
+${curl
+  ? html`<h2 id="try">Try it</h2>
+<p>Ask without paying and get <strong>402 Payment Required</strong>, with the price and where to pay in the <code>PAYMENT-REQUIRED</code> header:</p>
+<pre><code>${curl}</code></pre>`
+  : ''}
+<h2 id="pay">How to pay</h2>
+<p>${HOW_TO_PAY}</p>
+${devnet
+  ? html`<p>On this development instance, <code>npm run buy -- POST /path '{…}'</code> in the repository pays with the funded devnet buyer.</p>`
+  : ''}
+<h2 id="docs">For agents and developers</h2>
+<ul class="links">
+${links.map((l) => html`<li><a href="${l.path}">${l.label}</a> — ${l.what}</li>
+`)}</ul>
+<p class="muted">Agents: <code>GET /</code> with <code>Accept: application/json</code> returns this index as JSON.</p>
+</main>
+<footer>Network ${ctx.payment.network} · asset ${a.address} (${a.symbol}, ${a.decimals} decimals) · pay to ${ctx.payment.payTo}</footer>
+</body>
+</html>
+`;
+  return settled(page);
+}
+
+/** hono's html`` is a Promise only when a value was one; none here is. */
+function settled(h: HtmlEscapedString | Promise<HtmlEscapedString>): string {
+  if (h instanceof Promise) throw new Error('front door: an asynchronous value in the page');
+  return h.toString();
+}
+
+/** Accept: text/html (as browsers send) → the page; anything else, `*\/*` included → JSON. */
+export function wantsHtml(c: Context): boolean {
+  return accepts(c, { header: 'Accept', supports: ['application/json', 'text/html'], default: 'application/json' }) === 'text/html';
+}
+
+export const FRONT_DOOR_OPERATION = {
+  operationId: 'getFrontDoor',
+  summary: 'Front door: what is for sale and where everything is (HTML for browsers, JSON otherwise)',
+  description: 'Content negotiation on Accept: `text/html` gets a page for people; anything else gets a JSON index of links and paid resources with their prices.',
+  tags: ['discovery'],
+  security: [],
+  responses: {
+    '200': {
+      description: 'The index',
+      headers: { Vary: { schema: { type: 'string', const: 'Accept' } } },
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['service', 'links', 'payment', 'how_to_pay', 'paid'],
+            properties: {
+              service: { type: 'string' },
+              description: { type: 'string' },
+              links: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } },
+              payment: { type: 'object' },
+              how_to_pay: { type: 'string' },
+              paid: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['id', 'method', 'url', 'price_atomic', 'price_usd'],
+                  properties: {
+                    id: { type: 'string' },
+                    method: { type: 'string' },
+                    url: { type: 'string', format: 'uri' },
+                    title: { type: 'string' },
+                    price_atomic: { type: 'string' },
+                    price_usd: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+        },
+        'text/html': { schema: { type: 'string' } },
+      },
+    },
+  },
+};

@@ -1,0 +1,160 @@
+/**
+ * The front door (`GET /`) and the API reference (`/docs`) against the real
+ * service on the devnet: JSON for agents and a page for people by content
+ * negotiation, prices from the catalog, a curl on the page that really gets
+ * the 402; then in chromium at desktop and phone widths (no horizontal
+ * overflow, screenshots), and Swagger UI served from this origin listing the
+ * operations. Nothing may be loaded from another origin.
+ *
+ * Without /usr/bin/chromium the browser tests are skipped with the reason
+ * shown, except in CI (CI=true), where they fail: .ci/run installs chromium.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { atomicToDecimal } from '../src/catalog/price.js';
+import { FRONT_DOOR_CSP } from '../src/discovery/front-door.js';
+import { startRig, type Rig } from './support/harness.js';
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium); CI installs it and fails without it` : false;
+if (skipBrowser) process.stderr.write(`front-door.test.ts: browser tests SKIPPED: ${skipBrowser}\n`);
+
+const run = promisify(execFile);
+/** Shell-unescape the page's text as a person copying it would get it. */
+const unescapeHtml = (s: string) => s.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+let rig: Rig;
+let base: string;
+
+before(async () => {
+  rig = await startRig();
+  base = rig.service.url;
+});
+after(async () => {
+  await rig?.close();
+});
+
+describe('GET / by content negotiation', () => {
+  test('agents (no Accept, */*, application/json) get the JSON index: links and every paid resource with its price', async () => {
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const res = await fetch(base + '/', { headers: accept ? { accept } : {} });
+      assert.equal(res.status, 200, String(accept));
+      assert.match(res.headers.get('content-type')!, /^application\/json/);
+      assert.equal(res.headers.get('vary'), 'Accept');
+      const body = (await res.json()) as Json;
+      for (const key of ['openapi', 'docs', 'llms_txt', 'mcp', 'newswire', 'manifest']) assert.ok(body.links[key]?.startsWith(base + '/'), `links.${key}`);
+      assert.deepEqual(
+        body.paid.map((p: Json) => [p.method, p.url, p.price_atomic]),
+        rig.service.catalog.map((c) => [c.method, base + c.path, c.priceAtomic]),
+      );
+      assert.equal(body.payment.pay_to, rig.service.payment.payTo);
+    }
+  });
+
+  test('browsers get the page: every resource with its price in dollars, links, how to pay, a CSP without scripts', async () => {
+    const res = await fetch(base + '/', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type')!, /^text\/html; charset=utf-8/i);
+    assert.equal(res.headers.get('content-security-policy'), FRONT_DOOR_CSP);
+    const page = await res.text();
+    for (const c of rig.service.catalog) {
+      assert.ok(page.includes(`${c.method} ${c.path}`), c.path);
+      assert.ok(page.includes(`$${atomicToDecimal(c.priceAtomic, 6)}`), `${c.path} at $${atomicToDecimal(c.priceAtomic, 6)}`);
+    }
+    for (const href of ['/docs', '/openapi.json', '/llms.txt', '/mcp', '/newswire']) assert.ok(page.includes(`href="${href}"`), href);
+    assert.match(page, /PAYMENT-SIGNATURE/);
+  });
+
+  test("the page's curl, copied and run as is, gets the 402 from this origin", async () => {
+    const page = await (await fetch(base + '/', { headers: { accept: 'text/html' } })).text();
+    const m = /<pre><code>(curl [^<]+)<\/code><\/pre>/.exec(page);
+    assert.ok(m, 'a curl command on the page');
+    const command = unescapeHtml(m[1]!);
+    assert.ok(command.includes(base + '/x402/v1/'), command);
+    const out = await run('sh', ['-c', command]);
+    assert.match(out.stdout, /^HTTP\/1\.1 402/);
+    assert.match(out.stdout, /^payment-required: /im);
+  });
+});
+
+describe('in a browser', { skip: skipBrowser }, () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  const foreign: string[] = [];
+  const errors: string[] = [];
+  const shots = mkdtempSync(join(tmpdir(), 'front-door-shots-'));
+
+  before(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    context = await browser.newContext({ colorScheme: 'light' });
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(base + '/')) return route.continue();
+      foreign.push(url);
+      return route.abort();
+    });
+  });
+  after(async () => {
+    await browser?.close().catch(() => {});
+  });
+
+  for (const [name, viewport] of [
+    ['desktop', { width: 1280, height: 800 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const) {
+    test(`the front door at ${name} width (${viewport.width}×${viewport.height}): every price shown, no horizontal overflow`, async () => {
+      const page = await context.newPage();
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.setViewportSize(viewport);
+      const res = await page.goto(base + '/');
+      assert.equal(res?.status(), 200);
+      assert.equal(await page.locator('h1').innerText(), 'Agent pay-per-call utilities');
+      const rows = await page.locator('#for-sale + table tbody tr').allInnerTexts();
+      assert.equal(rows.length, rig.service.catalog.length);
+      for (const c of rig.service.catalog) assert.ok(rows.some((r) => r.includes(c.path) && r.includes(`$${atomicToDecimal(c.priceAtomic, 6)}`)), c.path);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, `the page is ${overflow}px wider than the ${name} viewport`);
+      const file = join(shots, `front-door-${name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      assert.ok(statSync(file).size > 5_000, 'a screenshot was written');
+      await page.close();
+    });
+  }
+
+  test('/docs renders Swagger UI from this origin and lists the operations of /openapi.json', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const res = await page.goto(base + '/docs');
+    assert.equal(res?.status(), 200);
+    await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+    const paths = await page.locator('.opblock-summary-path').allInnerTexts();
+    const openapi = (await (await fetch(base + '/openapi.json')).json()) as Json;
+    const described = Object.values(openapi.paths as Record<string, object>).reduce<number>((n, item) => n + Object.keys(item).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).length, 0);
+    assert.equal(paths.length, described, 'one operation block per described operation');
+    for (const c of rig.service.catalog) assert.ok(paths.some((p) => p.replace(/\u200b/g, '') === c.path), c.path);
+    await page.screenshot({ path: join(shots, 'docs-desktop.png') });
+    await page.close();
+  });
+
+  test('nothing came from another origin and no script failed', () => {
+    assert.deepEqual(foreign, []);
+    assert.deepEqual(errors, []);
+    process.stderr.write(`front-door.test.ts: screenshots in ${shots}\n`);
+  });
+});
+
+test('an unknown /docs file is 404', async () => {
+  const res = await fetch(base + '/docs/..%2Fpackage.json');
+  assert.equal(res.status, 404);
+  assert.equal(((await res.json()) as Json).error.code, 'not_found');
+});
