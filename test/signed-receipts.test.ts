@@ -69,7 +69,7 @@ describe('signed receipts bound to content', () => {
     // Another signer, or an edited signed field, fails too.
     const otherSigner = await verifyReceipt({ paymentResponse: settled, responseBody: bytes, signer: privateKeyToAccount(generatePrivateKey()).address });
     assert.equal(otherSigner.ok, false);
-    const edited = structuredClone(settled) as { extensions: { 'offer-receipt': { info: { binding: { payload: { amount: string } } } } } };
+    const edited = structuredClone(settled) as unknown as { extensions: { 'offer-receipt': { info: { binding: { payload: { amount: string } } } } } };
     edited.extensions['offer-receipt'].info.binding.payload.amount = '1';
     assert.equal((await verifyReceipt({ paymentResponse: edited, responseBody: bytes, signer: SIGNER })).ok, false);
   });

@@ -56,14 +56,15 @@ export const BOUND_RECEIPT_TYPES = {
   ],
 } as const;
 export const BOUND_OFFER_TYPES = { BoundOffer: [...OFFER_FIELDS, { name: 'bodySha256', type: 'bytes32' }] } as const;
-/** One step of a composite execution: what ran, on which input, giving which bytes (the outer receipt names the payment). */
+/** One step of a composite execution: what ran on which input, giving which output (the outer receipt names the payment). */
 export const STEP_TYPES = {
   Step: [
     { name: 'executionId', type: 'string' },
     { name: 'step', type: 'uint256' },
-    { name: 'resourceUrl', type: 'string' },
-    { name: 'requestFingerprint', type: 'bytes32' },
-    { name: 'responseSha256', type: 'bytes32' },
+    { name: 'capabilityId', type: 'string' },
+    { name: 'route', type: 'string' },
+    { name: 'inputSha256', type: 'bytes32' },
+    { name: 'outputSha256', type: 'bytes32' },
   ],
 } as const;
 
@@ -109,9 +110,13 @@ export interface OfferBindingPayload {
 export interface StepPayload {
   executionId: string;
   step: number;
-  resourceUrl: string;
-  requestFingerprint: Hex;
-  responseSha256: Hex;
+  capabilityId: string;
+  /** `POST /x402/v1/…`: the native route the step's handler serves. */
+  route: string;
+  /** SHA-256 of the RFC 8785 canonical JSON of the step's validated input. */
+  inputSha256: Hex;
+  /** SHA-256 of the canonical JSON of the step's output. */
+  outputSha256: Hex;
 }
 
 export interface Signed<P> {

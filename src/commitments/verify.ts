@@ -88,7 +88,7 @@ function signedOf<P>(v: unknown, fields: Record<string, 'string' | 'number' | 'h
 const RECEIPT_FIELDS = { version: 'number', network: 'string', resourceUrl: 'string', payer: 'string', issuedAt: 'number', transaction: 'string' } as const;
 const RECEIPT_BINDING_FIELDS = { amount: 'string', requestFingerprint: 'hex32', responseSha256: 'hex32' } as const;
 const OFFER_FIELDS = { version: 'number', resourceUrl: 'string', scheme: 'string', network: 'string', asset: 'string', payTo: 'string', amount: 'string', validUntil: 'number' } as const;
-const STEP_FIELDS = { executionId: 'string', step: 'number', resourceUrl: 'string', requestFingerprint: 'hex32', responseSha256: 'hex32' } as const;
+const STEP_FIELDS = { executionId: 'string', step: 'number', capabilityId: 'string', route: 'string', inputSha256: 'hex32', outputSha256: 'hex32' } as const;
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
@@ -163,12 +163,17 @@ export async function verifyQuoteOffer(signed: unknown, opts: { signer: string; 
   return { ok: true, offer: offer.payload };
 }
 
-/** Check one composite step's signature (the outer receipt binds the whole body these steps sit in to the payment). */
-export async function verifyStep(signed: unknown, opts: { signer: string; output?: unknown }): Promise<{ ok: boolean; problem?: string }> {
+/**
+ * Check one composite step's signed commitment against the step's output (as
+ * found in the execution's `result.results`). The outer PAYMENT-RESPONSE
+ * receipt binds the whole body these steps sit in to the payment.
+ */
+export async function verifyStep(signed: unknown, opts: { signer: string; output: unknown; input?: unknown }): Promise<{ ok: boolean; problem?: string }> {
   const s = signedOf<StepPayload>(signed, STEP_FIELDS);
   if (!s) return { ok: false, problem: 'not an EIP-712 step commitment' };
   const by = await recover({ domain: STEP_DOMAIN, types: STEP_TYPES, primaryType: 'Step', message: stepMessage(s.payload), signature: s.signature });
   if (!by || !same(by, opts.signer)) return { ok: false, problem: 'the step is not signed by this service' };
-  if (opts.output !== undefined && s.payload.responseSha256 !== bytes32(sha256Hex(JSON.stringify(opts.output)))) return { ok: false, problem: 'the step output differs from the signed one' };
+  if (s.payload.outputSha256 !== bytes32(sha256Hex(canonicalJson(opts.output)))) return { ok: false, problem: 'the step output differs from the signed one' };
+  if (opts.input !== undefined && s.payload.inputSha256 !== bytes32(sha256Hex(canonicalJson(opts.input)))) return { ok: false, problem: 'the step input differs from the signed one' };
   return { ok: true };
 }

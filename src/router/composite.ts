@@ -7,6 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Capability } from '../catalog/capability.js';
+import type { CommitmentSigner } from '../commitments/signer.js';
+import { bytes32 } from '../commitments/formats.js';
 import { executePlan } from './execute.js';
 import { COMPOSITE_PATH, COMPOSITE_RESOURCE, type OutcomeRouter, type Plan } from './planner.js';
 import { executionResultSchema } from './schemas.js';
@@ -20,7 +22,40 @@ export const ROUTER_REFUSALS = ['missing_inputs', 'no_matching_outcome', 'price_
 
 const EXAMPLE_OBJECTIVE = { objective: 'Does #777777 text on #ffffff meet WCAG AA for normal text?' };
 
-export async function compositeEntry(router: OutcomeRouter, now: () => number): Promise<Capability<Plan, Record<string, unknown>, Promise<Record<string, unknown>>>> {
+interface ProvenanceEntry {
+  step: number;
+  capability_id: string;
+  route: string;
+  input_sha256: string;
+  output_sha256: string;
+  commitment?: unknown;
+}
+
+/**
+ * Each step's provenance signed by the operator (an EIP-712 Step over the
+ * step, capability, route and the input and output hashes), so a step's
+ * output can be shown to a third party on its own; the PAYMENT-RESPONSE
+ * receipt binds the whole body, these signatures included, to the payment.
+ */
+async function withStepCommitments(result: Record<string, unknown>, signer: CommitmentSigner): Promise<Record<string, unknown>> {
+  const evidence = result.evidence as { provenance: ProvenanceEntry[] };
+  const provenance = await Promise.all(
+    evidence.provenance.map(async (p) => ({
+      ...p,
+      commitment: await signer.step({
+        executionId: String(result.execution_id),
+        step: p.step,
+        capabilityId: p.capability_id,
+        route: p.route,
+        inputSha256: bytes32(p.input_sha256),
+        outputSha256: bytes32(p.output_sha256),
+      }),
+    })),
+  );
+  return { ...result, evidence: { ...evidence, provenance } };
+}
+
+export async function compositeEntry(router: OutcomeRouter, now: () => number, signer?: CommitmentSigner): Promise<Capability<Plan, Record<string, unknown>, Promise<Record<string, unknown>>>> {
   const prices = router.routes.map((r) => BigInt(r.cap.priceAtomic));
   const min = prices.reduce((a, b) => (b < a ? b : a));
   const max = prices.reduce((a, b) => (b > a ? b : a)) * BigInt(router.maxSteps);
@@ -49,7 +84,10 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number): 
       ? [{ summary: 'One contrast check, planned and executed for one payment', input: EXAMPLE_OBJECTIVE as unknown as Plan, output: await executePlan(example.input, { executionId: 'exe_example', now: () => 0 }) }]
       : [],
     readInput,
-    run: (plan) => executePlan(plan, { executionId: `exe_${randomUUID()}`, now }),
+    run: async (plan) => {
+      const result = await executePlan(plan, { executionId: `exe_${randomUUID()}`, now });
+      return signer ? withStepCommitments(result, signer) : result;
+    },
     maxBodyBytes: router.bodyLimit,
   };
 }

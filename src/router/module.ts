@@ -24,7 +24,7 @@ import {
   type RouterOptions,
 } from './planner.js';
 import { compositeEntry, ROUTER_REFUSALS } from './composite.js';
-import { quoteBody } from './quote.js';
+import { quoteBody, signQuote } from './quote.js';
 import { quoteResponseSchema, routerContractSchema } from './schemas.js';
 
 export { OutcomeRouter } from './planner.js';
@@ -56,7 +56,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
     surfaces: [{ id: 'router', kind: 'router', method: 'GET', path: CONTRACT_PATH }],
 
     async lateCapabilities(catalog, init) {
-      return init.config.outcomeRouterComposite ? [await compositeEntry(new OutcomeRouter(catalog, init.payment, opts), init.now)] : [];
+      return init.config.outcomeRouterComposite ? [await compositeEntry(new OutcomeRouter(catalog, init.payment, opts), init.now, init.signer)] : [];
     },
 
     freeRoutes(ctx: ModuleContext): FreeRoute[] {
@@ -112,13 +112,14 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
       ctx.log.info({ router: 'quote', code: planned.error.code }, 'router request rejected before payment');
       return reject(c, planned.error);
     }
-    const body = quoteBody(planned.value, {
+    const unsigned = quoteBody(planned.value, {
       baseUrl: baseOf(c),
       payment: ctx.payment,
       compositeEnabled: composite,
       quoteId: `q_${randomUUID()}`,
       createdAt: new Date(ctx.now()).toISOString(),
     });
+    const body = ctx.signer ? await signQuote(unsigned, ctx.signer, ctx.now()) : unsigned;
     ctx.log.info(
       { router: 'quote', outcome: body.outcome.kind, capabilities: body.outcome.capability_ids, steps: body.batch_size, total_atomic: body.total_price.amount_atomic, secret_keys_stripped: body.buyer_metadata.secret_keys_stripped },
       'router quote',

@@ -5,13 +5,15 @@
  * `created_at` is a function of the plan, hence of the request.
  */
 import type { PaymentConfig } from '../config.js';
+import type { CommitmentSigner } from '../commitments/signer.js';
+import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
 
 export const ROUTER_LIMITATIONS: readonly string[] = [
   'The router plans only onto this service\'s own deterministic handlers: it fetches no URLs, calls no models and pays no suppliers.',
   'Objective wording is read with fixed rules, not a language model. When in doubt, name the capability id or its route and send its native inputs.',
-  'A quote reserves nothing and expires never: the prices and the payee it names are the live resources\' own, and they do not change.',
+  'A quote reserves nothing: the prices and the payee it names are the live resources\' own. When the service signs (a signer in /.well-known/x402), each step\'s signed_offer holds its price for that native body until the offer\'s validUntil.',
   'Each step\'s result carries that capability\'s own limitations.',
 ];
 
@@ -151,3 +153,24 @@ export function quoteBody(plan: Plan, env: QuoteEnv) {
 }
 
 export type QuoteBody = ReturnType<typeof quoteBody>;
+
+/** How long a quote's signed offers hold their price, at least; validUntil is rounded up to the next minute so identical quotes share one signed offer. */
+export const QUOTE_OFFER_VALIDITY_SECONDS = 600;
+
+/**
+ * The quote with a signed offer per step (and for the composite, when
+ * enabled): the x402 offer-receipt offer for the step's route and price, bound
+ * to the SHA-256 of the canonical native body. Paying that route with that
+ * body and the offer in X-Signed-Offer before validUntil is charged the
+ * signed amount (src/http/paid-route.ts, priceFor in src/payments/paid-flow.ts).
+ */
+export async function signQuote(body: QuoteBody, signer: CommitmentSigner, nowMs: number): Promise<QuoteBody> {
+  const validUntil = Math.ceil((nowMs / 1000 + QUOTE_OFFER_VALIDITY_SECONDS) / 60) * 60;
+  const offerFor = (url: string, price: ReturnType<typeof priceOf>, nativeBody: unknown) =>
+    signer.offer({ resourceUrl: url, scheme: price.scheme, network: price.network, asset: price.asset, payTo: price.pay_to, amount: price.amount_atomic, validUntil, bodySha256: sha256Hex(canonicalJson(nativeBody)) });
+  const steps = await Promise.all(body.steps.map(async (s) => ({ ...s, signed_offer: await offerFor(s.execute_route.url, s.price, s.native_body) })));
+  const how_to_pay = { ...body.how_to_pay };
+  const composite = how_to_pay.composite as { execute_route: { url: string }; body: unknown; price: ReturnType<typeof priceOf> } | undefined;
+  if (composite) how_to_pay.composite = { ...composite, signed_offer: await offerFor(composite.execute_route.url, composite.price, composite.body) };
+  return { ...body, steps, how_to_pay };
+}

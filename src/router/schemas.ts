@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from '../catalog/capability.js';
 import { ERROR_BODY_SCHEMA } from '../errors.js';
+import { signedQuoteOfferSchema, stepCommitmentSchema } from '../commitments/schemas.js';
 
 export const OBJECTIVE_FIELDS = ['objective', 'goal', 'task', 'outcome', 'query'] as const;
 export const FRESHNESS = ['any', 'cached_ok', 'current_public'] as const;
@@ -208,6 +209,7 @@ export const quoteResponseSchema: JsonSchema = {
           native_body: { type: 'object', description: 'Valid against the capability\'s input schema; send it as the JSON body.' },
           price: priceSchema,
           evidence_level: { type: 'string', enum: ['deterministic', 'sourced'] },
+          signed_offer: signedQuoteOfferSchema,
         },
       },
     },
@@ -255,7 +257,7 @@ export const quoteResponseSchema: JsonSchema = {
           type: 'object',
           description: 'Present only when the deployment enables the composite resource: the whole plan for one payment of the total.',
           required: ['execute_route', 'body', 'price'],
-          properties: { execute_route: routeSchema, body: { type: 'object' }, price: priceSchema },
+          properties: { execute_route: routeSchema, body: { type: 'object' }, price: priceSchema, signed_offer: signedQuoteOfferSchema },
         },
       },
     },
@@ -312,7 +314,7 @@ export const executionResultSchema: JsonSchema = {
           items: {
             type: 'object',
             required: ['step', 'capability_id', 'route', 'handler', 'input_sha256', 'output_sha256'],
-            properties: { step: { type: 'integer' }, capability_id: str, route: str, handler: { const: 'in-process' }, input_sha256: sha256, output_sha256: sha256 },
+            properties: { step: { type: 'integer' }, capability_id: str, route: str, handler: { const: 'in-process' }, input_sha256: sha256, output_sha256: sha256, commitment: stepCommitmentSchema },
           },
         },
         network_fetches: { type: 'integer', minimum: 0, description: 'Outbound HTTP requests made while executing (counted, not asserted).' },
