@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { balanceOf, startRig, tempDir } from '../test/support/harness.js';
@@ -14,17 +14,18 @@ import { balanceOf, startRig, tempDir } from '../test/support/harness.js';
 const run = promisify(execFile);
 
 test('buy pays, prints the result and the settlement receipt', async () => {
-  const rig = await startRig();
+  const dataDir = tempDir('buy-');
+  const rig = await startRig({ dataDir });
   try {
     const { devnet } = rig;
-    const dataDir = tempDir('buy-');
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ network: devnet.network, asset: devnet.asset, buyer: devnet.buyer }));
-    const port = new URL(rig.service.url).port;
     const body = '{"foreground":"#000000","background":"#ffffff","large_text":false}';
     const before = await balanceOf(devnet, devnet.payTo);
+    // A second terminal: no PORT, only the data directory, where the service announced its URL.
+    assert.equal(JSON.parse(readFileSync(join(dataDir, 'service.json'), 'utf8')).url, rig.service.url);
     const local = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', 'POST', '/x402/v1/accessibility-contrast-calculator', body], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: port, BUYER_PRIVATE_KEY: '' },
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '', BUYER_PRIVATE_KEY: '' },
     });
     assert.match(local.stdout, /^HTTP 200/);
     assert.match(local.stdout, /"contrast_ratio": 21/);
@@ -40,7 +41,11 @@ test('buy pays, prints the result and the settlement receipt', async () => {
     const noKey = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, 'POST', '/x'], { env: { ...process.env, BUYER_PRIVATE_KEY: '' } }).catch((e) => e);
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /BUYER_PRIVATE_KEY is required/);
+    const unknownFlag = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--urll', rig.service.url, 'POST', '/x'], { env: { ...process.env } }).catch((e) => e);
+    assert.equal(unknownFlag.code, 2);
+    assert.match(unknownFlag.stderr, /Unknown option '--urll'[\s\S]*usage: npm run buy/);
   } finally {
     await rig.close();
   }
+  assert.equal(existsSync(join(dataDir, 'service.json')), false, 'a closed service withdraws its announcement');
 });

@@ -3,11 +3,13 @@
  *
  * Pays for one call with the official x402 client (@x402/fetch) and prints
  * the result and the settlement receipt. Against the local service it uses
- * the funded devnet buyer from DATA_DIR/devnet.json; against any other x402
- * v2 server it needs BUYER_PRIVATE_KEY.
+ * the funded devnet buyer from DATA_DIR/devnet.json and the URL the service
+ * wrote to DATA_DIR/service.json (so a second terminal needs no PORT);
+ * against any other x402 v2 server it needs BUYER_PRIVATE_KEY.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -25,33 +27,60 @@ interface DevnetFile {
   buyer: { address: string; privateKey: string };
 }
 
-async function main() {
-  const args = process.argv.slice(2);
-  let baseUrl: string | undefined;
-  let max: string | undefined;
-  const extraAssets: Array<{ network: `${string}:${string}`; asset: string }> = [];
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--url') baseUrl = args[++i];
-    else if (a === '--max') max = args[++i];
-    else if (a === '--allow-asset') {
-      const m = /^(eip155:[0-9]+):(0x[0-9a-fA-F]{40})$/.exec(args[++i] ?? '');
-      if (!m) die('--allow-asset takes NETWORK:ADDRESS, e.g. eip155:31337:0x5FbDB2315678afecb367f032d93F642f64180aa3');
-      extraAssets.push({ network: m[1] as `${string}:${string}`, asset: m[2]! });
-    }
-    else if (a === '-h' || a === '--help') die(USAGE);
-    else positional.push(a);
+/** The flags, read by node:util parseArgs; anything else is a usage error. */
+function readArgs(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        url: { type: 'string' },
+        max: { type: 'string' },
+        'allow-asset': { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    die(`${(e as Error).message}\n${USAGE}`);
   }
-  const [method, path, body] = positional;
-  if (!method || !path) die(USAGE);
-  if (max !== undefined && !/^[1-9][0-9]*$/.test(max)) die('--max must be a positive whole number of atomic units');
+  const { values, positionals } = parsed;
+  if (values.help) die(USAGE);
+  const extraAssets = (values['allow-asset'] ?? []).map((v) => {
+    const m = /^(eip155:[0-9]+):(0x[0-9a-fA-F]{40})$/.exec(v);
+    if (!m) die('--allow-asset takes NETWORK:ADDRESS, e.g. eip155:31337:0x5FbDB2315678afecb367f032d93F642f64180aa3');
+    return { network: m[1] as `${string}:${string}`, asset: m[2]! };
+  });
+  const [method, path, body] = positionals;
+  if (!method || !path || positionals.length > 3) die(USAGE);
+  if (values.max !== undefined && !/^[1-9][0-9]*$/.test(values.max)) die('--max must be a positive whole number of atomic units');
+  return { baseUrl: values.url, max: values.max, extraAssets, method, path, body };
+}
+
+/** The URL a running `npm start` announced in DATA_DIR/service.json, if that process is still alive. */
+function announcedUrl(dataDir: string): string | undefined {
+  const file = join(dataDir, 'service.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8')) as { url?: unknown; pid?: unknown };
+    if (typeof s.url !== 'string') return undefined;
+    if (typeof s.pid === 'number') process.kill(s.pid, 0); // throws when the process is gone: a stale file
+    return s.url;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main() {
+  const { baseUrl, max, extraAssets, method, path, body } = readArgs(process.argv.slice(2));
 
   const dataDir = resolve(process.env.DATA_DIR || './data');
   const devnetFile = join(dataDir, 'devnet.json');
   const devnet: DevnetFile | undefined = existsSync(devnetFile) ? JSON.parse(readFileSync(devnetFile, 'utf8')) : undefined;
   const local = baseUrl === undefined;
-  const base = (baseUrl ?? process.env.BUY_URL ?? `http://127.0.0.1:${process.env.PORT || 8402}`).replace(/\/+$/, '');
+  // The local service: BUY_URL, else where `npm start` said it listens, else PORT (or the default port).
+  const base = (baseUrl ?? process.env.BUY_URL ?? announcedUrl(dataDir) ?? `http://127.0.0.1:${process.env.PORT || 8402}`).replace(/\/+$/, '');
 
   let key = process.env.BUYER_PRIVATE_KEY;
   if (!key && local && devnet) key = devnet.buyer.privateKey;

@@ -13,6 +13,7 @@
  * 2 on a usage or configuration error.
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { formatRejections, importNdjson, type ImportReport } from '../src/intel/importer.js';
 import { SqlContentStore } from '../src/intel/store.js';
@@ -26,11 +27,17 @@ function die(msg: string, code = 2): never {
 }
 
 async function main(): Promise<void> {
-  const [command, ...files] = process.argv.slice(2);
-  if (command === '-h' || command === '--help') {
+  let args;
+  try {
+    args = parseArgs({ args: process.argv.slice(2), allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    die(`${(e as Error).message}\n${USAGE}`);
+  }
+  if (args.values.help) {
     process.stdout.write(USAGE + '\n');
     return;
   }
+  const [command, ...files] = args.positionals;
   if (command !== 'import' || files.length === 0) die(USAGE);
   let config;
   try {

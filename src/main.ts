@@ -2,12 +2,22 @@
  * Entry point: configuration from the environment, then the service.
  * A configuration problem prints one line naming the variable and exits 1.
  */
-import pino from 'pino';
+import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
-import { startService } from './service.js';
+import { createLogger, startService } from './service.js';
 
 /** How long a SIGTERM/SIGINT waits for a clean close before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * The exact command that pays this instance from a second terminal. `npm run`
+ * runs in the package directory, like `npm start`, and buy finds the URL in
+ * DATA_DIR/service.json: only a DATA_DIR other than the default must be named.
+ */
+function buyCommand(dataDir: string): string {
+  const env = resolve(dataDir) === resolve('data') ? '' : `DATA_DIR='${dataDir.replace(/'/g, `'\\''`)}' `;
+  return `${env}npm run buy -- POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'`;
+}
 
 async function main() {
   let config;
@@ -20,12 +30,12 @@ async function main() {
     }
     throw e;
   }
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config.logLevel);
   try {
     const svc = await startService(config, { log });
     log.info({ url: svc.url, network: svc.payment.network, payTo: svc.payment.payTo, ledger: svc.ledger.kind }, `listening on ${svc.url}`);
     if (svc.devnet) {
-      process.stdout.write(`\nService ready at ${svc.url} (devnet payment rail, chain 31337).\nTry a paid call:  npm run buy -- POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'\n\n`);
+      process.stdout.write(`\nService ready at ${svc.url} (devnet payment rail, chain 31337).\nTry a paid call in another terminal:\n  ${buyCommand(config.dataDir)}\n\n`);
     }
     let closing = false;
     const shutdown = async (signal: NodeJS.Signals) => {

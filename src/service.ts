@@ -5,10 +5,11 @@
  */
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { createApp } from './app.js';
 import { CATALOG } from './capabilities/index.js';
 import { assertCatalog, type Capability } from './catalog/index.js';
@@ -131,8 +132,39 @@ async function listen(app: Hono, config: Config, cleanups: Cleanups): Promise<st
   return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${addr.port}`;
 }
 
+/** Pretty, coloured lines for a person at a terminal; JSON lines (one object each) for everything else: files, pipes, collectors. */
+export function logFormatFor(out: { isTTY?: boolean }): 'pretty' | 'json' {
+  return out.isTTY === true ? 'pretty' : 'json';
+}
+
+/** The service's logger, writing to `out` in the format that suits it. */
+export function createLogger(level: string, out: NodeJS.WriteStream = process.stdout): Logger {
+  if (logFormatFor(out) === 'json') return pino({ level }, out);
+  // pino-pretty as a stream in this thread (not a worker transport): lines stay in order with the banner.
+  return pino({ level }, pinoPretty({ destination: out, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+}
+
+/**
+ * `DATA_DIR/service.json`: where this instance answers, written once it
+ * listens, so `npm run buy` in another terminal finds it without the server's
+ * PORT. Removed on close unless another instance has replaced it since.
+ */
+function announce(dataDir: string, url: string, cleanups: Cleanups): void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'service.json');
+  const facts = JSON.stringify({ url, pid: process.pid, startedAt: new Date().toISOString() }, null, 2) + '\n';
+  writeFileSync(file, facts);
+  cleanups.unshift(() => {
+    try {
+      if (readFileSync(file, 'utf8') === facts) rmSync(file);
+    } catch {
+      // already gone
+    }
+  });
+}
+
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
-  const log = opts.log ?? pino({ level: config.logLevel });
+  const log = opts.log ?? createLogger(config.logLevel);
   const modules = opts.modules ?? DEFAULT_MODULES;
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, ledgerTimeoutMs: config.ledgerTimeoutMs });
   const ledger = opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger;
@@ -154,6 +186,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const app: Hono = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
     const url = await listen(app, config, cleanups);
+    announce(config.dataDir, url, cleanups);
     return {
       url,
       config,
