@@ -1,20 +1,23 @@
 /**
- * npm run buy -- [--url BASE_URL] [--max ATOMIC] [--allow-asset NETWORK:ADDRESS] METHOD PATH [JSON_BODY]
+ * npm run buy -- [--url BASE_URL] [--max ATOMIC] [--allow-asset NETWORK:ADDRESS] [--save FILE] METHOD PATH [JSON_BODY]
  *
  * Pays for one call with the official x402 client (@x402/fetch) and prints
  * the result and the settlement receipt. Against the local service it uses
  * the funded devnet buyer from DATA_DIR/devnet.json and the URL the service
  * wrote to DATA_DIR/service.json (so a second terminal needs no PORT);
- * against any other x402 v2 server it needs BUYER_PRIVATE_KEY.
+ * against any other x402 v2 server it needs BUYER_PRIVATE_KEY. `--save FILE`
+ * keeps the request and the exact response (x402-saved-response/1) for
+ * `npm run verify-receipt -- FILE`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
+import { savedResponse } from '../src/commitments/saved-response.js';
 
-const USAGE = 'usage: npm run buy -- [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] METHOD PATH [JSON_BODY]';
+const USAGE = 'usage: npm run buy -- [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] [--save FILE] METHOD PATH [JSON_BODY]';
 
 function die(msg: string): never {
   process.stderr.write(msg + '\n');
@@ -39,6 +42,7 @@ function readArgs(argv: string[]) {
         url: { type: 'string' },
         max: { type: 'string' },
         'allow-asset': { type: 'string', multiple: true },
+        save: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -55,7 +59,7 @@ function readArgs(argv: string[]) {
   const [method, path, body] = positionals;
   if (!method || !path || positionals.length > 3) die(USAGE);
   if (values.max !== undefined && !/^[1-9][0-9]*$/.test(values.max)) die('--max must be a positive whole number of atomic units');
-  return { baseUrl: values.url, max: values.max, extraAssets, method, path, body };
+  return { baseUrl: values.url, max: values.max, extraAssets, method, path, body, save: values.save };
 }
 
 /** The URL a running `npm start` announced in DATA_DIR/service.json, if that process is still alive. */
@@ -73,7 +77,7 @@ function announcedUrl(dataDir: string): string | undefined {
 }
 
 async function main() {
-  const { baseUrl, max, extraAssets, method, path, body } = readArgs(process.argv.slice(2));
+  const { baseUrl, max, extraAssets, method, path, body, save } = readArgs(process.argv.slice(2));
 
   const dataDir = resolve(process.env.DATA_DIR || './data');
   const devnetFile = join(dataDir, 'devnet.json');
@@ -111,7 +115,12 @@ async function main() {
   const url = path.startsWith('http') ? path : base + (path.startsWith('/') ? path : '/' + path);
   process.stderr.write(`paying as ${account.address} → ${init.method} ${url}\n`);
   const res = await pay(url, init);
-  const text = await res.text();
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  if (save) {
+    writeFileSync(save, JSON.stringify(savedResponse({ method: init.method!, url, body }, res.status, res.headers.entries(), bytes), null, 2) + '\n');
+    process.stderr.write(`saved the request and response to ${save} (check it: npm run verify-receipt -- ${save})\n`);
+  }
   let shown = text;
   try {
     shown = JSON.stringify(JSON.parse(text), null, 2);

@@ -15,7 +15,9 @@ import type { PaymentRequired } from '@x402/core/types';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { verifyReceipt, receiptOf } from '../src/commitments/verify.js';
 import { HEADER_BUDGET_BYTES } from '../src/http/paid-route.js';
-import { BLACK_ON_WHITE, CONTRAST, buyerClient, decodePaymentResponseHeader, payingFetch, postJson, signFor, startRig, type Rig } from './support/harness.js';
+import { loadConfig } from '../src/config.js';
+import { startService } from '../src/service.js';
+import { BLACK_ON_WHITE, CONTRAST, buyerClient, decodePaymentResponseHeader, devnetEnv, payingFetch, postJson, signFor, startRig, tempDir, type Rig } from './support/harness.js';
 
 const KEY = generatePrivateKey();
 const SIGNER = privateKeyToAccount(KEY).address;
@@ -107,6 +109,33 @@ describe('signed receipts bound to content', () => {
       assert.equal(typeof receiptOf(settled), 'object');
     } finally {
       await client.close();
+    }
+  });
+
+  test('the signer is published in /.well-known/x402 and the agent card', async () => {
+    const manifest = (await (await fetch(rig.service.url + '/.well-known/x402')).json()) as any;
+    assert.equal(manifest.signing.signer, SIGNER);
+    assert.equal(manifest.signing.extension, 'offer-receipt');
+    const card = (await (await fetch(rig.service.url + '/.well-known/agent-card.json')).json()) as any;
+    const ext = card.capabilities.extensions.find((e: any) => e.params?.signer !== undefined);
+    assert.equal(ext.params.signer, SIGNER);
+  });
+
+  test('without a signing key the service still sells, signs nothing, and its documents say so', async () => {
+    const unsigned = await startService(loadConfig(devnetEnv(rig.devnet, rig.devnet.facilitatorUrl, { DATA_DIR: tempDir() })));
+    try {
+      const manifest = (await (await fetch(unsigned.url + '/.well-known/x402')).json()) as any;
+      assert.equal(manifest.signing.signer, null);
+      assert.match(manifest.signing.note, /no signing key/);
+      const res = await payingFetch(rig.devnet, rig.devnet.buyers[3])(unsigned.url + CONTRAST, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BLACK_ON_WHITE) });
+      assert.equal(res.status, 200);
+      const settled = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+      assert.equal(settled.success, true);
+      assert.equal(settled.extensions?.['offer-receipt'], undefined);
+      const quote = (await (await postJson(unsigned.url + '/v1/router/quote', { objective: 'contrast of #000000 on #ffffff' })).json()) as any;
+      assert.equal(quote.steps[0].signed_offer, undefined);
+    } finally {
+      await unsigned.close();
     }
   });
 });
