@@ -649,7 +649,7 @@ const NO_CHAIN: ChainReader = {
 
 /** The app `startService` builds, with only the intelligence module and a payment rail that is never contacted. */
 async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string): Promise<IntelApp> {
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' });
   const log = pino({ level: 'silent' });
   const payment: PaymentConfig = {
     network: 'eip155:84532',

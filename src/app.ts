@@ -4,7 +4,11 @@
  * through the same gate.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { randomUUID } from 'node:crypto';
+import { compress } from 'hono/compress';
+import { cors } from 'hono/cors';
+import { etag } from 'hono/etag';
+import { requestId } from 'hono/request-id';
+import { routePath } from 'hono/route';
 import { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
@@ -17,6 +21,11 @@ import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
 import { registerFreeRoutes } from './http/free-routes.js';
 import { operationsRoutes } from './http/operations-routes.js';
+import { clientAddress, forwardedOrigin } from './http/forwarded.js';
+import { rateLimit, type RateLimitStore } from './http/rate-limit.js';
+import type { OperationsConfig } from './config.js';
+import { metrics, secondsSince } from './observability/metrics.js';
+import { withRequestId } from './observability/request-context.js';
 
 /** Largest body accepted by free routes (router quote, MCP, admin import). */
 export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -94,33 +103,94 @@ export interface AppDeps {
   log?: Logger;
   /** Route registrations of service modules, run after the built-in routes. */
   modules?: Array<(app: Hono) => void>;
+  /** CORS, proxy trust, rate limit and metrics settings; defaults: CORS for any origin, no proxy trusted, no limit. */
+  operations?: Partial<OperationsConfig>;
+  /** Where the free-route rate limit counts (memory or Redis); required for a limit to apply. */
+  rateLimitStore?: RateLimitStore;
+  /** Set by the service when shutdown begins (readiness turns 503, connections close after their response). */
+  lifecycle?: { readonly draining: boolean };
+}
+
+/** Discovery documents: fetched often, change only with a deploy, so they carry an ETag and answer 304. */
+export const DISCOVERY_DOCUMENT_PATHS = ['/openapi.json', '/.well-known/*', '/llms.txt', '/v1/services'] as const;
+
+/** Never rate limited: the probes and the scraper must see an overloaded instance as it is. */
+const OPERATIONS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Header names of x402 v2 (transport: HTTP) a browser agent must be able to send and read across origins. */
+const CORS_ALLOW_HEADERS = ['Content-Type', 'PAYMENT-SIGNATURE', 'X-Request-Id'];
+const CORS_EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-Request-Id', 'Retry-After', 'ETag'];
+
+/** The route pattern that answered, for metric labels (bounded: never the raw path). */
+function routeLabel(c: Context): string {
+  const path = routePath(c);
+  return path === '*' || path === '' || path === '/*' ? 'unmatched' : path;
 }
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
-  if (deps.log) {
-    const log = deps.log;
-    app.use('*', async (c, next) => {
-      const id = c.req.header('x-request-id')?.slice(0, 64) || randomUUID();
-      const start = performance.now();
-      // On Node, the header goes on the outgoing message before the route
-      // runs (Node merges it with the route's own headers); touching
-      // `c.res.headers` afterwards would turn a route's plain header record
-      // into a Headers object on every request.
-      const outgoing = nodeOutgoing(c);
-      outgoing?.setHeader('X-Request-Id', id);
-      await next();
-      if (!outgoing) c.res.headers.set('X-Request-Id', id);
-      // One line per request. No payment header, body or buyer data is logged.
-      if (log.isLevelEnabled('info')) {
-        log.info(
-          { reqId: id, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - start) * 100) / 100, paid: c.req.header('payment-signature') !== undefined },
-          'request',
-        );
-      }
-    });
+  const ops = deps.operations ?? {};
+  const log = deps.log;
+  // A caller's X-Request-Id (word characters, at most 64) is kept, else one is made; it is echoed on the response.
+  app.use('*', requestId({ limitLength: 64 }));
+  app.use('*', async (c, next) => {
+    const id = c.get('requestId');
+    const start = performance.now();
+    // Everything this request awaits (gate, facilitator, ledger) logs with its id.
+    await withRequestId(id, next);
+    const status = c.res.status;
+    const route = routeLabel(c);
+    metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
+    metrics.httpDuration.observe({ method: c.req.method, route }, secondsSince(start));
+    if (deps.lifecycle?.draining) {
+      // Shutting down: this connection is not reused; the client reconnects to an instance that stays.
+      nodeOutgoing(c)?.setHeader('Connection', 'close');
+    }
+    // One line per request. No payment header, body or buyer data is logged.
+    if (log?.isLevelEnabled('info')) {
+      log.info(
+        { reqId: id, method: c.req.method, path: c.req.path, status, ms: Math.round((performance.now() - start) * 100) / 100, paid: c.req.header('payment-signature') !== undefined },
+        'request',
+      );
+    }
+  });
+
+  // Behind a trusted proxy the request URL (and so every origin the service derives) is the proxy's public one.
+  if (ops.trustProxy) app.use('*', forwardedOrigin());
+
+  app.use(
+    '*',
+    cors({
+      origin: ops.corsOrigins === undefined || ops.corsOrigins === '*' ? '*' : [...ops.corsOrigins],
+      allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+      allowHeaders: CORS_ALLOW_HEADERS,
+      exposeHeaders: CORS_EXPOSE_HEADERS,
+      maxAge: 600,
+    }),
+  );
+
+  const paidKeys = new Set(deps.catalog.map((c) => `${c.method} ${c.path}`));
+  if (deps.rateLimitStore && ops.rateLimitPerMinute) {
+    const trustProxy = ops.trustProxy ?? false;
+    app.use(
+      '*',
+      rateLimit({
+        perMinute: ops.rateLimitPerMinute,
+        store: deps.rateLimitStore,
+        clientOf: (c) => clientAddress(c, trustProxy),
+        exempt: (c) => c.req.method === 'OPTIONS' || OPERATIONS_PATHS.has(c.req.path) || paidKeys.has(`${c.req.method} ${c.req.path}`),
+        log,
+      }),
+    );
   }
+
+  // Large documents (OpenAPI, newswire pages) are compressed for clients that accept gzip. Only GET
+  // answers: the POST answers (402 challenges, results) are small, and compressing them cost
+  // throughput without saving a round trip.
+  const gzip = compress({ encoding: 'gzip' });
+  app.use('*', (c, next) => (c.req.method === 'GET' ? gzip(c, next) : next()));
+  for (const path of DISCOVERY_DOCUMENT_PATHS) app.use(path, etag());
 
   // Bodies are counted as they stream in, so a chunked upload without
   // Content-Length cannot make the process buffer more than the limit. A
@@ -145,7 +215,7 @@ export function createApp(deps: AppDeps): Hono {
   const freeRouteLimit = streamingLimit(FREE_ROUTE_MAX_BODY_BYTES);
   app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : freeRouteLimit(c, next)));
 
-  registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail }));
+  registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail, lifecycle: deps.lifecycle, metricsToken: ops.metricsToken }));
 
   for (const cap of deps.catalog) {
     const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });

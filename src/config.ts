@@ -87,12 +87,31 @@ export interface Config {
   outcomeRouterComposite: boolean;
   /** Handler isolation (src/isolation): worker threads (default one per core) and the per-call budget of an offloaded call, ms. */
   handlers: { workers: number | undefined; budgetMs: number };
+  /** Intelligence collectors (src/intel/collectors): schedule, sources and limits. */
+  intel: IntelCollectorConfig;
+  operations: OperationsConfig;
   /**
    * X402_SIGNING_KEY: the operator's key for signed receipts and offers
    * (src/commitments). Undefined: the devnet supplies one; an external rail
    * then signs nothing and its discovery documents say so.
    */
   signingKey: Hex | undefined;
+}
+
+/** How the service behaves as a network citizen: CORS, proxies, rate limits, metrics, shutdown. */
+export interface OperationsConfig {
+  /** CORS_ORIGINS: `*` (default) or the exact origins browsers may call from. */
+  corsOrigins: '*' | string[];
+  /** TRUST_PROXY=1: take the client address, scheme and host from X-Forwarded-For/Proto/Host. */
+  trustProxy: boolean;
+  /** RATE_LIMIT_PER_MINUTE: free-route requests per client per minute; 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  /** REDIS_URL: share the rate-limit counters between instances; in memory when undefined. */
+  redisUrl: string | undefined;
+  /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** SHUTDOWN_DRAIN_MS: how long SIGTERM waits for requests in flight before closing their connections. */
+  shutdownDrainMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -151,6 +170,128 @@ function signingKeyOf(env: Env): Hex | undefined {
   return `0x${hex.toLowerCase()}`;
 }
 
+function operationsOf(env: Env): OperationsConfig {
+  const rawOrigins = (env.CORS_ORIGINS ?? '*').trim();
+  let corsOrigins: OperationsConfig['corsOrigins'] = '*';
+  if (rawOrigins !== '*' && rawOrigins !== '') {
+    corsOrigins = rawOrigins.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+      let u: URL;
+      try {
+        u = new URL(o);
+      } catch {
+        throw new ConfigError('CORS_ORIGINS', `"${o}" is not an origin (comma-separated list like https://app.example, or *)`);
+      }
+      if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== o.replace(/\/+$/, '')) {
+        throw new ConfigError('CORS_ORIGINS', `"${o}" is not an origin (scheme://host[:port], no path)`);
+      }
+      return u.origin;
+    });
+  }
+  const trust = env.TRUST_PROXY ?? '';
+  if (!['', '0', '1'].includes(trust)) throw new ConfigError('TRUST_PROXY', `must be 0 or 1, got "${trust}"`);
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+  return {
+    corsOrigins,
+    trustProxy: trust === '1',
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    redisUrl,
+    metricsToken,
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 10_000, 0, 600_000),
+  };
+}
+
+/** The intelligence collectors' settings (src/intel/collectors); every source list is optional. */
+export interface IntelCollectorConfig {
+  /** INTEL_COLLECT_INTERVAL: run every collector this often inside the service; undefined: only `npm run intel -- collect`. */
+  collectIntervalMs: number | undefined;
+  /** INTEL_DISCOVERY_URLS: Bazaar-style discovery endpoints (`…/discovery/resources`). */
+  discoveryUrls: string[];
+  /** INTEL_DISCOVERY_ORIGINS: origins whose `/.well-known/x402` is read. */
+  discoveryOrigins: string[];
+  /** INTEL_OPENAPI_URLS: OpenAPI documents read for `x-payment-info`. */
+  openapiUrls: string[];
+  /** INTEL_NPM_PACKAGES: npm packages whose releases are reported; undefined: the collector's default list. */
+  npmPackages: string[] | undefined;
+  /** INTEL_NPM_REGISTRY: the npm registry base URL. */
+  npmRegistry: string | undefined;
+  /** INTEL_RPC_URL: EVM JSON-RPC endpoint of the on-chain census; the census is off when undefined. */
+  rpcUrl: string | undefined;
+  /** INTEL_CHAIN_ASSET: token whose transfers are counted; default: the payment rail's asset. */
+  chainAsset: Hex | undefined;
+  /** INTEL_CHAIN_SOURCE_URL: public URL cited as the census source; default: the explorer page of a known network's asset. */
+  chainSourceUrl: string | undefined;
+  /** INTEL_CHAIN_START_BLOCK: first block of the first census run. */
+  chainStartBlock: bigint | undefined;
+  /** INTEL_CHAIN_BLOCK_RANGE: most blocks per eth_getLogs call. */
+  chainBlockRange: number;
+  /** INTEL_DUST_ATOMIC: transfers below this many atomic units are dust. */
+  dustAtomic: number;
+  /** INTEL_FETCH_TIMEOUT_MS / INTEL_FETCH_MAX_BYTES: bounds on every collector request. */
+  fetchTimeoutMs: number;
+  fetchMaxBytes: number;
+}
+
+/**
+ * A collection interval: whole seconds (`900`), a number with a unit
+ * (`90s`, `15m`, `6h`, `1d`) or an ISO 8601 duration (`PT15M`, `PT1H30M`,
+ * `P1D`). Between one minute and seven days.
+ */
+export function parseInterval(name: string, raw: string): number {
+  const text = raw.trim();
+  let seconds: number | undefined;
+  const unit = /^([0-9]+)\s*(s|m|h|d)?$/i.exec(text);
+  const iso = /^P(?:([0-9]+)D)?(?:T(?:([0-9]+)H)?(?:([0-9]+)M)?(?:([0-9]+)S)?)?$/i.exec(text);
+  if (unit) seconds = Number(unit[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[(unit[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
+  else if (iso && text.length > 1 && !/T$/i.test(text)) seconds = Number(iso[1] ?? 0) * 86_400 + Number(iso[2] ?? 0) * 3600 + Number(iso[3] ?? 0) * 60 + Number(iso[4] ?? 0);
+  if (seconds === undefined) throw new ConfigError(name, `must be seconds (900), a number with a unit (15m, 6h, 1d) or an ISO 8601 duration (PT15M); got "${raw}"`);
+  if (seconds < 60 || seconds > 7 * 86_400) throw new ConfigError(name, `must be between 1 minute and 7 days; got ${seconds} s`);
+  return seconds * 1000;
+}
+
+function urlList(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map((u) => {
+      const one = httpUrl({ [name]: u }, name, true)!;
+      return one;
+    });
+}
+
+function intelOf(env: Env): IntelCollectorConfig {
+  const interval = env.INTEL_COLLECT_INTERVAL;
+  const packages = env.INTEL_NPM_PACKAGES;
+  const npmPackages =
+    packages === undefined || packages.trim() === ''
+      ? undefined
+      : packages.split(',').map((p) => p.trim()).filter(Boolean).map((p) => {
+          if (!/^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(p) || p.length > 214) throw new ConfigError('INTEL_NPM_PACKAGES', `"${p}" is not an npm package name (comma-separated list expected)`);
+          return p;
+        });
+  const start = env.INTEL_CHAIN_START_BLOCK;
+  if (start !== undefined && start !== '' && !/^[0-9]{1,20}$/.test(start)) throw new ConfigError('INTEL_CHAIN_START_BLOCK', `must be a block number, got "${start}"`);
+  return {
+    collectIntervalMs: interval === undefined || interval.trim() === '' ? undefined : parseInterval('INTEL_COLLECT_INTERVAL', interval),
+    discoveryUrls: urlList(env, 'INTEL_DISCOVERY_URLS'),
+    discoveryOrigins: urlList(env, 'INTEL_DISCOVERY_ORIGINS'),
+    openapiUrls: urlList(env, 'INTEL_OPENAPI_URLS'),
+    npmPackages,
+    npmRegistry: httpUrl(env, 'INTEL_NPM_REGISTRY', false),
+    rpcUrl: httpUrl(env, 'INTEL_RPC_URL', false),
+    chainAsset: env.INTEL_CHAIN_ASSET ? address(env, 'INTEL_CHAIN_ASSET') : undefined,
+    chainSourceUrl: httpUrl(env, 'INTEL_CHAIN_SOURCE_URL', false),
+    chainStartBlock: start ? BigInt(start) : undefined,
+    chainBlockRange: int(env, 'INTEL_CHAIN_BLOCK_RANGE', 2000, 1, 100_000),
+    dustAtomic: int(env, 'INTEL_DUST_ATOMIC', 1000, 0, 1_000_000_000),
+    fetchTimeoutMs: int(env, 'INTEL_FETCH_TIMEOUT_MS', 10_000, 100, 120_000),
+    fetchMaxBytes: int(env, 'INTEL_FETCH_MAX_BYTES', 8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 8402, 0, 65535);
@@ -197,7 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     budgetMs: int(env, 'HANDLER_BUDGET_MS', 10_000, 10, 600_000),
   };
   const signingKey = signingKeyOf(env);
-  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings, handlers, signingKey };
+  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings, handlers, signingKey, operations: operationsOf(env), intel: intelOf(env) };
 
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {

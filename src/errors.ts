@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   // 404 / 405
   not_found: 404,
   method_not_allowed: 405,
+  // 429 — a free route asked too often by one client (Retry-After says when to come back).
+  rate_limited: 429,
   // 503 — fail closed: nothing delivered, nothing settled by this response.
   ledger_unavailable: 503,
   facilitator_unavailable: 503,
@@ -82,7 +84,8 @@ export class ServiceError extends Error {
 }
 
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details: ErrorDetail[] };
+  /** reason: one sentence saying why (the outcome router's refusals carry it). */
+  error: { code: ErrorCode; message: string; details: ErrorDetail[]; reason?: string };
 }
 
 export function errorBody(code: ErrorCode, message: string, details: ErrorDetail[] = []): ErrorBody {
@@ -106,6 +109,7 @@ export const ERROR_BODY_SCHEMA = {
       properties: {
         code: { type: 'string', enum: Object.keys(ERROR_CODES) },
         message: { type: 'string' },
+        reason: { type: 'string', description: 'One sentence saying why the request was refused: what it asks and what the service does instead (outcome router refusals).' },
         details: {
           type: 'array',
           items: {

@@ -6,7 +6,10 @@ import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, startService } from './service.js';
 
-/** How long a SIGTERM/SIGINT waits for a clean close before exiting anyway. */
+/**
+ * How long a SIGTERM/SIGINT waits, beyond the drain of requests in flight
+ * (SHUTDOWN_DRAIN_MS), for the rest of the close before exiting anyway.
+ */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
@@ -46,10 +49,12 @@ async function main() {
       }
       closing = true;
       // A close that hangs (a stalled database, a request that never ends) must not keep the process alive.
+      log.info({ signal, drainMs: config.operations.shutdownDrainMs }, 'shutting down: readiness is 503, draining requests in flight');
+      const graceMs = config.operations.shutdownDrainMs + SHUTDOWN_GRACE_MS;
       const force = setTimeout(() => {
-        log.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown did not finish in time: exiting anyway');
+        log.error({ graceMs }, 'shutdown did not finish in time: exiting anyway');
         process.exit(1);
-      }, SHUTDOWN_GRACE_MS);
+      }, graceMs);
       try {
         await svc.close();
       } catch (e) {

@@ -18,7 +18,11 @@ import { createCommitmentSigner } from './commitments/signer.js';
 import { acquireHandlerPool } from './isolation/pool.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
-import { PaymentRail } from './payments/rail.js';
+import { defaultFacilitator, PaymentRail } from './payments/rail.js';
+import { instrumentFacilitator, instrumentLedger } from './payments/instrumentation.js';
+import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import { requestIdMixin } from './observability/request-context.js';
+import { Redis } from 'ioredis';
 import { startReconciler } from './payments/reconciler.js';
 import { openDatabase, type SqlDriver } from './store/index.js';
 import type { Ledger } from './store/ledger.js';
@@ -115,17 +119,28 @@ async function completeCatalog(base: readonly Capability[], modules: readonly Se
   return catalog;
 }
 
-async function listen(app: Hono, config: Config, cleanups: Cleanups): Promise<string> {
+async function listen(app: Hono, config: Config, cleanups: Cleanups, log: Logger): Promise<string> {
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new ConfigError('PORT', `${config.host}:${config.port} is already in use`) : e));
   });
+  // Shutdown: stop accepting, let requests in flight finish (their connections close after the
+  // response), and past SHUTDOWN_DRAIN_MS cut whatever is still open. A paid call cut there is
+  // left to the reconciler, as after a crash.
+  const http = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
   cleanups.unshift(
     () =>
       new Promise<void>((r) => {
-        server.close(() => r());
+        const deadline = setTimeout(() => {
+          log.warn({ drainMs: config.operations.shutdownDrainMs }, 'drain deadline passed: closing connections still in flight');
+          http.closeAllConnections?.();
+        }, config.operations.shutdownDrainMs);
+        server.close(() => {
+          clearTimeout(deadline);
+          r();
+        });
         // Keep-alive connections that are idle would otherwise hold close() open for seconds.
-        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        http.closeIdleConnections?.();
       }),
   );
   const addr = server.address() as AddressInfo;
@@ -139,9 +154,9 @@ export function logFormatFor(out: { isTTY?: boolean }): 'pretty' | 'json' {
 
 /** The service's logger, writing to `out` in the format that suits it. */
 export function createLogger(level: string, out: NodeJS.WriteStream = process.stdout): Logger {
-  if (logFormatFor(out) === 'json') return pino({ level }, out);
+  if (logFormatFor(out) === 'json') return pino({ level, mixin: requestIdMixin }, out);
   // pino-pretty as a stream in this thread (not a worker transport): lines stay in order with the banner.
-  return pino({ level }, pinoPretty({ destination: out, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+  return pino({ level, mixin: requestIdMixin }, pinoPretty({ destination: out, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
 }
 
 /**
@@ -163,18 +178,42 @@ function announce(dataDir: string, url: string, cleanups: Cleanups): void {
   });
 }
 
+/** Where the free-route rate limit counts: Redis when REDIS_URL is set (shared by instances), else this process. */
+async function rateLimitStoreFor(config: Config, log: Logger, cleanups: Cleanups): Promise<RateLimitStore | undefined> {
+  const { rateLimitPerMinute, redisUrl } = config.operations;
+  if (rateLimitPerMinute === 0) return undefined;
+  if (redisUrl === undefined) return new MemoryRateLimitStore();
+  // No offline queue and one retry: a request never waits on a Redis that is away (the limiter then lets it through).
+  const redis = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 500 });
+  let lastWarn = 0;
+  redis.on('error', (e: Error) => {
+    if (Date.now() - lastWarn < 60_000) return;
+    lastWarn = Date.now();
+    log.warn({ err: e.message }, 'redis (rate limit) error');
+  });
+  try {
+    await redis.connect();
+  } catch (e) {
+    redis.disconnect();
+    throw new ConfigError('REDIS_URL', `cannot connect: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const store = new RedisRateLimitStore(redis);
+  cleanups.push(() => store.close());
+  return store;
+}
+
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
   const log = opts.log ?? createLogger(config.logLevel);
   const modules = opts.modules ?? DEFAULT_MODULES;
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, ledgerTimeoutMs: config.ledgerTimeoutMs });
-  const ledger = opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger;
+  const ledger = instrumentLedger(opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger);
   const cleanups: Cleanups = [() => database.close()];
   try {
     const { payment, devnet, signingKey } = await paymentRail(config, log, cleanups);
     const signer = signingKey ? createCommitmentSigner(signingKey) : undefined;
     if (!signer) log.warn('X402_SIGNING_KEY is not set: receipts and quote offers are not signed (the discovery documents say so)');
     const chain = opts.chain ?? rpcChainReader(payment.rpcUrl);
-    const rail = new PaymentRail({ payment, chain, facilitator: opts.facilitator });
+    const rail = new PaymentRail({ payment, chain, facilitator: instrumentFacilitator(opts.facilitator ?? defaultFacilitator(payment), log) });
     await initializeRail(rail, payment, log, cleanups);
     const presence = [...new Map([...DEFAULT_MODULES, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
     const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer };
@@ -183,9 +222,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const handlers = await acquireHandlerPool(gate, { size: config.handlers.workers, budgetMs: config.handlers.budgetMs });
     cleanups.push(() => handlers.release());
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };
-    const app: Hono = createApp({ catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+    const lifecycle = { draining: false };
+    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
-    const url = await listen(app, config, cleanups);
+    const url = await listen(app, config, cleanups, log);
     announce(config.dataDir, url, cleanups);
     return {
       url,
@@ -199,6 +239,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       app,
       devnet,
       async close() {
+        // Readiness turns 503 at once; the listener's cleanup (first) drains requests in flight.
+        lifecycle.draining = true;
         for (const c of cleanups) await c();
       },
     };

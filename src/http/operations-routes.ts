@@ -1,22 +1,63 @@
 /**
- * /healthz and /readyz: served by every app whatever its modules, described
- * in OpenAPI like any free route.
+ * /healthz, /readyz and /metrics: served by every app whatever its modules,
+ * described in OpenAPI like any free route.
  */
 import type { Context } from 'hono';
+import { errorBody } from '../errors.js';
 import type { FreeRoute } from '../module.js';
+import { registry } from '../observability/metrics.js';
 import type { Ledger } from '../store/ledger.js';
 
-/** What readiness asks: the ledger can be written, the facilitator answers. */
+/** What readiness asks: the ledger can be written, the facilitator answers, the process is not shutting down. */
 export interface ReadinessProbes {
   ledger: Pick<Ledger, 'ping'>;
   rail: { readonly ready: boolean; initialize(): Promise<void>; facilitator: { getSupported(): Promise<unknown> } };
+  /** `draining` is set when shutdown begins: readiness turns 503 at once so the load balancer stops sending. */
+  lifecycle?: { readonly draining: boolean };
+  /** When set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+}
+
+/**
+ * How long one facilitator answer stands for readiness. Probes come every few
+ * seconds from every load balancer; asking the facilitator's /supported each
+ * time would make our probes its load.
+ */
+export const FACILITATOR_CHECK_TTL_MS = 5_000;
+
+/** The facilitator check, remembered for FACILITATOR_CHECK_TTL_MS; concurrent probes share one call. */
+function cachedFacilitatorCheck(rail: ReadinessProbes['rail']): () => Promise<boolean> {
+  let last: { at: number; ok: boolean } | undefined;
+  let inFlight: Promise<boolean> | undefined;
+  const ask = async () => {
+    try {
+      if (!rail.ready) await rail.initialize();
+      await rail.facilitator.getSupported();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return () => {
+    if (last && Date.now() - last.at < FACILITATOR_CHECK_TTL_MS) return Promise.resolve(last.ok);
+    inFlight ??= ask().then((ok) => {
+      last = { at: Date.now(), ok };
+      inFlight = undefined;
+      return ok;
+    });
+    return inFlight;
+  };
 }
 
 const statusSchema = { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } };
 const json = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
 
 export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
+  const facilitatorOk = cachedFacilitatorCheck(probes.rail);
   const ready = async (c: Context) => {
+    if (probes.lifecycle?.draining) {
+      return c.json({ status: 'shutting_down', checks: { shutdown: 'draining' } }, 503, { 'Cache-Control': 'no-store', Connection: 'close' });
+    }
     const checks: Record<string, string> = {};
     try {
       await probes.ledger.ping();
@@ -24,13 +65,7 @@ export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
     } catch {
       checks.ledger = 'unavailable';
     }
-    try {
-      if (!probes.rail.ready) await probes.rail.initialize();
-      await probes.rail.facilitator.getSupported();
-      checks.facilitator = 'ok';
-    } catch {
-      checks.facilitator = 'unavailable';
-    }
+    checks.facilitator = (await facilitatorOk()) ? 'ok' : 'unavailable';
     const ok = checks.ledger === 'ok' && checks.facilitator === 'ok';
     return c.json({ status: ok ? 'ready' : 'not_ready', checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' });
   };
@@ -46,12 +81,33 @@ export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
       path: '/readyz',
       operation: {
         operationId: 'getReadiness',
-        summary: 'Readiness: 200 only when the ledger and the facilitator answer',
+        summary: 'Readiness: 200 only when the ledger and the facilitator answer (the facilitator check is cached 5 s); 503 once shutdown has begun',
         tags: ['operations'],
         security: [],
         responses: { '200': json('Ready', statusSchema), '503': json('Not ready', statusSchema) },
       },
       handle: ready,
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      operation: {
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics: requests by route and status, payment attempts by state, settlements, facilitator and ledger latency, reconciler runs',
+        description: 'Prometheus text exposition format. Public unless the operator sets METRICS_TOKEN; then `Authorization: Bearer <token>` is required.',
+        tags: ['operations'],
+        security: [],
+        responses: {
+          '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '401': json('METRICS_TOKEN is set and the bearer token is missing or wrong', { $ref: '#/components/schemas/Error' }),
+        },
+      },
+      handle: async (c) => {
+        if (probes.metricsToken !== undefined && c.req.header('authorization') !== `Bearer ${probes.metricsToken}`) {
+          return c.json(errorBody('unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.'), 401, { 'WWW-Authenticate': 'Bearer' });
+        }
+        return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+      },
     },
   ];
 }

@@ -48,19 +48,26 @@ interface Slot {
   timer?: NodeJS.Timeout;
 }
 
-const WORKER_URL = new URL('./worker.ts', import.meta.url).href;
+/** Compiled by `npm run build` (dist/…/pool.js): the worker is plain JavaScript next to it. */
+const COMPILED = import.meta.url.endsWith('.js');
+const WORKER_URL = new URL(COMPILED ? './worker.js' : './worker.ts', import.meta.url).href;
 
 /**
- * Workers run TypeScript. On Node 20 a worker does not get the parent's tsx
- * loader hooks (nor does `--import tsx` in its execArgv apply to its entry), so
- * the worker starts from this small ES module that registers tsx's ESM hooks
- * in the worker and then imports worker.ts, whatever flags the parent had.
+ * From source, workers run TypeScript. On Node 20 a worker does not get the
+ * parent's tsx loader hooks (nor does `--import tsx` in its execArgv apply to
+ * its entry), so the worker starts from this small ES module that registers
+ * tsx's ESM hooks in the worker and then imports worker.ts, whatever flags the
+ * parent had. The production build needs no loader and starts worker.js itself.
  */
-const BOOTSTRAP = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+const BOOTSTRAP_URL = COMPILED
+  ? new URL(WORKER_URL)
+  : new URL(
+      'data:text/javascript,' +
+        encodeURIComponent(`import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
 register();
 await import(${JSON.stringify(WORKER_URL)});
-`;
-const BOOTSTRAP_URL = new URL('data:text/javascript,' + encodeURIComponent(BOOTSTRAP));
+`),
+    );
 
 export class HandlerPool {
   readonly size: number;

@@ -52,6 +52,11 @@ export interface RailOptions {
   facilitator?: FacilitatorClient;
 }
 
+/** The SDK's HTTP client for the configured facilitator, with our per-request timeout. */
+export function defaultFacilitator(payment: PaymentConfig): FacilitatorClient {
+  return new HTTPFacilitatorClient({ url: payment.facilitatorUrl, timeoutMs: payment.facilitatorTimeoutMs });
+}
+
 export class PaymentRail {
   readonly payment: PaymentConfig;
   readonly chain: ChainReader;
@@ -63,8 +68,7 @@ export class PaymentRail {
   constructor(opts: RailOptions) {
     this.payment = opts.payment;
     this.chain = opts.chain;
-    this.facilitator =
-      opts.facilitator ?? new HTTPFacilitatorClient({ url: opts.payment.facilitatorUrl, timeoutMs: opts.payment.facilitatorTimeoutMs });
+    this.facilitator = opts.facilitator ?? defaultFacilitator(opts.payment);
     this.server = new x402ResourceServer(this.facilitator).register(opts.payment.network as `${string}:${string}`, new ExactEvmScheme());
   }
 

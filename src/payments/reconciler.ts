@@ -12,6 +12,7 @@ import type { Hex } from 'viem';
 import type { Ledger, PaymentAttempt } from '../store/ledger.js';
 import type { ChainReader } from './chain.js';
 import type { SettleResponse } from './rail.js';
+import { metrics } from '../observability/metrics.js';
 
 export interface ReconcileReport {
   examined: number;
@@ -71,9 +72,14 @@ export function startReconciler(ledger: Ledger, chain: ChainReader, intervalMs: 
     running = true;
     try {
       const r = await reconcileOnce(ledger, chain, Date.now);
+      metrics.reconcilerRuns.inc({ outcome: 'ok' });
+      metrics.reconciledAttempts.inc({ result: 'settled' }, r.settled);
+      metrics.reconciledAttempts.inc({ result: 'expired' }, r.expired);
+      metrics.reconciledAttempts.inc({ result: 'still_unknown' }, r.stillUnknown);
       if (r.examined > 0) onReport?.(r);
     } catch {
       // Ledger down: try again next tick.
+      metrics.reconcilerRuns.inc({ outcome: 'ledger_unavailable' });
     } finally {
       running = false;
     }

@@ -1,0 +1,90 @@
+/**
+ * Measurements around the two things the payment path waits on: the
+ * facilitator (verify, settle) and the ledger. Wrappers, so the gate's
+ * decisions stay free of metrics code; they change no result and no error.
+ */
+import type { FacilitatorClient } from '@x402/core/server';
+import type { Logger } from 'pino';
+import { metrics, secondsSince } from '../observability/metrics.js';
+import type { Ledger } from '../store/ledger.js';
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Times verify and settle, counts settlements by outcome, and logs one line
+ * per call. The line carries the request id through the logger's mixin
+ * (src/observability/request-context.ts); no payload or signature is logged.
+ */
+export function instrumentFacilitator(inner: FacilitatorClient, log: Logger): FacilitatorClient {
+  return {
+    async verify(payload, requirements) {
+      const start = performance.now();
+      try {
+        const r = await inner.verify(payload, requirements);
+        const outcome = r.isValid ? 'valid' : 'invalid';
+        metrics.facilitatorDuration.observe({ operation: 'verify', outcome }, secondsSince(start));
+        log.info({ op: 'verify', outcome, reason: r.invalidReason, ms: Math.round(performance.now() - start) }, 'facilitator verify');
+        return r;
+      } catch (e) {
+        metrics.facilitatorDuration.observe({ operation: 'verify', outcome: 'error' }, secondsSince(start));
+        log.warn({ op: 'verify', outcome: 'error', err: errText(e), ms: Math.round(performance.now() - start) }, 'facilitator verify');
+        throw e;
+      }
+    },
+    async settle(payload, requirements) {
+      const start = performance.now();
+      try {
+        const r = await inner.settle(payload, requirements);
+        const outcome = r.success ? 'success' : 'refused';
+        metrics.facilitatorDuration.observe({ operation: 'settle', outcome }, secondsSince(start));
+        metrics.settlements.inc({ outcome });
+        log.info({ op: 'settle', outcome, reason: r.errorReason, tx: r.transaction || undefined, ms: Math.round(performance.now() - start) }, 'facilitator settle');
+        return r;
+      } catch (e) {
+        metrics.facilitatorDuration.observe({ operation: 'settle', outcome: 'error' }, secondsSince(start));
+        metrics.settlements.inc({ outcome: 'error' });
+        log.warn({ op: 'settle', outcome: 'error', err: errText(e), ms: Math.round(performance.now() - start) }, 'facilitator settle');
+        throw e;
+      }
+    },
+    getSupported: () => inner.getSupported(),
+  };
+}
+
+/** Ledger methods that move an attempt, and the states they move it into. */
+function statesEntered(method: string, args: unknown[], result: unknown): string[] {
+  switch (method) {
+    case 'reserve':
+      return (result as { created?: boolean } | undefined)?.created ? [(result as { attempt: { state: string } }).attempt.state] : [];
+    case 'transition':
+      return result === true ? [args[2] as string] : [];
+    case 'advance':
+      return result === true ? (args[2] as Array<{ to: string }>).map((s) => s.to) : [];
+    case 'transitionUnleased':
+      return result === true ? [args[3] as string] : [];
+    default:
+      return [];
+  }
+}
+
+/** Times every ledger operation and counts attempts entering each state. */
+export function instrumentLedger(inner: Ledger): Ledger {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
+      return async (...args: unknown[]) => {
+        const start = performance.now();
+        try {
+          const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          metrics.ledgerDuration.observe({ operation: prop, outcome: 'ok' }, secondsSince(start));
+          for (const state of statesEntered(prop, args, result)) metrics.paymentAttempts.inc({ state });
+          return result;
+        } catch (e) {
+          metrics.ledgerDuration.observe({ operation: prop, outcome: 'error' }, secondsSince(start));
+          throw e;
+        }
+      };
+    },
+  });
+}
