@@ -37,8 +37,18 @@ describe('paid changes-since on the devnet', () => {
     const pr = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
     assert.equal(pr.accepts[0]!.scheme, 'exact');
     assert.equal(pr.accepts[0]!.amount, '10000');
-    assert.equal(((await res.json()) as Json).price.amount_atomic, '10000');
-    for (const bad of [{ max_items: 0 }, { max_items: 501 }, { cursor: 'yesterday' }, { include_high_resolution: 'yes' }, { cursor: '2026-01-01T00:00:00Z', since: '2026-01-02T00:00:00Z' }, { extra: 1 }]) {
+    assert.equal(((await res.json()) as Json).problem.price.amount_atomic, '10000');
+    for (const bad of [
+      { max_items: 0 },
+      { maxItems: 501 },
+      { maxItems: 5, max_items: 6 },
+      { cursor: 'yesterday' },
+      { cursor: 'c1.bm90LWEtY3Vyc29y' },
+      { event_since: 'soon' },
+      { include_high_resolution: 'yes' },
+      { cursor: '2026-01-01T00:00:00Z', since: '2026-01-02T00:00:00Z' },
+      { extra: 1 },
+    ]) {
       const r = await postJson(url, bad);
       assert.equal(r.status, 400, JSON.stringify(bad));
       assert.equal(((await r.json()) as Json).error.code, 'invalid_request');
@@ -47,7 +57,7 @@ describe('paid changes-since on the devnet', () => {
 
   test('the official client pays; the payee gains exactly the price; a cursor chain covers every change once; caught up is an empty answer', async () => {
     const before = await balanceOf(rig.devnet, rig.devnet.payTo);
-    const first = await pay({ max_items: 5, include_high_resolution: true });
+    const first = await pay({ maxItems: 5, include_high_resolution: true });
     assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 10000n);
     const receipt = decodePaymentResponseHeader(first.res.headers.get('payment-response')!);
     assert.equal(receipt.success, true);
@@ -57,8 +67,11 @@ describe('paid changes-since on the devnet', () => {
     assert.equal(a.truncated, true);
     assert.equal(a.highResolution, true);
     assert.equal(a.priceAtomic, '10000');
-    assert.equal(a.nextCursor, a.deltas[4].changedAt);
-    for (const d of a.deltas) {
+    // The original service's field names (issue 13).
+    assert.deepEqual(Object.keys(a).sort(), ['count', 'generatedAt', 'highResolution', 'items', 'marketMovements', 'nextCursor', 'priceAtomic', 'product', 'schema', 'schemaVersion', 'since', 'truncated', 'usageRights']);
+    assert.equal(a.since, '1970-01-01T00:00:00.000000Z');
+    assert.match(a.nextCursor, /^c1\./, 'truncated: an opaque cursor naming the last delta');
+    for (const d of a.items) {
       assert.equal(d.change, 'NEW');
       assert.ok(d.evidence.length >= 1 && d.evidence[0].url === d.sourceUrl);
       assert.ok(d.corroborationCount >= 1);
@@ -67,17 +80,20 @@ describe('paid changes-since on the devnet', () => {
 
     const second = (await pay({ cursor: a.nextCursor, max_items: 500 })).body;
     assert.equal(schemaErrors(CHANGES_SINCE_OUTPUT_SCHEMA, second), undefined);
+    assert.equal(second.since, a.items[4].changedAt);
     assert.equal(second.highResolution, false);
-    assert.equal(second.deltas[0].evidence, undefined, 'compact by default');
+    assert.equal(second.items[0].evidence, undefined, 'compact by default');
     assert.equal(second.truncated, false);
     assert.equal(second.nextCursor, second.generatedAt);
-    const ids = [...a.deltas, ...second.deltas].map((d: Json) => d.eventId);
-    assert.equal(ids.length, 60);
-    assert.equal(new Set(ids).size, 60);
+    const ids = [...a.items, ...second.items].map((d: Json) => d.eventId);
+    // Material deltas only: the starter corpus has 60 items, 10 of them signals, analysis seeds, snapshots or digests.
+    assert.equal(ids.length, 50);
+    assert.equal(new Set(ids).size, 50);
+    for (const d of [...a.items, ...second.items]) assert.ok(!['unmet_need', 'analysis_seed', 'community_signal', 'market_snapshot', 'daily_digest'].includes(d.type), d.type);
 
     const third = (await pay({ since: second.nextCursor })).body;
     assert.equal(third.count, 0);
-    assert.deepEqual(third.deltas, []);
+    assert.deepEqual(third.items, []);
     assert.equal(third.nextCursor, second.nextCursor);
 
     const feed = (await (await fetch(rig.service.url + '/v1/newswire?limit=1')).json()) as Json;

@@ -16,7 +16,7 @@ import { buildNewswire, MarketMovementsSource } from '../src/intel/newswire.js';
 import { runChangesSince } from '../src/intel/changes.js';
 import { checkRecord } from '../src/intel/records.js';
 import type { ContentStore, WriteOk } from '../src/intel/store.js';
-import { parseTimestamp } from '../src/intel/time.js';
+import { EPOCH_ISO, parseTimestamp } from '../src/intel/time.js';
 import type { ContentRecord } from '../src/intel/types.js';
 import { itemRecord, openTestStore, TEST_ENTITIES } from './support/intel.js';
 
@@ -57,8 +57,9 @@ describe('cursor chains never skip or repeat (property)', () => {
           // Two feed chains: unfiltered (items table in time order) and filtered
           // by an entity every test item has (tag rows in time order).
           const chains = [
-            { filter: {}, cursor: undefined as string | undefined, seen: new Set<string>() },
-            { filter: { entity: 'x402', type: 'protocol_release' }, cursor: undefined as string | undefined, seen: new Set<string>() },
+            // Polling starts at the epoch: without `since` the feed shows the newest items instead (issue 13).
+            { filter: {}, cursor: EPOCH_ISO as string, seen: new Set<string>() },
+            { filter: { entity: 'x402', type: 'protocol_release' }, cursor: EPOCH_ISO as string, seen: new Set<string>() },
           ];
           const seenChanges: string[] = [];
           let changesCursor: string | undefined;
@@ -83,8 +84,8 @@ describe('cursor chains never skip or repeat (property)', () => {
             return more;
           };
           const pollChanges = async (limit: number) => {
-            const r = await runChangesSince(deps, { cursor: changesCursor, max_items: limit, include_high_resolution: false });
-            for (const d of r.deltas) seenChanges.push(d.changedAt);
+            const r = await runChangesSince(deps, { cursor: changesCursor, maxItems: limit, include_high_resolution: false });
+            for (const d of r.items) seenChanges.push(d.changedAt);
             changesCursor = r.nextCursor;
             return r.truncated;
           };

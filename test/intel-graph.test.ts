@@ -142,7 +142,7 @@ describe('graph, distribution and methodology on the real service', () => {
   test('the newswire is described with its parameters and changes-since with its price (route coverage is test/route-coverage.test.ts)', async () => {
     const doc = await json('/openapi.json');
     const names = doc.paths['/v1/newswire'].get.parameters.map((p: Json) => p.name);
-    assert.deepEqual(names, ['since', 'until', 'limit', 'type', 'topic', 'entity', 'protocol', 'min_tier', 'first_party', 'include_retracted', 'material_only']);
+    assert.deepEqual(names, ['since', 'until', 'event_since', 'limit', 'cursor', 'type', 'topic', 'entity', 'protocol', 'min_tier', 'first_party', 'include_retracted', 'material_only']);
     assert.equal(doc.paths['/v1/intelligence/changes-since'].post['x-payment-info'].amount_atomic, '10000');
   });
 

@@ -46,12 +46,29 @@ describe('GET /v1/newswire on the real service', () => {
     }
   });
 
-  test('default limit is 50; truncation keeps the oldest-updated and the next poll continues exactly there', async () => {
+  test('default: the 50 newest items (issue 13), nextCursor = generatedAt to poll from, olderCursor pages back exactly', async () => {
     const all = (await feed('limit=200')).items as Json[];
-    const byUpdate = [...all].sort((a, b) => (a.lastUpdatedAt < b.lastUpdatedAt ? -1 : 1));
     const first = await feed();
+    assert.equal(schemaErrors(NEWSWIRE_FEED_SCHEMA, first), undefined);
     assert.equal(first.count, 50);
     assert.equal(first.truncated, true);
+    assert.deepEqual(first.items.map((i: Json) => i.eventId), all.slice(0, 50).map((i) => i.eventId), 'the 50 newest, newest eventDate first');
+    assert.equal(first.nextCursor, first.generatedAt);
+    const older = await feed('cursor=' + encodeURIComponent(first.olderCursor));
+    assert.deepEqual(older.items.map((i: Json) => i.eventId), all.slice(50).map((i) => i.eventId), 'the next page continues exactly after the last shown');
+    assert.equal(older.truncated, false);
+    assert.equal(older.olderCursor, null);
+    assert.equal((await get('/v1/newswire?cursor=bm90LWEtY3Vyc29y')).status, 400);
+    assert.equal((await get('/v1/newswire?since=2025-01-01&cursor=' + encodeURIComponent(first.olderCursor))).status, 400);
+  });
+
+  test('polling with since: truncation keeps the oldest-updated and the next poll continues exactly there', async () => {
+    const all = (await feed('limit=200')).items as Json[];
+    const byUpdate = [...all].sort((a, b) => (a.lastUpdatedAt < b.lastUpdatedAt ? -1 : 1));
+    const first = await feed('since=1970-01-01T00:00:00Z');
+    assert.equal(first.count, 50);
+    assert.equal(first.truncated, true);
+    assert.equal(first.olderCursor, null);
     const kept = new Set(first.items.map((i: Json) => i.eventId));
     assert.deepEqual(new Set(byUpdate.slice(0, 50).map((i) => i.eventId)), kept, 'the 50 oldest-updated are kept');
     assert.equal(first.nextCursor, byUpdate[49]!.lastUpdatedAt, 'nextCursor = lastUpdatedAt of the last kept item');
@@ -65,9 +82,9 @@ describe('GET /v1/newswire on the real service', () => {
 
   test('a chain of small polls sees every item exactly once', async () => {
     const seen: string[] = [];
-    let since = '';
+    let since = '1970-01-01T00:00:00Z';
     for (let i = 0; i < 100; i++) {
-      const f = await feed(`limit=7${since ? '&since=' + encodeURIComponent(since) : ''}`);
+      const f = await feed(`limit=7&since=${encodeURIComponent(since)}`);
       seen.push(...f.items.map((x: Json) => x.eventId));
       since = f.nextCursor;
       if (!f.truncated) break;
@@ -165,7 +182,8 @@ describe('GET /v1/newswire on the real service', () => {
     assert.equal(s.paid.network, 'eip155:31337');
     assert.equal(s.paid.payTo, rig.devnet.payTo);
     assert.equal(s.paid.responseSchema.type, 'object');
-    assert.ok(s.paid.responseSchema.properties.deltas);
+    assert.ok(s.paid.responseSchema.properties.items);
+    assert.equal(s.paid.exampleRequest.maxItems, 100);
     assert.match(s.howToPay, /PAYMENT-SIGNATURE/);
     const later = (await (await get('/v1/intelligence/changes-since?cursor=' + encodeURIComponent(s.generatedAt))).json()) as Json;
     assert.deepEqual(later.sample, []);

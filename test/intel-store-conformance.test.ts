@@ -9,7 +9,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { LedgerPaidRevenue } from '../src/intel/ledger-facts.js';
 import { checkRecord } from '../src/intel/records.js';
-import type { ContentStore, WriteOk, WriteResult } from '../src/intel/store.js';
+import type { ChangeKey, ContentStore, WriteOk, WriteResult } from '../src/intel/store.js';
 import { parseTimestamp } from '../src/intel/time.js';
 import type { ContentRecord } from '../src/intel/types.js';
 import { pgConfigured, PG_SKIP_REASON } from './support/pg.js';
@@ -84,7 +84,7 @@ for (const [name, kind, skip] of suites) {
       assert.deepEqual(versions.map((v) => [v.version, v.changeKind, v.material]), [[1, 'NEW', true], [2, 'COSMETIC', false], [3, 'UPDATED', true]]);
       assert.deepEqual(versions[2]!.changedFields, ['headline']);
       assert.equal(versions[0]!.item.headline, rec.headline, 'history keeps the first version as it was');
-      const changes = (await t.store.changesSince(parseTimestamp(created.item!.lastUpdatedAt)! - 1, 100)).changes.filter((c) => c.stored.item.eventId === rec.eventId);
+      const changes = (await t.store.changesSince({ after: { us: parseTimestamp(created.item!.lastUpdatedAt)! - 1 }, maxItems: 100 })).changes.filter((c) => c.stored.item.eventId === rec.eventId);
       assert.deepEqual(changes.map((c) => c.change), ['NEW', 'UPDATED'], 'the cosmetic version is not a change');
     });
 
@@ -118,10 +118,10 @@ for (const [name, kind, skip] of suites) {
       const before = held.updatedUs! - 1;
       const q = await t.store.queryItems({ sinceUs: before, limit: 200, includeRetracted: true, materialOnly: false });
       assert.equal(q.items.some((i) => i.eventId === rec.eventId), false);
-      assert.equal((await t.store.changesSince(before, 100)).changes.some((c) => c.stored.item.eventId === rec.eventId), false);
+      assert.equal((await t.store.changesSince({ after: { us: before }, maxItems: 100 })).changes.some((c) => c.stored.item.eventId === rec.eventId), false);
       const published = ok(await put(t.store, { ...rec, evidenceTier: 'TIER_C', sources: [...(rec.sources as object[]), { url: 'https://example.org/forum/2', sourceType: 'public_forum' }] }));
       assert.equal(published.state, 'PUBLISHED');
-      const ch = (await t.store.changesSince(before, 100)).changes.filter((c) => c.stored.item.eventId === rec.eventId);
+      const ch = (await t.store.changesSince({ after: { us: before }, maxItems: 100 })).changes.filter((c) => c.stored.item.eventId === rec.eventId);
       assert.deepEqual(ch.map((c) => c.change), ['NEW']);
       const down = await put(t.store, { ...rec, evidenceTier: 'TIER_D' });
       assert.equal(down.ok, false);
@@ -157,7 +157,7 @@ for (const [name, kind, skip] of suites) {
       if (!bad.ok) assert.equal(bad.rejection.code, 'unknown_reference');
       const corr = ok(await put(t.store, itemRecord({ correctionOf: orig.eventId })));
       assert.equal(corr.item!.correctionOf, orig.eventId);
-      const ch = (await t.store.changesSince(corr.updatedUs! - 1, 10)).changes;
+      const ch = (await t.store.changesSince({ after: { us: corr.updatedUs! - 1 }, maxItems: 10 })).changes;
       assert.equal(ch[0]!.change, 'CORRECTED');
       assert.equal((await t.store.getItem(orig.eventId as string))!.stored.item.version, 1, 'the original is untouched');
     });
@@ -261,13 +261,13 @@ for (const [name, kind, skip] of suites) {
           if (w === 0) expected.push(ok(await c.store.retract(id, 'test retraction')).updatedUs!);
         });
         const seen: number[] = [];
-        let cursor = 0;
+        let cursor: ChangeKey = { us: 0 };
         const poller = (async () => {
           for (;;) {
             const stillWriting = writing;
-            const page = await c.store.changesSince(cursor, 4);
+            const page = await c.store.changesSince({ after: cursor, maxItems: 4 });
             for (const ch of page.changes) seen.push(ch.changedUs);
-            cursor = page.truncated ? page.changes[page.changes.length - 1]!.changedUs : page.watermarkUs;
+            cursor = page.truncated ? page.changes[page.changes.length - 1]!.key : { us: page.watermarkUs };
             if (!stillWriting && !page.truncated) return;
           }
         })();

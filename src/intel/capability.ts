@@ -7,6 +7,8 @@ import type { Capability } from '../catalog/capability.js';
 import {
   CHANGES_SINCE_PATH,
   CHANGES_SINCE_PRICE_ATOMIC,
+  CHANGES_SINCE_PRODUCT,
+  CHANGES_SINCE_SCHEMA,
   checkChangesSinceInput,
   runChangesSince,
   type ChangesDeps,
@@ -21,23 +23,27 @@ import { changesSinceRouting } from './changes-since-routing.js';
 export const CHANGES_SINCE_ID = 'intelligence-changes-since';
 
 export const CHANGES_SINCE_DESCRIPTION =
-  'Material changes to the machine-economy newswire after a cursor: each delta is NEW, UPDATED, CORRECTED or RETRACTED, oldest first, with nextCursor for the next poll (every change appears exactly once along a cursor chain). ' +
+  'Material changes to the machine-economy newswire after a cursor: each delta (in items) is NEW, UPDATED, CORRECTED or RETRACTED, oldest first, with nextCursor for the next poll (every change appears exactly once along a cursor chain). ' +
+  'Material means items that report a concrete change (releases, launches, listings, standards, company moves); signals, analysis seeds, digests and snapshots are left out. ' +
+  'cursor: an ISO 8601 store time or the nextCursor of the previous call; maxItems bounds the answer; event_since keeps only events that happened on or after a date. ' +
   'include_high_resolution=true adds the full evidence of each delta (all source URLs and types, what each source supports, corroboration count, evidence note, changed fields). ' +
   'Reads only content the operator imported; no network fetches, no model calls. An empty result is a valid answer.';
 
 /** An example with no changes after the cursor: what a caught-up poller receives. */
 const EMPTY_EXAMPLE_OUTPUT: ChangesSinceResponse = {
+  product: CHANGES_SINCE_PRODUCT,
+  schema: CHANGES_SINCE_SCHEMA,
   schemaVersion: NEWSWIRE_SCHEMA_VERSION,
-  cursor: '2026-11-22T08:09:02.123456Z',
-  nextCursor: '2026-11-22T08:09:02.123456Z',
+  since: '2026-11-22T08:09:02.123456Z',
+  generatedAt: '2026-11-22T08:09:02.123456Z',
   count: 0,
   truncated: false,
-  generatedAt: '2026-11-22T08:09:02.123456Z',
-  highResolution: false,
+  nextCursor: '2026-11-22T08:09:02.123456Z',
   priceAtomic: CHANGES_SINCE_PRICE_ATOMIC,
-  deltas: [],
-  marketMovements: zeroMovements([NO_CENSUS_SENTENCE]),
+  highResolution: false,
   usageRights: USAGE_RIGHTS,
+  marketMovements: zeroMovements([NO_CENSUS_SENTENCE]),
+  items: [],
 };
 
 export function changesSinceCapability(deps: ChangesDeps): Capability<ChangesSinceInput, ChangesSinceResponse, Promise<ChangesSinceResponse>> {
@@ -53,7 +59,7 @@ export function changesSinceCapability(deps: ChangesDeps): Capability<ChangesSin
     examples: [
       {
         summary: 'A caught-up poller: nothing changed after the cursor, so nextCursor is the current watermark',
-        input: { cursor: '2026-11-22T08:09:02.123456Z', include_high_resolution: false, max_items: 100 },
+        input: { cursor: '2026-11-22T08:09:02.123456Z', include_high_resolution: false, maxItems: 100 },
         output: EMPTY_EXAMPLE_OUTPUT,
       },
     ],

@@ -17,6 +17,7 @@ import { graphRoutes } from './api/graph-routes.js';
 import { changesSinceCapability } from './capability.js';
 import { SURFACE_KINDS, type SelfSurface } from './distribution.js';
 import { pageRoutes } from './pages.js';
+import { startServiceCollectors, type CollectorSchedule } from './collectors/runner.js';
 import { runtimeFor, type IntelRuntime } from './runtime.js';
 import { loadStarterCorpus } from './starter.js';
 
@@ -34,12 +35,12 @@ function ownSurfaces(presence: ModuleContext['presence']): SelfSurface[] {
 
 /** Every free route of the module, in the order OpenAPI lists them. */
 function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
-  const feed = { store: rt.store, movements: rt.movements, revenue: rt.revenue, operatorWallets: ctx.config.operatorWallets };
+  const feed = { store: rt.store, movements: rt.movements, revenue: rt.revenue, operatorWallets: ctx.config.operatorWallets, feedCache: rt.feedCache };
   const adminToken = ctx.config.adminToken;
   return [
     newswireRoute(feed),
     changesSinceSampleRoute({ ...feed, catalog: ctx.catalog, payment: ctx.payment }),
-    ...graphRoutes(rt.store),
+    ...graphRoutes(rt.store, rt.feedCache),
     distributionRoute({ store: rt.store, surfaces: ownSurfaces(ctx.presence), publicBaseUrl: ctx.publicBaseUrl, now: ctx.now }),
     ...(adminToken ? adminRoutes({ store: rt.store, adminToken, now: ctx.now, movements: rt.movements }) : []),
     ...pageRoutes(feed),
@@ -47,6 +48,8 @@ function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
 }
 
 export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule {
+  // Collector schedules this module started (INTEL_COLLECT_INTERVAL), stopped with the service.
+  const schedules = new Set<CollectorSchedule>();
   return {
     name: 'intelligence',
     surfaces: [
@@ -63,7 +66,21 @@ export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule 
         if (outcome.loaded) init.log.info({ created: outcome.report.created }, 'intelligence: starter corpus loaded');
         else init.log.info({ reason: outcome.reason }, 'intelligence: starter corpus not loaded');
       }
+      const schedule = startServiceCollectors(rt.store, {
+        intel: init.config.intel,
+        rail: { network: init.payment.network, asset: init.payment.asset.address },
+        operatorWallets: init.config.operatorWallets,
+        now: init.now,
+        log: init.log,
+      });
+      if (schedule) schedules.add(schedule);
       return [changesSinceCapability(rt)];
+    },
+    /** Stops the collector schedules (waiting for a run in flight) before the database closes. */
+    async stop() {
+      const all = [...schedules];
+      schedules.clear();
+      await Promise.all(all.map((s) => s.stop()));
     },
     freeRoutes(ctx: ModuleContext): FreeRoute[] {
       return intelFreeRoutes(ctx, runtimeFor(ctx));

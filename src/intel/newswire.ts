@@ -1,20 +1,29 @@
 /**
- * The newswire feed (`GET /v1/newswire`): current published items whose
- * lastUpdatedAt falls in (since, min(until, watermark)], newest eventDate
- * first, with market movements and this service's independent revenue.
+ * The newswire feed (`GET /v1/newswire`): current published items, newest
+ * eventDate first, with market movements and this service's independent
+ * revenue. Two ways to read it:
  *
- * Cursor rule: when more items match than `limit`, the oldest-updated ones
- * are kept, `truncated` is true and `nextCursor` is the lastUpdatedAt of the
- * last kept item; the next poll with since=nextCursor continues exactly there.
- * Otherwise `nextCursor` equals `generatedAt`, the watermark the query was
- * bounded by. Because lastUpdatedAt is unique and every write commits in
- * timestamp order, a chain of polls never skips or repeats an item version.
+ * - Latest (no `since`): the `limit` newest items (newest eventDate, then
+ *   newest lastUpdatedAt) stored up to min(until, watermark). `truncated`
+ *   says older items exist; `olderCursor` pages back through them (an opaque
+ *   keyset, exact across items that share an eventDate). `nextCursor` is
+ *   generatedAt: poll from there with `since`.
+ * - Polling (`since`): items whose lastUpdatedAt falls in
+ *   (since, min(until, watermark)]. When more match than `limit`, the
+ *   oldest-updated ones are kept, `truncated` is true and `nextCursor` is the
+ *   lastUpdatedAt of the last kept item; the next poll with since=nextCursor
+ *   continues exactly there. Otherwise `nextCursor` equals `generatedAt`.
+ *   Because lastUpdatedAt is unique and every write commits in timestamp
+ *   order, a chain of polls never skips or repeats an item version.
+ *
+ * `since` is store time ("stored since": when the item last changed here);
+ * `event_since` filters by when the event happened (eventDate, day precision).
  */
 import { computeMovements, NO_CENSUS_SENTENCE, zeroMovements } from './census.js';
-import type { QueryValues } from './http.js';
+import { decodePageCursor, encodePageCursor, type QueryValues } from './http.js';
 import type { PaidRevenueSource } from './ledger-facts.js';
 import type { ContentStore } from './store/contract.js';
-import { EPOCH_ISO, formatMicros, parseTimestamp } from './time.js';
+import { EPOCH_ISO, formatMicros, isCalendarDate, parseTimestamp, utcDate } from './time.js';
 import { tierRank, type EvidenceTier } from './tiers.js';
 import {
   NEWSWIRE_PRODUCT,
@@ -34,11 +43,32 @@ export interface NewswireFeed {
   nextCursor: string;
   count: number;
   truncated: boolean;
+  /** Latest mode: the cursor of the next (older) page; null when there is none or when polling. */
+  olderCursor: string | null;
   materialOnly: boolean;
   marketMovements: MarketMovements;
   items: NewswireItem[];
   usageRights: string;
   independentRevenueUsd: number;
+}
+
+/** An older-page cursor: the (eventDate, lastUpdatedAt) keyset of the last item shown. */
+export function encodeOlderCursor(it: Pick<NewswireItem, 'eventDate' | 'lastUpdatedAt'>): string {
+  return encodePageCursor([it.eventDate, it.lastUpdatedAt]);
+}
+
+export function decodeOlderCursor(text: string): { date: string; us: number } | undefined {
+  const parts = decodePageCursor(text, 2);
+  if (!parts || !isCalendarDate(parts[0]!)) return undefined;
+  const us = parseTimestamp(parts[1]!);
+  return us === undefined ? undefined : { date: parts[0]!, us };
+}
+
+/** `event_since` as the calendar date eventDate is compared with (eventDate has day precision). */
+export function eventSinceDateOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const us = parseTimestamp(text);
+  return us === undefined ? undefined : utcDate(Math.floor(us / 1000));
 }
 
 /** A cursor or `since` as store microseconds; anything before the epoch reads as the epoch. */
@@ -91,12 +121,17 @@ export interface NewswireDeps {
 }
 
 export async function buildNewswire(deps: NewswireDeps, q: QueryValues): Promise<NewswireFeed> {
+  const polling = q.since !== undefined;
   const sinceUs = cursorMicros(q.since as string | undefined);
   const untilUs = q.until === undefined ? undefined : cursorMicros(q.until as string);
   const materialOnly = q.material_only === true;
+  const before = !polling && q.cursor !== undefined ? decodeOlderCursor(q.cursor as string) : undefined;
   const page = await deps.store.queryItems({
+    order: polling ? 'since' : 'newest',
     sinceUs,
     untilUs,
+    before,
+    eventSinceDate: eventSinceDateOf(q.event_since as string | undefined),
     limit: (q.limit as number | undefined) ?? 50,
     type: q.type as ItemType | undefined,
     topic: q.topic as string | undefined,
@@ -108,19 +143,21 @@ export async function buildNewswire(deps: NewswireDeps, q: QueryValues): Promise
     materialOnly,
   });
   const generatedAt = formatMicros(page.upperUs);
-  const nextCursor = page.truncated ? page.items[page.items.length - 1]!.lastUpdatedAt : generatedAt;
+  const last = page.items[page.items.length - 1];
+  const nextCursor = polling && page.truncated ? last!.lastUpdatedAt : generatedAt;
   const [marketMovements, revenue] = await Promise.all([deps.movements.current(), deps.revenue.paidRevenue(deps.operatorWallets)]);
   return {
     schemaVersion: NEWSWIRE_SCHEMA_VERSION,
     product: NEWSWIRE_PRODUCT,
-    since: q.since === undefined ? EPOCH_ISO : formatMicros(sinceUs),
+    since: polling ? formatMicros(sinceUs) : EPOCH_ISO,
     generatedAt,
     nextCursor,
     count: page.items.length,
     truncated: page.truncated,
+    olderCursor: !polling && page.truncated && last ? encodeOlderCursor(last) : null,
     materialOnly,
     marketMovements,
-    items: [...page.items].sort(byEventDateDesc),
+    items: polling ? [...page.items].sort(byEventDateDesc) : page.items,
     usageRights: USAGE_RIGHTS,
     independentRevenueUsd: atomicToUsd(revenue.atomic),
   };

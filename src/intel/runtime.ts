@@ -4,6 +4,7 @@
  * services in one process (tests) never share a store.
  */
 import type { SqlDriver } from '../store/sql-driver.js';
+import { FeedCache } from './api/feed-cache.js';
 import { LedgerPaidRevenue, type PaidRevenueSource } from './ledger-facts.js';
 import { MarketMovementsSource } from './newswire.js';
 import { SqlContentStore } from './store.js';
@@ -14,6 +15,8 @@ export interface IntelRuntime {
   store: ContentStore;
   movements: MarketMovementsSource;
   revenue: PaidRevenueSource;
+  /** Encoded bytes of the free feeds by (route, query, content generation). */
+  feedCache: FeedCache;
 }
 
 const runtimes = new WeakMap<SqlDriver, IntelRuntime>();
@@ -22,7 +25,7 @@ export function runtimeFor(init: { db: SqlDriver; ledger: Ledger; now: () => num
   let rt = runtimes.get(init.db);
   if (!rt) {
     const store = new SqlContentStore(init.db, init.now);
-    rt = { store, movements: new MarketMovementsSource(store), revenue: new LedgerPaidRevenue(init.ledger) };
+    rt = { store, movements: new MarketMovementsSource(store), revenue: new LedgerPaidRevenue(init.ledger), feedCache: new FeedCache() };
     runtimes.set(init.db, rt);
   }
   return rt;

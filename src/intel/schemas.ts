@@ -85,18 +85,22 @@ export const NEWSWIRE_ITEM_SCHEMA: JsonSchema = {
 export const NEWSWIRE_FEED_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['schemaVersion', 'product', 'since', 'generatedAt', 'nextCursor', 'count', 'truncated', 'materialOnly', 'marketMovements', 'items', 'usageRights', 'independentRevenueUsd'],
+  required: ['schemaVersion', 'product', 'since', 'generatedAt', 'nextCursor', 'count', 'truncated', 'olderCursor', 'materialOnly', 'marketMovements', 'items', 'usageRights', 'independentRevenueUsd'],
   properties: {
     schemaVersion: { type: 'string' },
     product: { type: 'string' },
-    since: { ...STORE_TIMESTAMP, description: 'Lower bound (exclusive) of lastUpdatedAt; the epoch when not given.' },
+    since: { ...STORE_TIMESTAMP, description: 'Lower bound (exclusive) of lastUpdatedAt (store time: when the item last changed here, not when its event happened); the epoch when not given.' },
     generatedAt: {
       ...STORE_TIMESTAMP,
       description: 'The store time up to which this response is complete: the content watermark (or `until`, if earlier). It moves only when content changes, so unchanged content gives a byte-identical response and the same ETag.',
     },
-    nextCursor: { ...STORE_TIMESTAMP, description: 'Pass as `since` on the next poll. Equals generatedAt in a full response; the lastUpdatedAt of the last kept item when truncated.' },
+    nextCursor: {
+      ...STORE_TIMESTAMP,
+      description: 'Pass as `since` on the next poll. Equals generatedAt, except when polling (`since` given) and truncated: then the lastUpdatedAt of the last kept item.',
+    },
     count: int('Number of items.', { minimum: 0 }),
-    truncated: bool('More items matched than `limit`; the oldest-updated ones were kept.'),
+    truncated: bool('More items matched than `limit`. Without `since`: the newest were kept and older ones exist (see olderCursor). With `since`: the oldest-updated were kept.'),
+    olderCursor: { type: ['string', 'null'], description: 'Without `since`, when truncated: pass as `cursor` for the next older page (newest first, exact across items with the same eventDate). Otherwise null.' },
     materialOnly: bool('Echo of material_only.'),
     marketMovements: MARKET_MOVEMENTS_SCHEMA,
     items: { type: 'array', items: NEWSWIRE_ITEM_SCHEMA, description: 'Newest eventDate first.' },
@@ -167,51 +171,73 @@ export const HIGH_RESOLUTION_DELTA_SCHEMA: JsonSchema = {
   properties: { ...DELTA_PROPERTIES, ...HIGH_RESOLUTION_PROPERTIES },
 };
 
+const CHANGE_CURSOR: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 640,
+  description:
+    'Where to start: an ISO 8601 timestamp (changes stored strictly after it) or the nextCursor of your previous call, as it was given (an opaque `c1.…` cursor resumes exactly after the last delta you received). Omit to start from the beginning.',
+};
+const MAX_ITEMS_RANGE: JsonSchema = { type: 'integer', minimum: 1, maximum: 500 };
+
 export const CHANGES_SINCE_INPUT_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    cursor: { type: 'string', format: 'date-time', description: 'Return changes strictly after this store time (the nextCursor of your previous call). Omit to start from the beginning.' },
-    since: { type: 'string', format: 'date-time', description: 'Alias of cursor; when both are sent they must be equal.' },
+    cursor: CHANGE_CURSOR,
+    since: { ...CHANGE_CURSOR, description: 'Alias of cursor (store time: when the change was stored, not when the event happened); when both are sent they must be equal.' },
+    event_since: {
+      type: 'string',
+      anyOf: [{ format: 'date-time' }, { format: 'date' }],
+      description: 'Only changes of items whose event happened on or after this calendar date (UTC; eventDate has day precision). Filters; the cursor still orders and resumes by store time.',
+    },
     include_high_resolution: {
       type: 'boolean',
       default: false,
       description: 'false: compact deltas. true: each delta also carries the full evidence — every source URL and type, per-source support notes and dates, corroborationCount, the evidence note, whyItMatters, changedFields and timestamps. Same price.',
     },
-    max_items: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: 'Most deltas to return; the oldest changes after the cursor are kept.' },
+    // No `default` keyword: validation fills defaults in, and a filled-in maxItems would conflict with a sent max_items.
+    maxItems: { ...MAX_ITEMS_RANGE, description: 'Most deltas to return (default 100); the oldest changes after the cursor are kept.' },
+    max_items: { ...MAX_ITEMS_RANGE, description: 'Alias of maxItems (kept for callers of the first version); when both are sent they must be equal.' },
   },
 };
 
 export const CHANGES_SINCE_OUTPUT_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['schemaVersion', 'cursor', 'nextCursor', 'count', 'truncated', 'generatedAt', 'highResolution', 'priceAtomic', 'deltas', 'marketMovements', 'usageRights'],
+  required: ['product', 'schema', 'schemaVersion', 'since', 'generatedAt', 'count', 'truncated', 'nextCursor', 'priceAtomic', 'highResolution', 'usageRights', 'marketMovements', 'items'],
   properties: {
+    product: { type: 'string', const: 'machine-economy-changes-since' },
+    schema: { type: 'string', description: 'Name of this answer’s shape (this schema); schemaVersion versions the deltas.' },
     schemaVersion: { type: 'string' },
-    cursor: { ...STORE_TIMESTAMP, description: 'The cursor this answer starts after (normalized).' },
-    nextCursor: { ...STORE_TIMESTAMP, description: 'Send as cursor on the next call. changedAt of the last delta when truncated; otherwise generatedAt.' },
-    count: { type: 'integer', minimum: 0 },
-    truncated: { type: 'boolean' },
+    since: { ...STORE_TIMESTAMP, description: 'The store time this answer starts after (the cursor’s instant, normalized).' },
     generatedAt: { ...STORE_TIMESTAMP, description: 'The content watermark this answer is complete up to.' },
-    highResolution: { type: 'boolean' },
+    count: { type: 'integer', minimum: 0 },
+    truncated: { type: 'boolean', description: 'More deltas follow; call again with nextCursor.' },
+    nextCursor: {
+      type: 'string',
+      description: 'Send as cursor on the next call, unchanged. When truncated: an opaque cursor (`c1.…`) naming the last delta’s exact position, so the next call resumes right after it even among changes stored at the same instant. Otherwise: generatedAt.',
+    },
     priceAtomic: { type: 'string', pattern: '^[0-9]+$' },
-    deltas: {
+    highResolution: { type: 'boolean' },
+    usageRights: { type: 'string' },
+    marketMovements: MARKET_MOVEMENTS_SCHEMA,
+    items: {
       type: 'array',
-      description: 'Material changes after the cursor, oldest change first; each change appears in exactly one answer of a cursor chain. Empty is a valid answer.',
+      description:
+        'Material changes after the cursor, oldest change first; each change appears in exactly one answer of a cursor chain. Material: changes of items that report a concrete change (the types material_only keeps on the newswire); signals, analysis seeds, digests and snapshots are left out. Empty is a valid answer.',
       items: { anyOf: [COMPACT_DELTA_SCHEMA, HIGH_RESOLUTION_DELTA_SCHEMA] },
     },
-    marketMovements: MARKET_MOVEMENTS_SCHEMA,
-    usageRights: { type: 'string' },
   },
 };
 
 export const CHANGES_SINCE_SAMPLE_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['schemaVersion', 'cursor', 'generatedAt', 'sample', 'moreAvailable', 'paid', 'howToPay', 'usageRights'],
+  required: ['schemaVersion', 'since', 'generatedAt', 'sample', 'moreAvailable', 'paid', 'howToPay', 'usageRights'],
   properties: {
     schemaVersion: { type: 'string' },
-    cursor: STORE_TIMESTAMP,
+    since: { ...STORE_TIMESTAMP, description: 'The store time the sample starts after (the cursor’s instant).' },
     generatedAt: STORE_TIMESTAMP,
     sample: { type: 'array', maxItems: 3, items: COMPACT_DELTA_SCHEMA, description: 'The first (at most 3) compact deltas the paid call would return for this cursor.' },
     moreAvailable: bool('The paid call would return more than the sample.'),

@@ -8,7 +8,7 @@
 import type { SqlDriver } from '../store/sql-driver.js';
 import { CensusStore } from './store/census.js';
 import { ContentClock } from './store/clock.js';
-import type { ContentStore, EntityQuery, EventQuery, ItemQuery, RelationshipQuery, WriteResult } from './store/contract.js';
+import type { ChangeQuery, ContentStore, EntityQuery, EventQuery, ItemQuery, RelationshipQuery, WriteResult } from './store/contract.js';
 import { GraphQueries } from './store/graph-queries.js';
 import { GraphWrites } from './store/graph-writes.js';
 import { ItemQueries } from './store/item-queries.js';
@@ -37,13 +37,17 @@ export class SqlContentStore implements ContentStore {
     this.items = new ItemQueries(db, this.clock);
     this.graphWrites = new GraphWrites(db, this.clock, now);
     this.graph = new GraphQueries(db, this.clock);
-    this.census = new CensusStore(db, now);
+    this.census = new CensusStore(db, this.clock, now);
     this.listingStore = new ListingStore(db, this.clock, now);
     this.meta = new MetaStore(db, now);
   }
 
   watermark() {
     return this.clock.watermark();
+  }
+
+  generation() {
+    return this.clock.generation();
   }
 
   apply(record: ContentRecord): Promise<WriteResult> {
@@ -104,8 +108,8 @@ export class SqlContentStore implements ContentStore {
   queryItems(q: ItemQuery) {
     return this.items.queryItems(q);
   }
-  changesSince(cursorUs: number, maxItems: number) {
-    return this.items.changesSince(cursorUs, maxItems);
+  changesSince(q: ChangeQuery) {
+    return this.items.changesSince(q);
   }
 
   // ---- graph ----

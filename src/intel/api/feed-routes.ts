@@ -9,12 +9,12 @@ import type { Capability } from '../../catalog/capability.js';
 import type { PaymentConfig } from '../../config.js';
 import type { FreeRoute } from '../../module.js';
 import { CHANGES_SINCE_ID } from '../capability.js';
-import { CHANGES_SINCE_PATH, CHANGES_SINCE_PRICE_ATOMIC, runChangesSince, type CompactDelta } from '../changes.js';
-import { badQuery, errorResponse, jsonWithEtag, parseQuery } from '../http.js';
-import { buildNewswire, cursorMicros, type NewswireDeps } from '../newswire.js';
+import { CHANGES_SINCE_PATH, CHANGES_SINCE_PRICE_ATOMIC, checkChangesSinceInput, runChangesSince, type CompactDelta } from '../changes.js';
+import { badQuery, errorResponse, parseQuery, type QueryValues } from '../http.js';
+import { buildNewswire, decodeOlderCursor, type NewswireDeps } from '../newswire.js';
 import { CHANGES_SINCE_INPUT_SCHEMA, CHANGES_SINCE_OUTPUT_SCHEMA, CHANGES_SINCE_SAMPLE_SCHEMA, NEWSWIRE_FEED_SCHEMA } from '../schemas.js';
-import { formatMicros } from '../time.js';
 import { NEWSWIRE_SCHEMA_VERSION, USAGE_RIGHTS } from '../types.js';
+import { normalizedQuery, type FeedCache } from './feed-cache.js';
 import { badRequest, notModified, operation, queryArgsSchema, toQuery } from './operation.js';
 import { QUERY_PARAMETERS } from './query-parameters.js';
 
@@ -23,12 +23,35 @@ export const NEWSWIRE_PATH = '/v1/newswire';
 const HOW_TO_PAY =
   'POST the JSON body to the path. Without payment the answer is 402 with a PAYMENT-REQUIRED header (x402 v2, scheme exact): base64-decode it, sign accepts[0] as an EIP-3009 transferWithAuthorization, and repeat the same request with the PAYMENT-SIGNATURE header. Any x402 v2 client (e.g. @x402/fetch) does this for you. Keep nextCursor from each answer and send it as cursor next time.';
 
-export interface FeedRouteDeps extends NewswireDeps {
+export interface CachedFeedDeps extends NewswireDeps {
+  feedCache: FeedCache;
+}
+
+export interface FeedRouteDeps extends CachedFeedDeps {
   catalog: readonly Capability[];
   payment: PaymentConfig;
 }
 
-export function newswireRoute(deps: NewswireDeps): FreeRoute {
+/** Problems the parameter declarations cannot express. */
+function newswireQueryProblem(c: Context, q: QueryValues): Response | undefined {
+  if (q.cursor === undefined) return undefined;
+  if (q.since !== undefined) {
+    return errorResponse(c, 'invalid_parameter', 'cursor pages back through the newest items; it does not combine with since (polling).', [{ path: 'query:cursor', rule: 'conflict', message: 'not with since' }]);
+  }
+  if (!decodeOlderCursor(q.cursor as string)) return errorResponse(c, 'invalid_cursor', 'The cursor is not an olderCursor this service issued.', [{ path: 'query:cursor', rule: 'cursor' }]);
+  return undefined;
+}
+
+/**
+ * The newswire's bytes depend on the content (the generation) and on the
+ * independent revenue figure (settlements); both are in the version.
+ */
+export async function newswireResponse(c: Context, deps: CachedFeedDeps, route: string, q: QueryValues, render: (q: QueryValues) => Promise<unknown>): Promise<Response> {
+  const [generation, revenue] = await Promise.all([deps.store.generation(), deps.revenue.paidRevenue(deps.operatorWallets)]);
+  return deps.feedCache.serve(c, `${route}?${normalizedQuery(q)}`, `${generation}:${revenue.atomic}`, () => render(q));
+}
+
+export function newswireRoute(deps: CachedFeedDeps): FreeRoute {
   return {
     method: 'GET',
     path: NEWSWIRE_PATH,
@@ -41,7 +64,9 @@ export function newswireRoute(deps: NewswireDeps): FreeRoute {
     async handle(c) {
       const q = parseQuery(QUERY_PARAMETERS.newswire, new URL(c.req.url));
       if (!q.ok) return badQuery(c, q);
-      return jsonWithEtag(c, await buildNewswire(deps, q.values));
+      const problem = newswireQueryProblem(c, q.values);
+      if (problem) return problem;
+      return newswireResponse(c, deps, NEWSWIRE_PATH, q.values, (v) => buildNewswire(deps, v));
     },
     mcpTool: {
       name: 'newswire',
@@ -54,20 +79,15 @@ export function newswireRoute(deps: NewswireDeps): FreeRoute {
 }
 
 /** Up to 3 compact deltas the paid call would return, with its schemas, price and how to pay. */
-async function changesSinceSample(c: Context, deps: FeedRouteDeps): Promise<Response> {
-  const q = parseQuery(QUERY_PARAMETERS.changesSinceSample, new URL(c.req.url));
-  if (!q.ok) return badQuery(c, q);
-  const cursor = (q.values.cursor ?? q.values.since) as string | undefined;
-  if (q.values.cursor !== undefined && q.values.since !== undefined && cursorMicros(q.values.cursor as string) !== cursorMicros(q.values.since as string)) {
-    return errorResponse(c, 'invalid_parameter', 'cursor and since are aliases; send one.', [{ path: 'query:since', rule: 'alias-conflict', message: 'differs from cursor' }]);
-  }
-  const paid = await runChangesSince(deps, { cursor: cursor === undefined ? undefined : formatMicros(cursorMicros(cursor)), include_high_resolution: false, max_items: 3 });
+async function changesSampleBody(deps: FeedRouteDeps, q: QueryValues): Promise<unknown> {
+  const cursor = (q.cursor ?? q.since) as string | undefined;
+  const paid = await runChangesSince(deps, { cursor, event_since: q.event_since as string | undefined, include_high_resolution: false, maxItems: 3 });
   const cap = deps.catalog.find((k) => k.id === CHANGES_SINCE_ID);
-  return jsonWithEtag(c, {
+  return {
     schemaVersion: NEWSWIRE_SCHEMA_VERSION,
-    cursor: paid.cursor,
+    since: paid.since,
     generatedAt: paid.generatedAt,
-    sample: paid.deltas as CompactDelta[],
+    sample: paid.items as CompactDelta[],
     moreAvailable: paid.truncated,
     paid: {
       method: 'POST',
@@ -77,13 +97,30 @@ async function changesSinceSample(c: Context, deps: FeedRouteDeps): Promise<Resp
       network: deps.payment.network,
       asset: deps.payment.asset.address,
       payTo: deps.payment.payTo,
-      exampleRequest: { cursor: paid.cursor, include_high_resolution: false, max_items: 100 },
+      exampleRequest: { cursor: cursor ?? paid.since, include_high_resolution: false, maxItems: 100 },
       requestSchema: cap?.inputSchema ?? CHANGES_SINCE_INPUT_SCHEMA,
       responseSchema: cap?.outputSchema ?? CHANGES_SINCE_OUTPUT_SCHEMA,
     },
     howToPay: HOW_TO_PAY,
     usageRights: USAGE_RIGHTS,
-  });
+  };
+}
+
+async function changesSinceSample(c: Context, deps: FeedRouteDeps): Promise<Response> {
+  const q = parseQuery(QUERY_PARAMETERS.changesSinceSample, new URL(c.req.url));
+  if (!q.ok) return badQuery(c, q);
+  // The same rules as the paid body (cursor or opaque cursor, alias agreement).
+  const problem = checkChangesSinceInput({ cursor: q.values.cursor as string | undefined, since: q.values.since as string | undefined, event_since: q.values.event_since as string | undefined });
+  if (problem) {
+    return errorResponse(
+      c,
+      'invalid_parameter',
+      problem.message,
+      (problem.details ?? []).map((d) => ({ ...d, path: `query:${d.path.slice(1)}` })),
+    );
+  }
+  // Only the content is shown (no revenue): the generation is the whole version.
+  return deps.feedCache.serve(c, `${CHANGES_SINCE_PATH}?${normalizedQuery(q.values)}`, await deps.store.generation(), () => changesSampleBody(deps, q.values));
 }
 
 export function changesSinceSampleRoute(deps: FeedRouteDeps): FreeRoute {

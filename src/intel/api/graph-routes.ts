@@ -1,7 +1,9 @@
 /**
  * The entity graph's free routes: the dataset summary and its paged
  * collections (entities and relationships by id, events newest first) and
- * one entity with its neighbourhood. Page cursors are opaque keysets.
+ * one entity with its neighbourhood. Page cursors are opaque keysets. The
+ * summary and the collections are served from the feed cache (feed-cache.ts)
+ * by (path, normalized query, content generation).
  */
 import type { Context } from 'hono';
 import type { FreeRoute } from '../../module.js';
@@ -12,6 +14,7 @@ import { ENTITY_ID } from '../schema-parts.js';
 import type { ContentStore } from '../store/contract.js';
 import { formatMicros } from '../time.js';
 import type { EntityType, ItemType, RelationshipType } from '../types.js';
+import { normalizedQuery, type FeedCache } from './feed-cache.js';
 import { ENTITY_DETAIL_SCHEMA, ENTITY_PAGE_SCHEMA, EVENT_PAGE_SCHEMA, GRAPH_SUMMARY_SCHEMA, RELATIONSHIP_PAGE_SCHEMA } from './graph-schemas.js';
 import { badRequest, noArgs, notFound, notModified, operation, queryArgsSchema, toQuery } from './operation.js';
 import { QUERY_PARAMETERS } from './query-parameters.js';
@@ -36,20 +39,27 @@ function invalidCursor(c: Context): Response {
   return errorResponse(c, 'invalid_cursor', 'The cursor is not one this service issued for this collection.', [{ path: 'query:cursor', rule: 'cursor' }]);
 }
 
-async function summary(c: Context, store: ContentStore): Promise<Response> {
-  const q = parseQuery([], new URL(c.req.url));
-  if (!q.ok) return badQuery(c, q);
-  return jsonWithEtag(c, await buildGraphSummary(store));
+/** Bytes of a graph answer: they change only with the content generation. */
+async function cached(c: Context, store: ContentStore, cache: FeedCache, q: QueryValues, build: () => Promise<unknown>): Promise<Response> {
+  return cache.serve(c, `${c.req.path}?${normalizedQuery(q)}`, await store.generation(), build);
 }
 
-async function entities(c: Context, store: ContentStore): Promise<Response> {
+async function summary(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
+  const q = parseQuery([], new URL(c.req.url));
+  if (!q.ok) return badQuery(c, q);
+  return cached(c, store, cache, q.values, () => buildGraphSummary(store));
+}
+
+async function entities(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
   const q = parseQuery(QUERY_PARAMETERS.graphEntities, new URL(c.req.url));
   if (!q.ok) return badQuery(c, q);
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 1);
   if (q.values.cursor !== undefined && !after) return invalidCursor(c);
   const limit = q.values.limit as number;
-  const page = await store.entities({ type: q.values.type as EntityType | undefined, sinceUs: sinceOf(q.values), afterId: after?.[0], limit });
-  return jsonWithEtag(c, pageBody(page.items, limit, page.more, page.watermarkUs, (e) => [e.id]));
+  return cached(c, store, cache, q.values, async () => {
+    const page = await store.entities({ type: q.values.type as EntityType | undefined, sinceUs: sinceOf(q.values), afterId: after?.[0], limit });
+    return pageBody(page.items, limit, page.more, page.watermarkUs, (e) => [e.id]);
+  });
 }
 
 async function entity(c: Context, store: ContentStore): Promise<Response> {
@@ -63,48 +73,52 @@ async function entity(c: Context, store: ContentStore): Promise<Response> {
   return jsonWithEtag(c, { entity: found, relationships: rels.items, events: events.items, generatedAt: formatMicros(Math.max(rels.watermarkUs, events.watermarkUs)) });
 }
 
-async function relationships(c: Context, store: ContentStore): Promise<Response> {
+async function relationships(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
   const q = parseQuery(QUERY_PARAMETERS.graphRelationships, new URL(c.req.url));
   if (!q.ok) return badQuery(c, q);
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 1);
   if (q.values.cursor !== undefined && !after) return invalidCursor(c);
   const limit = q.values.limit as number;
-  const page = await store.relationships({
-    type: q.values.type as RelationshipType | undefined,
-    entity: q.values.entity as string | undefined,
-    from: q.values.from as string | undefined,
-    to: q.values.to as string | undefined,
-    sinceUs: sinceOf(q.values),
-    afterId: after?.[0],
-    limit,
+  return cached(c, store, cache, q.values, async () => {
+    const page = await store.relationships({
+      type: q.values.type as RelationshipType | undefined,
+      entity: q.values.entity as string | undefined,
+      from: q.values.from as string | undefined,
+      to: q.values.to as string | undefined,
+      sinceUs: sinceOf(q.values),
+      afterId: after?.[0],
+      limit,
+    });
+    return pageBody(page.items, limit, page.more, page.watermarkUs, (r) => [r.id]);
   });
-  return jsonWithEtag(c, pageBody(page.items, limit, page.more, page.watermarkUs, (r) => [r.id]));
 }
 
-async function events(c: Context, store: ContentStore): Promise<Response> {
+async function events(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
   const q = parseQuery(QUERY_PARAMETERS.graphEvents, new URL(c.req.url));
   if (!q.ok) return badQuery(c, q);
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 2);
   if (q.values.cursor !== undefined && (!after || !/^\d{4}-\d{2}-\d{2}$/.test(after[0]!))) return invalidCursor(c);
   const limit = q.values.limit as number;
-  const page = await store.events({
-    type: q.values.type as ItemType | undefined,
-    entity: q.values.entity as string | undefined,
-    sinceUs: sinceOf(q.values),
-    after: after ? { date: after[0]!, id: after[1]! } : undefined,
-    limit,
+  return cached(c, store, cache, q.values, async () => {
+    const page = await store.events({
+      type: q.values.type as ItemType | undefined,
+      entity: q.values.entity as string | undefined,
+      sinceUs: sinceOf(q.values),
+      after: after ? { date: after[0]!, id: after[1]! } : undefined,
+      limit,
+    });
+    return pageBody(page.items, limit, page.more, page.watermarkUs, (e) => [e.at.slice(0, 10), e.id]);
   });
-  return jsonWithEtag(c, pageBody(page.items, limit, page.more, page.watermarkUs, (e) => [e.at.slice(0, 10), e.id]));
 }
 
 /** In this order in OpenAPI (and in the app; no two of them match the same path). */
-export function graphRoutes(store: ContentStore): FreeRoute[] {
+export function graphRoutes(store: ContentStore, cache: FeedCache): FreeRoute[] {
   return [
     {
       method: 'GET',
       path: GRAPH_PATHS.summary,
       operation: operation({ operationId: 'getGraphSummary', summary: 'Graph dataset summary', parameters: [], responses: { 200: { description: 'Summary', schema: GRAPH_SUMMARY_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => summary(c, store),
+      handle: (c) => summary(c, store, cache),
       mcpTool: {
         name: 'graph-summary',
         title: 'Machine-economy graph summary',
@@ -117,7 +131,7 @@ export function graphRoutes(store: ContentStore): FreeRoute[] {
       method: 'GET',
       path: GRAPH_PATHS.entities,
       operation: operation({ operationId: 'listGraphEntities', summary: 'Entities, by id', parameters: QUERY_PARAMETERS.graphEntities, responses: { 200: { description: 'Page', schema: ENTITY_PAGE_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => entities(c, store),
+      handle: (c) => entities(c, store, cache),
       mcpTool: {
         name: 'graph-entities',
         title: 'Graph entities',
@@ -141,7 +155,7 @@ export function graphRoutes(store: ContentStore): FreeRoute[] {
       method: 'GET',
       path: GRAPH_PATHS.relationships,
       operation: operation({ operationId: 'listGraphRelationships', summary: 'Relationships, by id', parameters: QUERY_PARAMETERS.graphRelationships, responses: { 200: { description: 'Page', schema: RELATIONSHIP_PAGE_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => relationships(c, store),
+      handle: (c) => relationships(c, store, cache),
       mcpTool: {
         name: 'graph-relationships',
         title: 'Graph relationships',
@@ -154,7 +168,7 @@ export function graphRoutes(store: ContentStore): FreeRoute[] {
       method: 'GET',
       path: GRAPH_PATHS.events,
       operation: operation({ operationId: 'listGraphEvents', summary: 'Events, newest first', parameters: QUERY_PARAMETERS.graphEvents, responses: { 200: { description: 'Page', schema: EVENT_PAGE_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => events(c, store),
+      handle: (c) => events(c, store, cache),
       mcpTool: {
         name: 'graph-events',
         title: 'Graph events',

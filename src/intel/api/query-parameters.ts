@@ -8,6 +8,8 @@ import { ENTITY_ID, TIER, TIMESTAMP_PARAM, TOPIC, type JsonSchema } from '../sch
 import { ENTITY_TYPES, ITEM_TYPES, RELATIONSHIP_TYPES } from '../types.js';
 
 const PAGE_CURSOR: JsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,600}$' };
+/** A changes-since cursor: an ISO 8601 timestamp or an opaque `c1.…` nextCursor (checked by changes.ts). */
+const CHANGE_CURSOR_PARAM: JsonSchema = { type: 'string', minLength: 1, maxLength: 640 };
 
 const limitParam = (def: number): ParameterDef => ({
   name: 'limit',
@@ -20,9 +22,25 @@ const pageCursor: ParameterDef = { name: 'cursor', in: 'query', description: 'Op
 
 export const QUERY_PARAMETERS = {
   newswire: [
-    { name: 'since', in: 'query', description: 'Only items whose lastUpdatedAt is strictly after this timestamp (pass the previous nextCursor). Default: the epoch.', schema: TIMESTAMP_PARAM },
+    {
+      name: 'since',
+      in: 'query',
+      description:
+        'Polling: only items whose lastUpdatedAt is strictly after this timestamp (pass the previous nextCursor), oldest-updated kept when more match. Store time: when the item last changed here ("stored since"), not when its event happened (see event_since). Without it the feed shows the newest items.',
+      schema: TIMESTAMP_PARAM,
+    },
     { name: 'until', in: 'query', description: 'Only items whose lastUpdatedAt is at or before this timestamp. nextCursor and generatedAt never exceed it.', schema: TIMESTAMP_PARAM },
-    { ...limitParam(50), description: 'Most items to return, 1–200 (default 50). When more match, the oldest-updated after `since` are kept and truncated is true.' },
+    {
+      name: 'event_since',
+      in: 'query',
+      description: 'Only items whose event happened on or after this calendar date (eventDate, UTC, day precision; a timestamp is read as its date) — "happened since", where `since` is "stored since".',
+      schema: TIMESTAMP_PARAM,
+    },
+    {
+      ...limitParam(50),
+      description: 'Most items to return, 1–200 (default 50). Without `since`: the newest (by eventDate, then lastUpdatedAt). With `since`: the oldest-updated after it; truncated is true when more match.',
+    },
+    { name: 'cursor', in: 'query', description: 'Without `since`: the olderCursor of the previous page, for the next older page.', schema: PAGE_CURSOR },
     { name: 'type', in: 'query', description: 'Only items of this type.', schema: { type: 'string', enum: [...ITEM_TYPES] } },
     { name: 'topic', in: 'query', description: 'Only items tagged with this topic.', schema: TOPIC },
     { name: 'entity', in: 'query', description: 'Only items that involve this graph entity id.', schema: ENTITY_ID },
@@ -38,8 +56,9 @@ export const QUERY_PARAMETERS = {
     },
   ] satisfies ParameterDef[],
   changesSinceSample: [
-    { name: 'cursor', in: 'query', description: 'Store time to start after (the nextCursor of a previous call). Default: the epoch.', schema: TIMESTAMP_PARAM },
-    { name: 'since', in: 'query', description: 'Alias of cursor.', schema: TIMESTAMP_PARAM },
+    { name: 'cursor', in: 'query', description: 'Where to start: an ISO 8601 store time, or the nextCursor of a previous call as given. Default: the beginning.', schema: CHANGE_CURSOR_PARAM },
+    { name: 'since', in: 'query', description: 'Alias of cursor.', schema: CHANGE_CURSOR_PARAM },
+    { name: 'event_since', in: 'query', description: 'Only changes of items whose event happened on or after this calendar date.', schema: TIMESTAMP_PARAM },
   ] satisfies ParameterDef[],
   graphEntities: [
     { name: 'type', in: 'query', description: 'Only entities of this type.', schema: { type: 'string', enum: [...ENTITY_TYPES] } },

@@ -1,11 +1,13 @@
 /**
  * The feed page (`GET /newswire`): `buildNewswire` with the page's filters,
- * so the order and the cursor rule are the JSON feed's; a "more" link
+ * so the order and the cursor rules are the JSON feed's: without `since` the
+ * newest items, and an "older items" link pages back with cursor=olderCursor
+ * (exact across items of the same day); with `since` a "more" link
  * continues with since=nextCursor.
  */
 import type { Context } from 'hono';
 import { parseQuery, type QueryValues } from '../http.js';
-import { buildNewswire } from '../newswire.js';
+import { buildNewswire, decodeOlderCursor } from '../newswire.js';
 import { EVIDENCE_TIER_IDS, EVIDENCE_TIERS, type EvidenceTier, type SourceType } from '../tiers.js';
 import { ITEM_TYPES, type EvidenceDetail, type NewswireItem } from '../types.js';
 import { frame, problemPage, sendHtml } from './frame.js';
@@ -61,6 +63,8 @@ function describeFilters(v: QueryValues, includeRetracted: boolean): string {
   if (v.topic !== undefined) parts.push(`topic ${v.topic}`);
   if (v.min_tier !== undefined) parts.push(`tier ${tierLetter(v.min_tier as EvidenceTier)} or stronger`);
   if (v.since !== undefined) parts.push(`updated after ${v.since}`);
+  if (v.event_since !== undefined) parts.push(`events since ${v.event_since}`);
+  if (v.cursor !== undefined) parts.push('older items');
   if (includeRetracted) parts.push('retracted items included');
   return parts.join(', ');
 }
@@ -72,6 +76,9 @@ export async function feedPage(c: Context, deps: PageDeps): Promise<Response> {
     return sendHtml(c, 400, problemPage(icon(), 400, 'Bad filter', html`This page cannot show the newswire for that address.`, q.details.map((d) => `${d.path.replace(/^query:/, '')} ${d.message ?? d.rule}`)));
   }
   const v = q.values;
+  if (v.cursor !== undefined && (v.since !== undefined || !decodeOlderCursor(v.cursor as string))) {
+    return sendHtml(c, 400, problemPage(icon(), 400, 'Bad page link', html`This page cannot show the newswire for that address.`, ['cursor is not an older-items link of this page']));
+  }
   const includeRetracted = v.include_retracted === '1' || v.include_retracted === 'true';
   const feed = await buildNewswire(deps, { ...v, include_retracted: includeRetracted });
   const apiParams: Record<string, string | undefined> = {
@@ -82,6 +89,8 @@ export async function feedPage(c: Context, deps: PageDeps): Promise<Response> {
     min_tier: v.min_tier as string | undefined,
     include_retracted: includeRetracted ? 'true' : undefined,
     since: v.since as string | undefined,
+    event_since: v.event_since as string | undefined,
+    cursor: v.cursor as string | undefined,
     limit: String(v.limit),
   };
   const pageParams = { ...apiParams, include_retracted: includeRetracted ? '1' : undefined, limit: v.limit === FEED_DEFAULT_LIMIT ? undefined : String(v.limit) };
@@ -99,9 +108,11 @@ ${filterForm(v, includeRetracted)}
 <p class="count">${plural(feed.count, 'item', 'items')}${filters ? ` · ${filters}` : ''}${filters ? html` · <a href="${FEED_PAGE_PATH}">clear filters</a>` : null}${includeRetracted ? null : ' · retracted items are hidden'}</p>
 ${articles.length ? html`<section class="feed" aria-label="Items">${articles}</section>` : html`<p class="empty">No items match.</p>`}
 ${
-    feed.truncated
-      ? html`<nav class="pager" aria-label="More items"><a rel="next" href="${feedHref({ ...pageParams, since: feed.nextCursor })}">More items (updated after ${feed.nextCursor}) →</a></nav>`
-      : null
+    feed.truncated && feed.olderCursor
+      ? html`<nav class="pager" aria-label="Older items"><a rel="next" href="${feedHref({ ...pageParams, cursor: feed.olderCursor })}">Older items →</a></nav>`
+      : feed.truncated
+        ? html`<nav class="pager" aria-label="More items"><a rel="next" href="${feedHref({ ...pageParams, since: feed.nextCursor })}">More items (updated after ${feed.nextCursor}) →</a></nav>`
+        : null
   }
 ${tierLegend()}`;
   return sendHtml(c, 200, frame({ title: 'Newswire · Machine-economy newswire', description: 'Sourced machine-economy news items, newest first, with sources and evidence tiers.', json, icon: icon(), body }));

@@ -16,8 +16,10 @@ export const PAGE_PARAMETERS = {
     { name: 'topic', in: 'query', description: 'Only items tagged with this topic.', schema: TOPIC },
     { name: 'min_tier', in: 'query', description: 'Only items at this evidence tier or stronger (TIER_A strongest).', schema: { type: 'string', enum: [...EVIDENCE_TIER_IDS] } },
     { name: 'include_retracted', in: 'query', description: '1 (or true): also list retracted items, marked with their reason. Default 0: retracted items are left out (their own pages stay reachable).', schema: RETRACTED_FLAG },
-    { name: 'since', in: 'query', description: 'The API’s cursor: only items whose lastUpdatedAt is after this timestamp (the “more” link sets it).', schema: TIMESTAMP_PARAM },
-    { name: 'limit', in: 'query', description: `Most items on the page, 1–200 (default ${FEED_DEFAULT_LIMIT}). When more match, the oldest-updated are listed and a link continues after them.`, schema: { type: 'integer', minimum: 1, maximum: 200, default: FEED_DEFAULT_LIMIT } },
+    { name: 'since', in: 'query', description: 'The API’s polling cursor: only items whose lastUpdatedAt (store time) is after this timestamp; the oldest-updated are listed and a “more” link continues after them.', schema: TIMESTAMP_PARAM },
+    { name: 'event_since', in: 'query', description: 'Only items whose event happened on or after this date.', schema: TIMESTAMP_PARAM },
+    { name: 'cursor', in: 'query', description: 'The next page of older items (the “older items” link sets it).', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,600}$' } },
+    { name: 'limit', in: 'query', description: `Most items on the page, 1–200 (default ${FEED_DEFAULT_LIMIT}). The newest are listed first and an “older items” link pages back.`, schema: { type: 'integer', minimum: 1, maximum: 200, default: FEED_DEFAULT_LIMIT } },
   ] satisfies ParameterDef[],
   item: [{ name: 'slug', in: 'path', required: true, description: 'The item’s slug (its eventId unless the newsroom set another).', schema: { type: 'string', pattern: ID_PATTERN } }] satisfies ParameterDef[],
 } as const;

@@ -10,6 +10,9 @@
  *   first reads the clock (the watermark) and then bounds its query by it sees
  *   exactly the changes up to the watermark, none later, and a later commit
  *   can never carry a timestamp at or below a watermark already handed out.
+ * - Taking that lock also advances the content generation (`gen`), in the
+ *   same transaction: a reader that sees generation g sees every write that
+ *   advanced it to g, so bytes cached under g are never stale (api/feed-cache.ts).
  */
 import type { SqlDriver } from '../../store/sql-driver.js';
 
@@ -28,9 +31,15 @@ export class ContentClock {
     return Number(rows[0]?.last_us ?? 0);
   }
 
-  /** Take the clock row's lock for the rest of the transaction (serializes content writers). */
+  /** The content generation: advances with every content write transaction, committed or not yet visible never. */
+  async generation(): Promise<string> {
+    const rows = await this.db.all<{ gen: number | string }>('SELECT gen FROM content_clock WHERE id = 1');
+    return String(rows[0]?.gen ?? 0);
+  }
+
+  /** Take the clock row's lock for the rest of the transaction (serializes content writers) and advance the generation. */
   async lock(tx: Tx): Promise<void> {
-    await tx.run('UPDATE content_clock SET last_us = last_us WHERE id = 1');
+    await tx.run('UPDATE content_clock SET gen = gen + 1 WHERE id = 1');
   }
 
   /** Advance the clock: max(previous + 1 µs, now). */

@@ -41,8 +41,19 @@ export interface WriteOk {
 export type WriteResult = WriteOk | { ok: false; rejection: Rejection };
 
 export interface ItemQuery {
+  /**
+   * `since`: items whose lastUpdatedAt is in (sinceUs, upper], the
+   * oldest-updated kept (a polling window). `newest`: items up to the upper
+   * bound, newest eventDate first (then newest lastUpdatedAt), optionally
+   * after a keyset `before` (the last item of the previous page). Default `since`.
+   */
+  order?: 'since' | 'newest';
   sinceUs: number;
   untilUs?: number;
+  /** Newest mode: continue after this (eventDate, lastUpdatedAt µs). */
+  before?: { date: string; us: number };
+  /** Only items whose eventDate is on or after this calendar date (YYYY-MM-DD). */
+  eventSinceDate?: string;
   limit: number;
   type?: ItemType;
   topic?: string;
@@ -60,7 +71,7 @@ export interface ItemPage {
   watermarkUs: number;
   /** The upper bound used: min(until, watermark). */
   upperUs: number;
-  /** Kept items, oldest lastUpdatedAt first. */
+  /** Kept items: oldest lastUpdatedAt first (since), newest eventDate first (newest). */
   items: NewswireItem[];
   truncated: boolean;
 }
@@ -68,8 +79,24 @@ export interface ItemPage {
 export interface ChangeRow {
   change: ChangeKind;
   changedUs: number;
+  /** The row's full position in the log (for a cursor that resumes exactly after it). */
+  key: Required<ChangeKey>;
   changedFields: string[];
   stored: StoredItem;
+}
+
+/** A position in the change log: after the change at `us` (and, on a tie, after this item version). */
+export interface ChangeKey {
+  us: number;
+  eventId?: string;
+  version?: number;
+}
+
+export interface ChangeQuery {
+  after: ChangeKey;
+  maxItems: number;
+  /** Only changes of items whose eventDate is on or after this calendar date. */
+  eventSinceDate?: string;
 }
 
 export interface ChangePage {
@@ -151,8 +178,13 @@ export interface ContentStore {
   itemVersions(eventId: string): Promise<ItemVersion[]>;
   itemCount(): Promise<number>;
   queryItems(q: ItemQuery): Promise<ItemPage>;
-  /** Published material changes with store time in (cursorUs, watermark], oldest first. */
-  changesSince(cursorUs: number, maxItems: number): Promise<ChangePage>;
+  /**
+   * Published changes of material items (MATERIAL_ITEM_TYPES) after the key,
+   * up to the watermark, oldest first.
+   */
+  changesSince(q: ChangeQuery): Promise<ChangePage>;
+  /** The content generation: advances with every content write transaction (cache key of the free feeds). */
+  generation(): Promise<string>;
   entities(q: EntityQuery): Promise<Page<Entity>>;
   entity(id: string): Promise<Entity | undefined>;
   relationships(q: RelationshipQuery): Promise<Page<Relationship>>;

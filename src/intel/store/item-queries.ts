@@ -5,12 +5,17 @@
  */
 import type { SqlDriver } from '../../store/sql-driver.js';
 import { formatMicros } from '../time.js';
-import type { ChangeKind, NewsroomState, StoredItem } from '../types.js';
+import { MATERIAL_ITEM_TYPES, type ChangeKind, type NewsroomState, type StoredItem } from '../types.js';
 import type { ContentClock } from './clock.js';
-import type { ChangePage, ItemPage, ItemQuery, ItemVersion } from './contract.js';
+import type { ChangeKey, ChangePage, ChangeQuery, ChangeRow, ItemPage, ItemQuery, ItemVersion } from './contract.js';
 import { TAG_FILTER, type TagKind } from './tags.js';
 
+/** Tag rows counted at most, per tag, to pick the most selective filter. */
+const SELECTIVITY_PROBE = 256;
+
 export class ItemQueries {
+  private readonly tagCounts = new Map<string, number>();
+
   constructor(
     private readonly db: SqlDriver,
     private readonly clock: ContentClock,
@@ -72,45 +77,149 @@ export class ItemQueries {
       params.push(q.maxTierRank);
     }
     if (q.materialOnly) where.push('i.material_type = 1');
-    let sql: string;
-    const driver = tags.shift();
-    if (driver) {
-      // Walk the first filter's tag rows in store-time order; only rows of an
-      // item's current version join. (CROSS JOIN keeps that order in SQLite;
-      // PostgreSQL plans it as an inner join from its statistics.)
-      tags.forEach((_, n) => where.push(TAG_FILTER(`t${n}`)));
-      sql =
-        'SELECT i.doc FROM newswire_item_tags d CROSS JOIN newswire_items i ' +
-        `WHERE d.tag_kind = ? AND d.tag_value = ? AND d.updated_us > ? AND d.updated_us <= ? AND i.event_id = d.event_id AND i.version = d.version AND ${where.join(' AND ')} ` +
-        'ORDER BY d.updated_us LIMIT ?';
-      params.unshift(driver[0], driver[1], q.sinceUs, upperUs);
-      for (const [kind, value] of tags) params.push(kind, value);
-    } else {
-      sql = `SELECT i.doc FROM newswire_items i WHERE i.updated_us > ? AND i.updated_us <= ? AND ${where.join(' AND ')} ORDER BY i.updated_us LIMIT ?`;
-      params.unshift(q.sinceUs, upperUs);
+    if (q.eventSinceDate !== undefined) {
+      where.push('i.event_date >= ?');
+      params.push(q.eventSinceDate);
     }
-    params.push(q.limit + 1);
-    const rows = await this.db.all<{ doc: string }>(sql, params);
+    const plan = q.order === 'newest' ? await this.newestPlan(q, upperUs, tags, where, params) : await this.sincePlan(q, upperUs, tags, where, params);
+    plan.params.push(q.limit + 1);
+    const rows = await this.db.all<{ doc: string }>(plan.sql, plan.params);
     const truncated = rows.length > q.limit;
     const items = rows.slice(0, q.limit).map((r) => (JSON.parse(r.doc) as StoredItem).item);
     return { watermarkUs, upperUs, items, truncated };
   }
 
-  async changesSince(cursorUs: number, maxItems: number): Promise<ChangePage> {
-    const watermarkUs = await this.clock.watermark();
-    const rows = await this.db.all<{ changed_us: number; change_kind: ChangeKind; changed_fields: string; doc: string }>(
-      `SELECT c.changed_us, c.change_kind, v.changed_fields, v.doc FROM newswire_changes c
-       JOIN newswire_item_versions v ON v.event_id = c.event_id AND v.version = c.version
-       WHERE c.changed_us > ? AND c.changed_us <= ? ORDER BY c.changed_us LIMIT ?`,
-      [cursorUs, watermarkUs, maxItems + 1],
-    );
-    const truncated = rows.length > maxItems;
-    const changes = rows.slice(0, maxItems).map((r) => ({
-      change: r.change_kind,
-      changedUs: Number(r.changed_us),
-      changedFields: JSON.parse(r.changed_fields) as string[],
-      stored: JSON.parse(r.doc) as StoredItem,
-    }));
-    return { watermarkUs, changes, truncated };
+  /**
+   * The polling window (since, upper], oldest-updated first. With tag
+   * filters, the walk is driven by the tag with the fewest rows in the window
+   * (a bounded count per tag, so the estimate costs at most SELECTIVITY_PROBE
+   * index steps each) and the other tags are EXISTS probes: a common entity
+   * combined with a rare topic walks the rare topic, not the common entity.
+   */
+  private async sincePlan(q: ItemQuery, upperUs: number, tags: Array<[TagKind, string]>, where: string[], params: unknown[]): Promise<{ sql: string; params: unknown[] }> {
+    if (!tags.length) {
+      return {
+        sql: `SELECT i.doc FROM newswire_items i WHERE i.updated_us > ? AND i.updated_us <= ? AND ${where.join(' AND ')} ORDER BY i.updated_us LIMIT ?`,
+        params: [q.sinceUs, upperUs, ...params],
+      };
+    }
+    const driver = await this.mostSelective(tags, q.sinceUs, upperUs);
+    const others = tags.filter((t) => t !== driver);
+    // Walk the driving tag's rows in store-time order; only rows of an item's
+    // current version join. (CROSS JOIN keeps that order in SQLite;
+    // PostgreSQL plans it as an inner join from its statistics.)
+    const filters = [...where, ...others.map((_, n) => TAG_FILTER(`t${n}`))];
+    return {
+      sql:
+        'SELECT i.doc FROM newswire_item_tags d CROSS JOIN newswire_items i ' +
+        `WHERE d.tag_kind = ? AND d.tag_value = ? AND d.updated_us > ? AND d.updated_us <= ? AND i.event_id = d.event_id AND i.version = d.version AND ${filters.join(' AND ')} ` +
+        'ORDER BY d.updated_us LIMIT ?',
+      params: [driver[0], driver[1], q.sinceUs, upperUs, ...params, ...others.flat()],
+    };
   }
+
+  /**
+   * Newest eventDate first, then newest lastUpdatedAt (unique, so the order
+   * is total and (eventDate, lastUpdatedAt) is an exact keyset for the next
+   * page). Without tags, or when every tag is common, the walk is the
+   * (event_date, updated_us) index in reverse with tag probes; when a tag is
+   * rare (fewer than SELECTIVITY_PROBE rows), its rows are read and sorted.
+   */
+  private async newestPlan(q: ItemQuery, upperUs: number, tags: Array<[TagKind, string]>, where: string[], params: unknown[]): Promise<{ sql: string; params: unknown[] }> {
+    const conds = ['i.updated_us <= ?', ...where];
+    const condParams: unknown[] = [upperUs, ...params];
+    if (q.before) {
+      conds.push('(i.event_date < ? OR (i.event_date = ? AND i.updated_us < ?))');
+      condParams.push(q.before.date, q.before.date, q.before.us);
+    }
+    const order = 'ORDER BY i.event_date DESC, i.updated_us DESC LIMIT ?';
+    if (tags.length) {
+      const driver = await this.mostSelective(tags, 0, upperUs);
+      if ((await this.boundedTagCount(driver, 0, upperUs)) < SELECTIVITY_PROBE) {
+        const others = tags.filter((t) => t !== driver);
+        return {
+          sql:
+            'SELECT i.doc FROM newswire_item_tags d CROSS JOIN newswire_items i ' +
+            `WHERE d.tag_kind = ? AND d.tag_value = ? AND i.event_id = d.event_id AND i.version = d.version AND ${[...conds, ...others.map((_, n) => TAG_FILTER(`t${n}`))].join(' AND ')} ${order}`,
+          params: [driver[0], driver[1], ...condParams, ...others.flat()],
+        };
+      }
+    }
+    return {
+      sql: `SELECT i.doc FROM newswire_items i WHERE ${[...conds, ...tags.map((_, n) => TAG_FILTER(`t${n}`))].join(' AND ')} ${order}`,
+      params: [...condParams, ...tags.flat()],
+    };
+  }
+
+  /** The tag with the fewest rows in (lo, hi]; counts stop at SELECTIVITY_PROBE, so a common tag costs no more than that. */
+  private async mostSelective(tags: Array<[TagKind, string]>, lo: number, hi: number): Promise<[TagKind, string]> {
+    if (tags.length === 1) return tags[0]!;
+    let best = tags[0]!;
+    let bestN = Infinity;
+    for (const t of tags) {
+      const n = await this.boundedTagCount(t, lo, hi);
+      if (n < bestN) [best, bestN] = [t, n];
+    }
+    return best;
+  }
+
+  private async boundedTagCount([kind, value]: [TagKind, string], lo: number, hi: number): Promise<number> {
+    const key = `${kind}\u0000${value}\u0000${lo}\u0000${hi}`;
+    const memo = this.tagCounts.get(key);
+    if (memo !== undefined) return memo;
+    const rows = await this.db.all<{ n: number | string }>(
+      'SELECT COUNT(*) AS n FROM (SELECT 1 FROM newswire_item_tags WHERE tag_kind = ? AND tag_value = ? AND updated_us > ? AND updated_us <= ? LIMIT ?) t',
+      [kind, value, lo, hi, SELECTIVITY_PROBE],
+    );
+    const n = Number(rows[0]?.n ?? 0);
+    // Rows in (lo, hi] never change once hi is at or below the watermark: memoize a few.
+    if (this.tagCounts.size >= 256) this.tagCounts.clear();
+    this.tagCounts.set(key, n);
+    return n;
+  }
+
+  /**
+   * Changes after the key up to the watermark, oldest first, of material
+   * items only (by the type of the changed version): the log is read in
+   * batches and filtered until maxItems + 1 are found or the log ends.
+   */
+  async changesSince(q: ChangeQuery): Promise<ChangePage> {
+    const watermarkUs = await this.clock.watermark();
+    const batch = Math.min(Math.max(2 * (q.maxItems + 1), 64), 1000);
+    const out: ChangeRow[] = [];
+    let after = q.after;
+    for (;;) {
+      // `>=` when the key names a row: rows at the same time up to and
+      // including it are skipped below, so a tie resumes exactly after it.
+      const exact = after.eventId !== undefined;
+      const rows = await this.db.all<{ changed_us: number | string; event_id: string; version: number | string; change_kind: ChangeKind; changed_fields: string; doc: string }>(
+        `SELECT c.changed_us, c.event_id, c.version, c.change_kind, v.changed_fields, v.doc FROM newswire_changes c
+         JOIN newswire_item_versions v ON v.event_id = c.event_id AND v.version = c.version
+         WHERE c.changed_us ${exact ? '>=' : '>'} ? AND c.changed_us <= ? ORDER BY c.changed_us, c.event_id, c.version LIMIT ?`,
+        [after.us, watermarkUs, batch],
+      );
+      for (const r of rows) {
+        const key = { us: Number(r.changed_us), eventId: r.event_id, version: Number(r.version) };
+        if (!isAfter(key, after)) continue;
+        const stored = JSON.parse(r.doc) as StoredItem;
+        if (!MATERIAL_ITEM_TYPES.has(stored.item.type)) continue;
+        if (q.eventSinceDate !== undefined && stored.item.eventDate < q.eventSinceDate) continue;
+        out.push({ change: r.change_kind, changedUs: key.us, key, changedFields: JSON.parse(r.changed_fields) as string[], stored });
+        if (out.length > q.maxItems) break;
+      }
+      if (out.length > q.maxItems || rows.length < batch) break;
+      const last = rows[rows.length - 1]!;
+      after = { us: Number(last.changed_us), eventId: last.event_id, version: Number(last.version) };
+    }
+    const truncated = out.length > q.maxItems;
+    return { watermarkUs, changes: out.slice(0, q.maxItems), truncated };
+  }
+}
+
+/** Whether a log position comes strictly after a key ((us, eventId, version) order; a key without eventId is "after every row at us"). */
+function isAfter(k: Required<ChangeKey>, after: ChangeKey): boolean {
+  if (k.us !== after.us) return k.us > after.us;
+  if (after.eventId === undefined) return false;
+  if (k.eventId !== after.eventId) return k.eventId > after.eventId;
+  return k.version > (after.version ?? 0);
 }
