@@ -182,11 +182,19 @@ const ROWS: Row[] = [
   { name: 'secrets in buyer_metadata are stripped and counted', body: { objective: 'contrast #000000 on #ffffff', buyer_metadata: METADATA_WITH_SECRETS }, expect: ok('single', [C], 1, '1000', (q) => assert.deepEqual(q.buyer_metadata, { received: true, secret_keys_stripped: 5, keys_kept: 2 })) },
   { name: 'secrets in buyer_metadata of an invalid request', body: { objective: 'contrast', colour: 'x', buyer_metadata: METADATA_WITH_SECRETS }, expect: no(400, 'invalid_request', '/colour') },
   { name: 'secrets in buyer_metadata of a refused request', body: { objective: 'take a screenshot', buyer_metadata: METADATA_WITH_SECRETS }, expect: no(422, 'screenshot_unsupported') },
-  { name: 'a colour that is not #RRGGBB', body: { objective: 'contrast', inputs: { foreground: 'red', background: WHITE } }, expect: no(400, 'invalid_inputs', '/inputs/foreground') },
+  { name: 'a colour that is not a colour', body: { objective: 'contrast', inputs: { foreground: 'reddish', background: WHITE } }, expect: no(400, 'invalid_inputs', '/inputs/foreground') },
+  // Issue 11: CSS names, #rgb and rgb() are read and normalised to the native #rrggbb.
+  { name: 'a CSS colour name and #rgb', body: { objective: 'contrast', inputs: { foreground: 'red', background: '#FFF' } }, expect: ok('single', [C], 1, '1000', (q) => assert.deepEqual(q.native_body, { foreground: '#ff0000', background: WHITE, large_text: false })) },
   { name: 'duplicate field names in a contract', body: { objective: 'compatibility', inputs: { source_fields: [field('a'), field('a')], target_fields: TGT } }, expect: no(400, 'invalid_inputs') },
   { name: 'pairs not a list', body: { objective: 'contrast', inputs: { pairs: 'black on white' } }, expect: no(400, 'invalid_inputs', '/inputs/pairs') },
   { name: 'required_output coverage', body: { objective: 'contrast #000000 on #ffffff', required_output: { contrast_ratio: 'number', verdict: 'string' } }, expect: ok('single', [C], 1, '1000', (q) => assert.deepEqual(q.required_output, { covered: ['contrast_ratio'], not_covered: ['verdict'] })) },
-  { name: 'unused inputs are reported', body: { objective: 'contrast #000000 on #ffffff', inputs: { uri: `ipfs://${CID}` } }, expect: ok('single', [C], 1, '1000', (q) => assert.deepEqual(q.interpretation.unused_inputs, ['uri'])) },
+  { name: 'unused inputs are reported, each with its reason', body: { objective: 'contrast #000000 on #ffffff', inputs: { colour_space: 'srgb' } }, expect: ok('single', [C], 1, '1000', (q) => {
+    assert.deepEqual(q.interpretation.unused_inputs, ['colour_space']);
+    assert.equal(q.interpretation.unused_inputs_explained[0].input, 'colour_space');
+    assert.match(q.interpretation.unused_inputs_explained[0].reason, /^colour_space is not an input of any supported outcome/);
+  }) },
+  // Issue 11: inputs that clearly carry another outcome's data are composed with the named one, not left unused.
+  { name: 'inputs carrying another outcome compose', body: { objective: 'contrast #000000 on #ffffff', inputs: { uri: `ipfs://${CID}` } }, expect: ok('composed', [C, N], 2, '2000') },
   { name: 'the bench input', body: benchQuoteInput(), expect: ok('composed', [K, C, N], 4, '6000') },
 ];
 

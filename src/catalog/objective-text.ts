@@ -1,12 +1,89 @@
 /**
- * What the router reads out of an objective's text: #RRGGBB colours (paired
- * into contrast inputs), URIs and URLs, ISO 8601 dates. Pure functions of the
- * text, so a quote is a pure function of the request.
+ * What the router reads out of an objective's text: colours (paired into
+ * contrast inputs), URIs and URLs, ISO 8601 dates, negations, and the folded
+ * form every language's terms are matched against. Pure functions of the
+ * text, so a quote is a pure function of the request. The words themselves
+ * (which outcome a phrase names) live with each capability's routing.
  */
+import { CSS_NAMED_COLOURS } from './css-colours.js';
+
 
 /** Lower-case, one space between words: the form keyword rules are written against. */
 export function normalizeText(s: string): string {
   return s.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+// ─── folding and terms (every language) ─────────────────────────────────────
+
+/** The languages whose wording the router reads (each capability's routing.ts lists its terms per language). */
+export const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de', 'it', 'nl', 'zh', 'ja', 'ko'] as const;
+export type Language = (typeof LANGUAGES)[number];
+/** Phrases per language. A trailing `*` lets the last word continue ("kontrast*" matches "Kontrastverhältnis"). */
+export type Terms = Partial<Record<Language, readonly string[]>>;
+
+const ASCII = /^[\x00-\x7f]*$/;
+const MARKS = /[\u0300-\u036f]/g;
+
+/**
+ * The form terms are matched against: compatibility-decomposed (full-width
+ * "＃ＦＦＦ" is "#fff"), lower-case, Latin diacritics removed ("Kontrastverhältnis"
+ * → "kontrastverhaltnis", "página" → "pagina"), ß → ss, typographic apostrophes
+ * straight, one space between words. CJK text keeps its characters (NFC).
+ */
+export function foldText(s: string): string {
+  if (ASCII.test(s)) return s.toLowerCase().replace(/\s+/g, ' ').trim();
+  return s
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(MARKS, '')
+    .normalize('NFC')
+    .replace(/ß/g, 'ss')
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Han, kana, Hangul: scripts written without spaces, matched as substrings. */
+const CJK = /[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]/;
+const LETTER_OR_DIGIT = 'a-z0-9\\u00c0-\\u024f';
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * One term as a regular-expression source over folded text. In a term, a
+ * word ending in `*` may continue ("kontrast*"), and a lone `*` stands for one to
+ * three words ("ruf * ab"); words may also be written joined or hyphenated.
+ */
+function termSource(term: string): string {
+  const folded = foldText(term);
+  const cjk = CJK.test(folded);
+  const letters = `[${LETTER_OR_DIGIT}]`;
+  const words = folded.split(' ');
+  let body = '';
+  words.forEach((w, i) => {
+    if (i > 0) body += w === '*' || words[i - 1] === '*' ? ' ' : cjk ? ' ?' : '[ -]?';
+    if (w === '*') body += cjk ? '\\S{1,12}?' : `${letters}+(?: ${letters}+){0,2}?`;
+    else if (w.endsWith('*')) body += `${escapeRegExp(w.slice(0, -1))}${cjk ? '' : `${letters}*`}`;
+    else body += escapeRegExp(w);
+  });
+  if (cjk) return body;
+  const last = words[words.length - 1]!;
+  return `(?<!${letters})${body}${last.endsWith('*') ? '' : `(?!${letters})`}`;
+}
+
+/**
+ * Terms of every language compiled into one regular expression over folded
+ * text: Latin-script terms as whole words (diacritics ignored), CJK terms as
+ * substrings. Undefined when there are no terms.
+ */
+export function compileTerms(terms: Terms | undefined): RegExp | undefined {
+  const all = Object.values(terms ?? {}).flat();
+  if (all.length === 0) return undefined;
+  // Longest first, so the reported match is the most specific phrase.
+  const sources = [...new Set(all.map(termSource))].sort((a, b) => b.length - a.length);
+  return new RegExp(sources.join('|'));
 }
 
 // ─── colours ────────────────────────────────────────────────────────────────
@@ -17,31 +94,166 @@ export interface ColourPair {
 }
 
 export interface ColourReading {
-  /** Every #RRGGBB in the text, in order. */
+  /** Every colour in the text, in order, as lower-case #rrggbb. */
   colours: string[];
   pairs: ColourPair[];
   /** Set when the colours cannot be paired (an odd count that is not "A, B and C on D"). */
   unpaired?: string;
   /** How the pairs were formed, for the quote's assumptions. */
   how?: string;
+  /** True when a colour was written as #rrggbb, #rgb or rgb(): data no other outcome uses. */
+  explicit: boolean;
 }
 
-const COLOUR = /(?<![&\w#])#[0-9a-fA-F]{6}(?![0-9A-Za-z])/g;
-const ON_WORD = /\b(?:on|against|over|behind|background|bg)\b/i;
-const BG_LABEL = /\b(?:background|bg|backdrop)\b[\s:=-]*(?:colou?r)?[\s:=-]*$/i;
-const FG_LABEL = /\b(?:foreground|fg|text|font)\b[\s:=-]*(?:colou?r)?[\s:=-]*$/i;
+const HEX = String.raw`#(?:[0-9a-f]{6}|[0-9a-f]{3})(?![0-9a-z])`;
+const CHANNEL = String.raw`\s*(\d{1,3}(?:\.\d+)?%?)\s*`;
+const RGB = String.raw`rgba?\(${CHANNEL}[,\s]${CHANNEL}[,\s]${CHANNEL}(?:[,/]\s*(\d*\.?\d+%?)\s*)?\)`;
+const STRONG_COLOUR = new RegExp(String.raw`(?<![&\w#])${HEX}|\b${RGB}`, 'g');
+const WORD = /[a-z]+/g;
+
+/** "on", "over" and their equivalents: the colour before is written on the colour after. */
+const ON_WORD = /(?<![a-z])(?:on|onto|against|over|atop|upon|behind|background|bg|sobre|en|em|sur|auf|uber|su|sopra|op|tegen)(?![a-z])|在|上|위/;
+/** Japanese and Korean write the background first: "#fff の上の #333", "#fff 위의 #333". Chinese "B 上的 A" too. */
+const BACKGROUND_FIRST = /の上|上の|上的|위에|위의/;
+const BG_WORDS = '(?:background|bg|backdrop|fondo|fundo|fond|hintergrund\\w*|sfondo|achtergrond\\w*)';
+const FG_WORDS = '(?:foreground|fg|text|font|texto|texte|police|schrift\\w*|testo|tekst|letra|caratteri)';
+const BG_LABEL = new RegExp(`(?:(?<![a-z])${BG_WORDS}(?:[\\s:=-]*(?:colou?r|color|couleur|farbe|colore|kleur|de|du|di|van))*|背景|배경|바탕)[\\s:=-]*(?:色|颜色|색)?[\\s:=-]*$`);
+const FG_LABEL = new RegExp(`(?:(?<![a-z])${FG_WORDS}(?:[\\s:=-]*(?:colou?r|color|couleur|farbe|colore|kleur|de|du|di|van))*|文字|文本|前景|글자|글씨|텍스트)[\\s:=-]*(?:色|颜色|색)?[\\s:=-]*$`);
+/** A label right after a colour (CJK and "#fff background"): "#fff の背景", "#333 文字". */
+const BG_AFTER = new RegExp(`^\\s*(?:の|的|색의?)?\\s*(?:${BG_WORDS}(?![a-z])|背景|배경|바탕)`);
+const FG_AFTER = new RegExp(`^\\s*(?:の|的|색의?)?\\s*(?:(?:text|font|texto|texte|testo|tekst)(?![a-z])|文字|文本|前景|글자|글씨|텍스트)`);
+
+const clampByte = (n: number) => Math.max(0, Math.min(255, Math.round(n)));
+const hex2 = (n: number) => clampByte(n).toString(16).padStart(2, '0');
+
+function channel(s: string): number | undefined {
+  const v = s.endsWith('%') ? (Number(s.slice(0, -1)) * 255) / 100 : Number(s);
+  return Number.isFinite(v) && v >= 0 && v <= 255.0001 ? v : undefined;
+}
+
+function opaque(alpha: string | undefined): boolean {
+  if (alpha === undefined) return true;
+  const a = alpha.endsWith('%') ? Number(alpha.slice(0, -1)) / 100 : Number(alpha);
+  return a === 1;
+}
+
+/** One colour token (already lower-case) → #rrggbb, or undefined (not a colour, or not opaque). */
+function fromToken(t: string): string | undefined {
+  if (t.startsWith('#')) return t.length === 4 ? `#${t[1]}${t[1]}${t[2]}${t[2]}${t[3]}${t[3]}` : t.length === 7 ? t : undefined;
+  const m = new RegExp(`^${RGB}$`).exec(t);
+  if (m) {
+    const [r, g, b] = [channel(m[1]!), channel(m[2]!), channel(m[3]!)];
+    return r === undefined || g === undefined || b === undefined || !opaque(m[4]) ? undefined : `#${hex2(r)}${hex2(g)}${hex2(b)}`;
+  }
+  return CSS_NAMED_COLOURS.get(t.replace(/[\s-]/g, ''));
+}
+
+/**
+ * A colour as people write it — "#333", "#333333", "navy", "light grey",
+ * "rgb(51, 51, 51)", "rgba(0 0 0 / 100%)" — as the native #rrggbb (lower-case),
+ * or undefined when it is none of these (or is not opaque).
+ */
+export function parseColour(value: string): string | undefined {
+  return fromToken(foldText(value));
+}
+
+interface Found {
+  value: string;
+  start: number;
+  end: number;
+  /** Named colours are ordinary words too; they count only when written as a pair. */
+  named: boolean;
+}
+
+/**
+ * The basic colours in the other routed languages (CSS values of white, black,
+ * gray, red, blue, green, yellow), for "texto negro sobre fondo blanco".
+ */
+const LOCAL_COLOURS: ReadonlyMap<string, string> = new Map(
+  (
+    [
+      ['#ffffff', 'blanco blanca branco branca blanc blanche weiss weisse weissem weissen weisser bianco bianca wit witte'],
+      ['#000000', 'negro negra preto preta noir noire schwarz schwarze schwarzem schwarzen schwarzer nero nera zwart zwarte'],
+      ['#808080', 'gris cinza grau graue grauem grauen grauer grigio grigia grijs grijze'],
+      ['#ff0000', 'rojo roja vermelho vermelha rouge rot rote rotem roten roter rosso rossa rood rode'],
+      ['#0000ff', 'azul bleu bleue blau blaue blauem blauen blauer blu blauw blauwe'],
+      ['#008000', 'verde vert verte grun grune grunem grunen gruner groen groene'],
+      ['#ffff00', 'amarillo amarilla amarelo amarela jaune gelb gelbe gelbem gelben gelber giallo gialla geel gele'],
+    ] as const
+  ).flatMap(([hex, words]) => words.split(' ').map((w) => [w, hex] as [string, string])),
+);
+const CJK_COLOURS: ReadonlyMap<string, string> = new Map([
+  ['白色', '#ffffff'], ['黑色', '#000000'], ['灰色', '#808080'], ['红色', '#ff0000'], ['蓝色', '#0000ff'], ['绿色', '#008000'], ['黄色', '#ffff00'],
+  ['白い', '#ffffff'], ['黒い', '#000000'], ['黒色', '#000000'], ['灰色の', '#808080'], ['赤い', '#ff0000'], ['青い', '#0000ff'], ['黄色い', '#ffff00'],
+  ['흰색', '#ffffff'], ['하얀색', '#ffffff'], ['검은색', '#000000'], ['검정색', '#000000'], ['회색', '#808080'], ['빨간색', '#ff0000'], ['파란색', '#0000ff'], ['초록색', '#008000'], ['노란색', '#ffff00'],
+]);
+const CJK_COLOUR = new RegExp([...CJK_COLOURS.keys()].sort((a, b) => b.length - a.length).join('|'), 'g');
+
+function namedColours(text: string, out: Found[]): void {
+  if (!ASCII.test(text)) {
+    for (const m of text.matchAll(CJK_COLOUR)) out.push({ value: CJK_COLOURS.get(m[0])!, start: m.index!, end: m.index! + m[0].length, named: true });
+  }
+  const words: Array<{ w: string; start: number; end: number }> = [];
+  for (const m of text.matchAll(WORD)) words.push({ w: m[0], start: m.index!, end: m.index! + m[0].length });
+  for (let i = 0; i < words.length; i++) {
+    // "light grey", "dark-slate-blue", "navy": the longest run of up to three words that names a colour.
+    for (let n = Math.min(3, words.length - i); n >= 1; n--) {
+      const run = words.slice(i, i + n);
+      if (run.some((x, k) => k > 0 && !/^[ -]$/.test(text.slice(run[k - 1]!.end, x.start)))) continue;
+      const joined = run.map((x) => x.w).join('');
+      const value = CSS_NAMED_COLOURS.get(joined) ?? (n === 1 ? LOCAL_COLOURS.get(joined) : undefined);
+      if (value && text[run[0]!.start - 1] !== '#') {
+        out.push({ value, start: run[0]!.start, end: run[n - 1]!.end, named: true });
+        i += n - 1;
+        break;
+      }
+    }
+  }
+}
+
+/** A named colour counts when the words between it and a neighbouring colour pair them ("white text on navy"). */
+function pairsWithNeighbour(text: string, all: Found[], i: number): boolean {
+  const near = (a: Found, b: Found) => {
+    const between = text.slice(a.end, b.start);
+    return between.length <= 40 && (ON_WORD.test(between) || BG_LABEL.test(between) || FG_LABEL.test(between) || BG_AFTER.test(between) || /^\s*\/\s*$/.test(between));
+  };
+  return (i > 0 && near(all[i - 1]!, all[i]!)) || (i + 1 < all.length && near(all[i]!, all[i + 1]!));
+}
+
+let lastColourText: string | undefined;
+let lastColourReading: ColourReading | undefined;
 
 /**
  * Colours in the order written, paired:
  * - "A on B", "A/B, C/D", "A vs B and C vs D": consecutive pairs (foreground first);
  * - "A, B and C on D": one background after the only "on", every earlier colour a foreground;
- * - two colours labelled "background A … text B": the labels win.
+ * - two colours labelled "background A … text B" (or "A の背景 … B の文字"): the labels win;
+ * - Japanese/Korean/Chinese "B の上の A", "B 위의 A", "B 上的 A": background first.
+ * Colours: #rrggbb, #rgb, rgb()/rgba() with an opaque alpha, and CSS named
+ * colours where the text pairs them with another colour. Connectors and labels
+ * in the ten routed languages.
  */
-export function readColours(text: string): ColourReading {
-  const found: Array<{ value: string; start: number; end: number }> = [];
-  for (const m of text.matchAll(COLOUR)) found.push({ value: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length });
+export function readColours(raw: string): ColourReading {
+  if (raw === lastColourText && lastColourReading) return lastColourReading;
+  const text = foldText(raw);
+  const candidates: Found[] = [];
+  for (const m of text.matchAll(STRONG_COLOUR)) {
+    const value = fromToken(m[0]);
+    if (value) candidates.push({ value, start: m.index!, end: m.index! + m[0].length, named: false });
+  }
+  namedColours(text, candidates);
+  candidates.sort((a, b) => a.start - b.start);
+  const found = candidates.filter((f, i) => !f.named || pairsWithNeighbour(text, candidates, i));
+  const reading = pairColours(text, found);
+  lastColourText = raw;
+  lastColourReading = reading;
+  return reading;
+}
+
+function pairColours(text: string, found: Found[]): ColourReading {
   const colours = found.map((f) => f.value);
-  if (found.length < 2) return { colours, pairs: [], unpaired: found.length === 1 ? colours[0] : undefined };
+  const explicit = found.some((f) => !f.named);
+  if (found.length < 2) return { colours, pairs: [], unpaired: found.length === 1 ? colours[0] : undefined, explicit };
   const separators = found.slice(1).map((f, i) => text.slice(found[i]!.end, f.start));
 
   if (found.length >= 3) {
@@ -52,32 +264,59 @@ export function readColours(text: string): ColourReading {
         colours,
         pairs: colours.slice(0, -1).map((foreground) => ({ foreground, background })),
         how: `${colours.length - 1} foreground colours on the one background ${background} named last in the objective`,
+        explicit,
       };
     }
   }
-  if (found.length % 2 === 1) {
-    return { colours, pairs: [], unpaired: colours[colours.length - 1] };
-  }
+  if (found.length % 2 === 1) return { colours, pairs: [], unpaired: colours[colours.length - 1], explicit };
   const pairs: ColourPair[] = [];
+  let swapped = false;
   for (let i = 0; i < found.length; i += 2) {
     let foreground = colours[i]!;
     let background = colours[i + 1]!;
-    if (found.length === 2) {
-      const before0 = text.slice(Math.max(0, found[0]!.start - 30), found[0]!.start);
-      const before1 = text.slice(Math.max(0, found[1]!.start - 30), found[1]!.start);
-      if (BG_LABEL.test(before0) && !BG_LABEL.test(before1) && !FG_LABEL.test(before0)) [foreground, background] = [background, foreground];
-      else if (FG_LABEL.test(before1) && !FG_LABEL.test(before0) && !BG_LABEL.test(before1)) [foreground, background] = [background, foreground];
+    if (found.length === 2 && backgroundFirst(text, found[0]!, found[1]!, separators[0]!)) {
+      [foreground, background] = [background, foreground];
+      swapped = true;
+    } else if (BACKGROUND_FIRST.test(separators[i]!)) {
+      [foreground, background] = [background, foreground];
+      swapped = true;
     }
     pairs.push({ foreground, background });
   }
-  return { colours, pairs, how: pairs.length === 1 ? 'the two colours in the objective, foreground first' : 'consecutive colours in the objective, foreground first in each pair' };
+  const how =
+    pairs.length === 1
+      ? swapped
+        ? 'the two colours in the objective, the background named first'
+        : 'the two colours in the objective, foreground first'
+      : 'consecutive colours in the objective, foreground first in each pair';
+  return { colours, pairs, how, explicit };
 }
 
-/** large_text as stated in words, or undefined when the text does not say. */
+/** Two colours: is the first one the background (by the labels before them, else after them, else a background-first connector)? */
+function backgroundFirst(text: string, a: Found, b: Found, between: string): boolean {
+  const before0 = text.slice(Math.max(0, a.start - 30), a.start);
+  const before1 = text.slice(Math.max(0, b.start - 30), b.start);
+  const byLabels = (bg0: boolean, fg0: boolean, bg1: boolean, fg1: boolean): boolean | undefined => {
+    if (bg0 && !fg0 && !bg1) return true;
+    if (fg1 && !bg1 && !fg0) return true;
+    return bg0 || fg0 || bg1 || fg1 ? false : undefined;
+  };
+  const before = byLabels(BG_LABEL.test(before0), FG_LABEL.test(before0), BG_LABEL.test(before1), FG_LABEL.test(before1));
+  if (before !== undefined) return before;
+  const after0 = text.slice(a.end, Math.min(a.end + 16, b.start));
+  const after1 = text.slice(b.end, b.end + 16);
+  const after = byLabels(BG_AFTER.test(after0), FG_AFTER.test(after0), BG_AFTER.test(after1), FG_AFTER.test(after1));
+  if (after !== undefined) return after;
+  return BACKGROUND_FIRST.test(between);
+}
+
+/** large_text as stated in words (the ten routed languages), or undefined when the text does not say. */
 export function readLargeText(text: string): boolean | undefined {
-  const t = normalizeText(text);
-  const large = /\blarge[- ]?(?:text|type|font|print)\b|\b(?:18|24) ?(?:pt|px)\b|\b14 ?pt bold\b|\bbold 14 ?pt\b|\bheadings?\b|\bheadlines?\b/.test(t);
-  const normal = /\b(?:normal|body|small|regular|paragraph)[- ]?(?:text|type|font|copy)\b/.test(t);
+  const t = foldText(text);
+  const large =
+    /\blarge[- ]?(?:text|type|font|print)\b|\b(?:18|24) ?(?:pt|px)\b|\b14 ?pt bold\b|\bbold 14 ?pt\b|\bheadings?\b|\bheadlines?\b|\b(?:texto|letra) grande\b|\bgrand texte\b|\btexte en gros\b|\bgrosse[rns]? (?:text|schrift)\b|\bgrosstext\b|\btesto grande\b|\bgrote (?:tekst|letters)\b|\b(?:titulos?|titres?|uberschrift\w*|titoli|koppen)\b|大号文字|大字|大きな文字|大きい文字|큰 (?:텍스트|글자|글씨)|제목/.test(t);
+  const normal =
+    /\b(?:normal|body|small|regular|paragraph)[- ]?(?:text|type|font|copy)\b|\btexto (?:normal|pequeno)\b|\btexte (?:normal|courant)\b|\b(?:normale[rns]?|kleine[rns]?) (?:text|schrift)\b|\bfliesstext\b|\btesto (?:normale|piccolo)\b|\b(?:normale|kleine) tekst\b|正文|普通文字|本文|通常の文字|본문|일반 텍스트/.test(t);
   if (large && !normal) return true;
   if (normal && !large) return false;
   return undefined;
@@ -169,9 +408,9 @@ export function toTimestamp(s: string, anywhere = false): Timestamp | undefined 
   return { value, filled };
 }
 
-/** The first date in the text, preferring one right after "since", "after" or "from". */
+/** The first date in the text, preferring one right after "since", "after", "from" (or desde, depuis, seit, dal, sinds, 以来…). */
 export function readTimestamp(text: string): Timestamp | undefined {
-  const after = /\b(?:since|after|from)\s+(?:the\s+)?(\d{4}-\d{2}-\d{2}[^\s,;]*)/i.exec(text);
+  const after = /(?:\b(?:since|after|from|desde|depuis|seit|dal|dall'|sinds|vanaf|a partir de|apres|nach|dopo|na)\s+(?:the\s+|el\s+|le\s+|dem\s+|il\s+|o\s+)?|自|从|從)(\d{4}-\d{2}-\d{2}[^\s,;]*)/i.exec(text);
   if (after) {
     const t = toTimestamp(after[1]!.replace(TRAILING, ''), true);
     if (t) return t;
@@ -183,8 +422,16 @@ export function readTimestamp(text: string): Timestamp | undefined {
 
 const NEGATION =
   /\b(?:without|no|not|never|don't|dont|do not|doesn't|does not|won't|will not|nor|avoid|avoiding|instead of)\b(?:\s+(?:any|the|a|an|it|them|to|be|being|need|needing|doing|further|additional|extra|outbound|external|real|actual|live|remote|use|using|via|through|an?|my|mcp|wallet|server|endpoint))*\s+[\w-]+/gi;
+/** The same in the other routed languages, over folded text: "sin descargar", "ohne abzurufen", "sans télécharger", "不要下载". */
+const NEGATION_FOLDED =
+  /(?<![a-z])(?:sin|sem|sans|ohne|senza|zonder|nao|nicht|niet|kein\w*|geen|ne pas|pas de|non|no)(?:\s+(?:la|el|los|las|lo|o|a|os|as|le|les|l'|die|der|das|den|zu|il|lo|de|het|een|un|una|uma|une|ein\w*|se|ni|pas|hacer|fazer|faire))*\s+[\w'-]+|(?:不要|不用|无需|無需|无须|請勿|请勿|勿|别|別)[\u4e00-\u9fff]{1,4}/g;
 
 /** The text with negated phrases ("without fetching", "do not browse") blanked out. */
 export function withoutNegations(text: string): string {
   return text.replace(NEGATION, ' ');
+}
+
+/** Folded text (see foldText) with negated phrases blanked out, in every routed language. */
+export function withoutNegationsFolded(folded: string): string {
+  return folded.replace(NEGATION, ' ').replace(NEGATION_FOLDED, ' ');
 }

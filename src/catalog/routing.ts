@@ -8,6 +8,7 @@
  * always come from the catalog entry and the payment configuration.
  */
 import type { ErrorDetail } from '../errors.js';
+import type { Terms } from './objective-text.js';
 
 export type EvidenceLevel = 'deterministic' | 'sourced';
 
@@ -40,8 +41,14 @@ export interface RoutingDescriptor {
   outcome: string;
   /** Product names and other phrases that name the outcome (matched case-insensitively as words). */
   names?: string[];
-  /** Objective wording that asks for this outcome. */
+  /** Objective wording that asks for this outcome (English patterns, over lower-cased text). */
   keywords?: RegExp[];
+  /**
+   * Phrases that ask for this outcome, per language (matched by the shared
+   * reader in objective-text.ts: diacritics ignored, whole words in Latin
+   * scripts, substrings in CJK).
+   */
+  terms?: Terms;
   /** Data in the objective's text that only this outcome uses (colours, ipfs:// URIs): a label when present. */
   textSignal?(objective: string): string | undefined;
   /** Input names accepted for the native ones (`fg` → `foreground`), at the top level and in `inputs`. */
@@ -55,6 +62,13 @@ export interface RoutingDescriptor {
   batch?: string;
   /** Do the inputs alone (no wording) identify this outcome? */
   detect(inputs: Record<string, unknown>): boolean;
+  /**
+   * Do the inputs unmistakably carry this outcome's data (JSON-LD in html, an
+   * ipfs:// uri, both field contracts)? Then the router adds this outcome to
+   * one the objective names, rather than leaving the inputs unused. Defaults
+   * to `detect`.
+   */
+  evident?(inputs: Record<string, unknown>): boolean;
   /** The native bodies the inputs (and the objective's text) make. */
   extract(ctx: ExtractContext): Extraction;
   evidence: EvidenceLevel[];

@@ -22,8 +22,8 @@ import {
   ROUTER_FIELDS,
 } from './schemas.js';
 import { stripSecrets } from './secrets.js';
-import { normalizeText, readUris } from '../catalog/objective-text.js';
-import { FOLDED_REFUSAL_KEYS, screen, unsupportedOf } from './unsupported.js';
+import { compileTerms, foldText, normalizeText, readUris } from '../catalog/objective-text.js';
+import { FOLDED_REFUSAL_KEYS, refusalSentence, screen, unsupportedOf } from './unsupported.js';
 
 export const CONTRACT_PATH = '/v1/router';
 export const QUOTE_PATH = '/v1/router/quote';
@@ -75,8 +75,8 @@ export interface Route {
   reader: ReturnType<typeof makeInputReader>;
   /** Lower-case phrases that name the product: title, title before "(", descriptor names. */
   names: string[];
-  /** Compiled once: the id, the path and each name as whole words of the lower-cased objective. */
-  matchers: { id: RegExp; path: RegExp; names: Array<[string, RegExp]> };
+  /** Compiled once: the id, the path and each name as whole words of the lower-cased objective; the descriptor's terms of every language over the folded objective. */
+  matchers: { id: RegExp; path: RegExp; names: Array<[string, RegExp]>; terms?: RegExp };
 }
 
 export interface PlannedStep {
@@ -100,6 +100,8 @@ export interface Plan {
   matched: Array<{ capability_id: string; signals: string[] }>;
   assumptions: string[];
   unusedInputs: string[];
+  /** One sentence per unused input: why no step reads it. */
+  unusedExplained: Array<{ input: string; reason: string }>;
   total: bigint;
   cogs: bigint;
   evidenceLevel: EvidenceLevel;
@@ -112,10 +114,27 @@ export interface Plan {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
 
-const fail = (code: ErrorCode, message: string, details: ErrorDetail[] = []): Outcome<never> => ({ ok: false, error: new ServiceError(code, message, details) });
+/** A rejection that says, in one sentence, why: what was asked and what the service does instead. */
+export class RouterRefusal extends ServiceError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: ErrorDetail[],
+    readonly reason: string,
+  ) {
+    super(code, message, details);
+  }
+}
+
+const fail = (code: ErrorCode, message: string, details: ErrorDetail[] = [], reason?: string): Outcome<never> => ({
+  ok: false,
+  error: reason === undefined ? new ServiceError(code, message, details) : new RouterRefusal(code, message, details, reason),
+});
 
 export function errorBodyOf(e: ServiceError): ErrorBody {
-  return { error: { code: e.code, message: e.message, details: e.details } };
+  const body: ErrorBody = { error: { code: e.code, message: e.message, details: e.details } };
+  if (e instanceof RouterRefusal) body.error.reason = e.reason;
+  return body;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -166,6 +185,7 @@ export class OutcomeRouter {
         id: wordsRe(cap.id),
         path: new RegExp(`${escapeRegExp(cap.path.toLowerCase())}(?![a-z0-9-])`),
         names: unique.map((n): [string, RegExp] => [n, wordsRe(n)]),
+        terms: compileTerms(d.terms),
       };
       return { cap, d, reader: makeInputReader(cap), names: unique, matchers };
     });
@@ -339,6 +359,7 @@ export class OutcomeRouter {
     const reads = new Set(['items', ...routes.flatMap((rt) => [...rt.d.reads, ...schemaProperties(rt.cap)])]);
     const unusedInputs = Object.keys(r.inputs).filter((k) => !reads.has(k)).sort();
     if (unusedInputs.length) assumptions.push(`Inputs not used by any step: ${unusedInputs.join(', ')}.`);
+    const unusedExplained = unusedInputs.map((input) => ({ input, reason: this.whyUnused(input, routes) }));
     if (foreignUrls.some((u) => !steps.some((st) => st.body.uri === u.value))) assumptions.push('URLs in the objective were not fetched (the service fetches no URLs).');
 
     const canonical = this.canonical(r);
@@ -353,6 +374,7 @@ export class OutcomeRouter {
         matched: routes.map((rt) => ({ capability_id: rt.cap.id, signals: matched.get(rt) ?? [] })),
         assumptions,
         unusedInputs,
+        unusedExplained,
         total,
         cogs,
         evidenceLevel: routes.every((rt) => rt.d.evidence.includes('sourced')) ? 'sourced' : 'deterministic',
@@ -369,15 +391,16 @@ export class OutcomeRouter {
     const findings = screen({ objective: r.objective, inputs: r.inputs, declaredKeys: this.declaredKeys, allowlist: this.allowlist, payTo: this.payment.payTo, ownPaths: this.ownPaths });
     if (!findings.length) return undefined;
     const first = unsupportedOf(findings[0]!.category);
-    return fail(first.code, `Not supported (${first.category.replace(/_/g, ' ')}): ${first.reason} Nothing was charged.`, findings.map((f) => f.detail));
+    return fail(first.code, `Not supported (${first.category.replace(/_/g, ' ')}): ${first.reason} Nothing was charged.`, findings.map((f) => f.detail), refusalSentence(findings[0]!));
   }
 
   /** 2. Which outcomes the words name, with the signals that named them. */
   private mentions(objective: string): Map<Route, string[]> {
     const text = normalizeText(objective);
+    const folded = foldText(objective);
     const matched = new Map<Route, string[]>();
     for (const route of this.routes) {
-      const signals = this.mentionSignals(route, objective, text);
+      const signals = this.mentionSignals(route, objective, text, folded);
       if (signals.length) matched.set(route, signals);
     }
     return matched;
@@ -430,13 +453,27 @@ export class OutcomeRouter {
     return undefined;
   }
 
-  /** 4. Selected outcomes: the named ones; else the ones the inputs identify. */
+  /**
+   * 4. Selected outcomes: the named ones, plus any whose data the inputs
+   * unmistakably carry and no named outcome reads (composed, rather than left
+   * unused); with nothing named, the ones the inputs identify.
+   */
   private select(r: QuoteRequest, matched: Map<Route, string[]>): Route[] {
     const named = this.routes.filter((rt) => matched.has(rt));
-    if (named.length) return named;
-    const detected = this.routes.filter((rt) => rt.d.detect(r.inputs));
-    for (const rt of detected) matched.set(rt, [`inputs: ${rt.d.reads.filter((k) => r.inputs[k] !== undefined).join(', ')}`]);
-    return detected;
+    const signal = (rt: Route) => `inputs: ${[...rt.d.reads, ...schemaProperties(rt.cap)].filter((k, i, all) => r.inputs[k] !== undefined && all.indexOf(k) === i).join(', ')}`;
+    if (named.length === 0) {
+      const detected = this.routes.filter((rt) => rt.d.detect(r.inputs));
+      for (const rt of detected) matched.set(rt, [signal(rt)]);
+      return detected;
+    }
+    const namedReads = new Set(named.flatMap((rt) => [...rt.d.reads, ...schemaProperties(rt.cap)]));
+    const carried = this.routes.filter((rt) => {
+      if (matched.has(rt) || !(rt.d.evident ?? rt.d.detect)(r.inputs)) return false;
+      // Only inputs no named outcome reads speak for another outcome.
+      return [...rt.d.reads, ...schemaProperties(rt.cap)].some((k) => r.inputs[k] !== undefined && !namedReads.has(k));
+    });
+    for (const rt of carried) matched.set(rt, [`${signal(rt)} (composed with the outcome the objective names)`]);
+    return [...named, ...carried].sort((a, b) => this.routes.indexOf(a) - this.routes.indexOf(b));
   }
 
   private noMatch(): Outcome<never> {
@@ -444,6 +481,7 @@ export class OutcomeRouter {
       'no_matching_outcome',
       `No supported outcome matches this objective and these inputs. Supported: ${this.routes.map((rt) => rt.cap.id).join(', ')} (and compositions of them). See GET ${CONTRACT_PATH}. Nothing was charged.`,
       [{ path: '/objective', rule: 'supported_outcome', message: 'name an outcome, a capability id or a route, or send its native inputs' }],
+      `Neither the objective's words (read in English, Spanish, Portuguese, French, German, Italian, Dutch, Chinese, Japanese and Korean) nor the inputs name one of the supported outcomes (${this.routes.map((rt) => rt.cap.id).join(', ')}), so nothing was quoted or charged.`,
     );
   }
 
@@ -481,7 +519,12 @@ export class OutcomeRouter {
       const consumed = new Set(drafts.map((d) => d.unit.body.uri).filter((u): u is string => typeof u === 'string'));
       const unconsumed = foreignUrls.filter((u) => !consumed.has(u.value));
       if (unconsumed.length) return this.fetchRefusal(unconsumed[0]!.value, missing);
-      return fail('missing_inputs', `The request is valid but inputs are missing: ${missing.map((m) => `${m.path} (${m.message})`).join('; ')}. Nothing was charged.`, missing);
+      return fail(
+        'missing_inputs',
+        `The request is valid but inputs are missing: ${missing.map((m) => `${m.path} (${m.message})`).join('; ')}. Nothing was charged.`,
+        missing,
+        `The outcome the request asks for needs ${missing.map((m) => m.path.split('/').pop()).join(', ')}, which neither the inputs nor the objective's text supply, so nothing was quoted or charged.`,
+      );
     }
     if (drafts.length > this.maxSteps) {
       return fail('batch_too_large', `The plan has ${drafts.length} steps; a quote takes at most ${this.maxSteps}. Split the batch.`, [{ path: '/inputs', rule: 'maxItems', message: `at most ${this.maxSteps} items` }]);
@@ -501,6 +544,15 @@ export class OutcomeRouter {
         continue;
       }
       steps.push({ step: steps.length + 1, route, body: unit.body, source: unit.at });
+    }
+    // A field the paid route requires and nothing supplied is missing, not invalid.
+    if (invalid.length && invalid.every((d) => d.rule === 'required')) {
+      return fail(
+        'missing_inputs',
+        `The request is valid but inputs are missing: ${invalid.map((m) => `${m.path} (${m.message})`).join('; ')}. Nothing was charged.`,
+        invalid,
+        `The route this request maps to requires fields that neither the inputs nor the objective's text supply, so nothing was quoted or charged.`,
+      );
     }
     if (invalid.length) return fail('invalid_inputs', `The inputs do not make a valid request for ${[...new Set(drafts.map((d) => d.route.cap.id))].join(', ')}.`, invalid);
     return { ok: true, value: steps };
@@ -530,7 +582,12 @@ export class OutcomeRouter {
     const offList = routes.flatMap((rt) => (rt.d.suppliers ?? []).filter((sup) => !this.allowlist.has(sup)).map((sup) => ({ rt, sup })));
     if (offList.length) {
       const u = unsupportedOf('non_allowlisted_supplier');
-      return fail(u.code, `Not supported (non-allowlisted supplier): ${u.reason} Nothing was charged.`, offList.map(({ rt, sup }) => ({ path: '/objective', rule: 'supplier_allowlist', message: `${rt.cap.id} would pay ${sup}` })));
+      return fail(
+        u.code,
+        `Not supported (non-allowlisted supplier): ${u.reason} Nothing was charged.`,
+        offList.map(({ rt, sup }) => ({ path: '/objective', rule: 'supplier_allowlist', message: `${rt.cap.id} would pay ${sup}` })),
+        `Delivering this plan would pay ${offList.map((o) => o.sup).join(', ')}, which is not on the supplier allowlist, so nothing was quoted or charged.`,
+      );
     }
     const total = steps.reduce((sum, st) => sum + BigInt(st.route.cap.priceAtomic), 0n);
     const cogs = steps.reduce((sum, st) => sum + BigInt(st.route.d.cogsAtomic ?? '0'), 0n);
@@ -538,7 +595,7 @@ export class OutcomeRouter {
       const u = unsupportedOf('negative_contribution');
       return fail(u.code, `Not supported (negative contribution): the plan would cost ${cogs} atomic units to deliver for a price of ${total}. ${u.reason} Nothing was charged.`, [
         { path: '/objective', rule: 'contribution', message: `price ${total} < cost of goods ${cogs}` },
-      ]);
+      ], `Delivering this plan would cost ${cogs} atomic units against a price of ${total}, and the router never sells at a loss, so nothing was quoted or charged.`);
     }
     if (r.max_price !== undefined && total > BigInt(r.max_price)) {
       return fail('price_above_max', `The plan costs ${total} atomic units (${steps.length} paid call${steps.length === 1 ? '' : 's'}), above max_price ${r.max_price}. Prices are fixed; raise max_price or send fewer items. Nothing was charged.`, [
@@ -554,19 +611,25 @@ export class OutcomeRouter {
     return parsed.ok ? this.plan(parsed.value) : parsed;
   }
 
-  private mentionSignals(route: Route, objective: string, text: string): string[] {
+  private mentionSignals(route: Route, objective: string, text: string, folded: string): string[] {
     const signals: string[] = [];
     const m = route.matchers;
     if (m.id.test(text)) signals.push(`capability id ${route.cap.id}`);
     if (m.path.test(text)) signals.push(`route ${route.cap.path}`);
     const name = m.names.find(([, re]) => re.test(text));
     if (name) signals.push(`name "${name[0]}"`);
+    let worded = false;
     for (const re of route.d.keywords ?? []) {
       const hit = re.exec(text);
       if (hit) {
         signals.push(`wording "${hit[0].slice(0, 60)}"`);
+        worded = true;
         break;
       }
+    }
+    if (!worded && m.terms) {
+      const hit = m.terms.exec(folded);
+      if (hit) signals.push(`wording "${hit[0].slice(0, 60)}"`);
     }
     const data = route.d.textSignal?.(objective);
     if (data) signals.push(data);
@@ -575,10 +638,22 @@ export class OutcomeRouter {
 
   private fetchRefusal(url: string, missing: ErrorDetail[]): Outcome<never> {
     const u = unsupportedOf('url_fetching');
-    return fail(u.code, `Not supported (URL fetching): the objective points at ${url.slice(0, 200)}, which would have to be fetched. ${u.reason} Nothing was charged.`, [
-      { path: '/objective', rule: 'url_fetching', message: 'a URL to fetch' },
-      ...missing,
-    ]);
+    return fail(
+      u.code,
+      `Not supported (URL fetching): the objective points at ${url.slice(0, 200)}, which would have to be fetched. ${u.reason} Nothing was charged.`,
+      [{ path: '/objective', rule: 'url_fetching', message: 'a URL to fetch' }, ...missing],
+      `The objective points at ${url.slice(0, 80)} instead of supplying its content, and this service fetches no URLs, so nothing was quoted or charged.`,
+    );
+  }
+
+  /** Why an input key no step reads was left alone, in one sentence. */
+  private whyUnused(input: string, routes: Route[]): string {
+    const owners = this.routes.filter((rt) => !routes.includes(rt) && [...rt.d.reads, ...schemaProperties(rt.cap)].includes(input));
+    const planned = routes.map((rt) => rt.cap.id).join(', ');
+    if (owners.length) {
+      return `${input} is an input of ${owners.map((rt) => rt.cap.id).join(', ')}, which the objective does not ask for and whose data the inputs do not unmistakably carry, so the plan (${planned}) does not use it.`;
+    }
+    return `${input} is not an input of any supported outcome, so the plan (${planned}) ignores it and it changes nothing in the price or the result.`;
   }
 
   private coverage(required: Record<string, unknown>, routes: Route[]): { covered: string[]; not_covered: string[] } {

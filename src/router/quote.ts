@@ -124,6 +124,7 @@ export function quoteBody(plan: Plan, env: QuoteEnv) {
       matched: plan.matched,
       assumptions: plan.assumptions,
       unused_inputs: plan.unusedInputs,
+      unused_inputs_explained: plan.unusedExplained,
     },
     steps,
     execute_route: oneRoute,

@@ -179,7 +179,7 @@ export const quoteResponseSchema: JsonSchema = {
     interpretation: {
       type: 'object',
       additionalProperties: false,
-      required: ['objective_field', 'folded_fields', 'renamed_fields', 'matched', 'assumptions', 'unused_inputs'],
+      required: ['objective_field', 'folded_fields', 'renamed_fields', 'matched', 'assumptions', 'unused_inputs', 'unused_inputs_explained'],
       properties: {
         objective_field: { type: 'string', enum: [...OBJECTIVE_FIELDS] },
         folded_fields: { ...strings, description: 'Top-level fields moved into inputs.' },
@@ -190,6 +190,11 @@ export const quoteResponseSchema: JsonSchema = {
         },
         assumptions: { ...strings, description: 'Everything the router filled in or read from the objective\'s text.' },
         unused_inputs: { ...strings, description: 'Input keys no planned step reads.' },
+        unused_inputs_explained: {
+          type: 'array',
+          description: 'The same keys, in the same order, each with one sentence saying why no step reads it.',
+          items: { type: 'object', additionalProperties: false, required: ['input', 'reason'], properties: { input: str, reason: str } },
+        },
       },
     },
     steps: {

@@ -1,10 +1,13 @@
 /**
  * Outcomes the router refuses by category (service spec, "Not supported"),
- * found in the objective's words and in the inputs' keys. Each category has one
- * stable error code; all of them answer 422 before any payment step.
+ * found in what the request asks: the objective's words (in the ten routed
+ * languages) and the top-level keys of its inputs (or of an inputs.items
+ * element) — never keys nested inside a value, which are data (EIP-712 typed
+ * data has a "domain"; so may a metadata object). Each category has one stable
+ * error code; all of them answer 422 before any payment step.
  */
 import type { ErrorCode, ErrorDetail } from '../errors.js';
-import { readUris, withoutNegations } from '../catalog/objective-text.js';
+import { compileTerms, foldText, readUris, withoutNegations, withoutNegationsFolded, type Terms } from '../catalog/objective-text.js';
 
 export type UnsupportedCategory =
   | 'url_fetching'
@@ -21,6 +24,8 @@ export interface UnsupportedOutcome {
   category: UnsupportedCategory;
   code: ErrorCode;
   reason: string;
+  /** What the service does not do, as the end of one sentence ("this service fetches no URLs"). */
+  because: string;
 }
 
 /** The published list, in the order the checks run (the first hit names the code). */
@@ -30,46 +35,55 @@ export const UNSUPPORTED: readonly UnsupportedOutcome[] = [
     code: 'url_fetch_unsupported',
     reason:
       'The service fetches no URLs: no page, API, IPFS or Arweave content is ever requested on your behalf. A source_url (or any URL given as something to fetch) is refused; send the content itself (html, field contracts, colours, the URI string to normalize).',
+    because: 'this service fetches no URLs and needs the content itself',
   },
   {
     category: 'domain_registration_lookup',
     code: 'domain_lookup_unsupported',
     reason: 'Domain-registration lookups (WHOIS, RDAP, availability, registrar, expiry, DNS) need live third-party queries; none is offered.',
+    because: 'domain-registration lookups need live third-party queries, which this service does not make',
   },
   {
     category: 'browsing',
     code: 'browsing_unsupported',
     reason: 'No browser runs here: navigating, clicking, logging in or searching the web is not offered.',
+    because: 'no browser runs here',
   },
   {
     category: 'screenshots',
     code: 'screenshot_unsupported',
     reason: 'Nothing is rendered: screenshots and page captures are not offered.',
+    because: 'nothing is rendered here',
   },
   {
     category: 'wallet_signing',
     code: 'wallet_signing_unsupported',
     reason: 'The service holds no buyer keys and signs nothing for you: transactions, messages, permits and transfers are signed by your own wallet.',
+    because: "this service holds no buyer keys and signs nothing on a buyer's behalf",
   },
   {
     category: 'refunds',
     code: 'refund_unsupported',
     reason: 'There is no refund rail (no seller-key refunds): the router rejects what it cannot deliver before any payment, which is the only protection.',
+    because: 'there is no refund rail, only refusal before payment',
   },
   {
     category: 'mcp_payer',
     code: 'mcp_payer_unsupported',
     reason: 'The MCP endpoint is not a wallet and never pays: it hands the 402 challenge back to the caller, who pays the quoted route.',
+    because: 'the MCP endpoint is not a wallet and never pays',
   },
   {
     category: 'non_allowlisted_supplier',
     code: 'supplier_not_allowlisted',
     reason: 'Only the service\'s own handlers (and suppliers on its allowlist, which is empty by default) are used; payments to any other supplier, API, model provider or address are refused.',
+    because: "only the service's own handlers and allowlisted suppliers are paid",
   },
   {
     category: 'negative_contribution',
     code: 'negative_contribution',
     reason: 'A plan whose cost of goods would exceed its price is refused rather than sold at a loss.',
+    because: 'a plan is never sold below its cost of goods',
   },
 ];
 
@@ -80,6 +94,12 @@ export function unsupportedOf(category: UnsupportedCategory): UnsupportedOutcome
 export interface Finding {
   category: UnsupportedCategory;
   detail: ErrorDetail;
+}
+
+/** A refusal in one sentence: what the request asks, and why the service does not do it. */
+export function refusalSentence(f: Finding): string {
+  const asked = f.detail.message ?? `the request asks for ${f.category.replace(/_/g, ' ')}`;
+  return `Refused before any payment: ${asked.charAt(0).toLowerCase()}${asked.slice(1)}, but ${unsupportedOf(f.category).because}, so nothing was quoted or charged.`;
 }
 
 // ─── the objective's words ─────────────────────────────────────────────────
@@ -118,6 +138,129 @@ const SUPPLIER = [
   /\b(?:openai|anthropic|chatgpt|gpt-?[345][\w.-]*|claude|gemini|mistral|perplexity|serpapi|bright ?data|zyte|apify|scrapingbee)\b/i,
 ];
 const PAY_ADDRESS = /\bpay(?:ing)?\s+(?:to\s+)?(?:the\s+)?(?:address\s+)?(0x[0-9a-fA-F]{40})\b/i;
+
+// ─── the objective's words in the other routed languages (over folded text) ───
+
+/** Verbs that ask for a fetch; a fetch needs a target too (a URL, or one of FETCH_TARGET_TERMS). */
+const FETCH_VERB_TERMS: Terms = {
+  es: ['descarga*', 'descargar', 'obten la pagina', 'obtener la pagina', 'rastrea*', 'raspa*', 'visita*', 'accede a', 'recupera el contenido', 'recuperar el contenido', 'lee la pagina', 'leer la pagina'],
+  pt: ['baixa*', 'baixe', 'baixar', 'busque a pagina', 'buscar a pagina', 'raspe', 'raspar', 'visite', 'visitar', 'acesse', 'acessar', 'leia a pagina', 'ler a pagina', 'rastreie', 'rastrear'],
+  fr: ['telecharg*', 'recupere la page', 'recuperer la page', 'recuperez la page', 'aspire*', 'visite*', 'visiter', 'lis la page', 'lire la page', 'crawle*', 'recuperer le contenu', 'recupere le contenu'],
+  de: ['herunterlad*', 'lade * herunter', 'ruf * ab', 'rufe * ab', 'abrufen', 'hole die seite', 'hol die seite', 'besuch*', 'crawl*', 'lies die seite', 'scrape*'],
+  it: ['scarica*', 'recupera la pagina', 'recuperare la pagina', 'visita*', 'leggi la pagina', 'leggere la pagina', 'fai lo scraping', 'scansiona*', 'recupera il contenuto'],
+  nl: ['download*', 'haal * op', 'ophalen', 'bezoek*', 'lees de pagina', 'crawl*', 'scrape*'],
+  zh: ['抓取', '下载', '下載', '爬取', '获取网页', '獲取網頁', '访问', '訪問', '读取网页'],
+  ja: ['ダウンロード', 'クロール', 'スクレイピング', 'スクレイプ', 'ページを取得', 'サイトを取得', 'urlを取得'],
+  ko: ['다운로드', '크롤링', '스크래핑', '페이지를 가져', '사이트를 가져', '가져와', '방문해', '접속해'],
+};
+const FETCH_TARGET_TERMS: Terms = {
+  es: ['pagina*', 'sitio*', 'web', 'enlace*', 'url*'],
+  pt: ['pagina*', 'site*', 'sitio', 'web', 'link*', 'url*'],
+  fr: ['page*', 'site*', 'web', 'lien*', 'url*'],
+  de: ['seite*', 'webseite*', 'website*', 'link*', 'url*', 'internetseite*'],
+  it: ['pagina', 'pagine', 'sito', 'siti', 'web', 'link', 'url'],
+  nl: ['pagina*', 'webpagina*', 'site*', 'website*', 'link*', 'url*'],
+  zh: ['网页', '網頁', '页面', '頁面', '网站', '網站', '网址', '链接', 'url'],
+  ja: ['ページ', 'サイト', 'url', 'リンク', 'ウェブ'],
+  ko: ['페이지', '사이트', '웹사이트', 'url', '링크'],
+};
+
+/** Words naming each refused category in the other routed languages (English is in the patterns above). */
+const CATEGORY_TERMS: ReadonlyArray<[UnsupportedCategory, Terms]> = [
+  [
+    'domain_registration_lookup',
+    {
+      es: ['whois', 'rdap', 'registrador', 'registrar el dominio', 'registrar un dominio', 'registrar este dominio', 'registro del dominio', 'registro de dominio*', 'disponibilidad del dominio', 'caducidad del dominio', 'vencimiento del dominio', 'dueno del dominio', 'propietario del dominio', 'nombre de dominio'],
+      pt: ['registrar o dominio', 'registrar um dominio', 'registro do dominio', 'registro de dominio*', 'disponibilidade do dominio', 'expiracao do dominio', 'vencimento do dominio', 'dono do dominio', 'nome de dominio'],
+      fr: ['nom de domaine', 'noms de domaine', 'enregistrer le domaine', 'enregistrer un domaine', 'disponibilite du domaine', 'expiration du domaine', 'proprietaire du domaine', "bureau d'enregistrement", 'registraire'],
+      de: ['domainname*', 'domain registrier*', 'domain-registrierung', 'domainregistrierung', 'domainverfugbarkeit', 'domain-verfugbarkeit', 'ablauf der domain', 'ablaufdatum der domain', 'domaininhaber', 'inhaber der domain', 'wem gehort die domain'],
+      it: ['nome di dominio', 'nomi di dominio', 'registrare il dominio', 'registrare un dominio', 'registrazione del dominio', 'disponibilita del dominio', 'scadenza del dominio', 'proprietario del dominio'],
+      nl: ['domeinnaam', 'domeinnamen', 'domein registreren', 'domeinregistratie', 'beschikbaarheid van het domein', 'verloopdatum van het domein', 'eigenaar van het domein', 'registrar'],
+      zh: ['域名'],
+      ja: ['ドメイン'],
+      ko: ['도메인'],
+    },
+  ],
+  [
+    'browsing',
+    {
+      es: ['navega*', 'abre la pagina', 'abrir la pagina', 'haz clic', 'hacer clic', 'pulsa en', 'inicia sesion', 'iniciar sesion', 'busca en google', 'buscar en google', 'busca en internet', 'buscar en internet', 'busca en la web', 'buscar en la web', 'rellena el formulario', 'llena el formulario'],
+      pt: ['navegue', 'navegar', 'abra a pagina', 'abrir a pagina', 'navega', 'clique em', 'clicar em', 'faca login', 'fazer login', 'entre na conta', 'pesquise no google', 'pesquisar no google', 'pesquise na web', 'pesquisar na internet', 'preencha o formulario'],
+      fr: ['navigue*', 'naviguer', 'ouvre la page', 'ouvrir la page', 'clique sur', 'cliquez sur', 'cliquer sur', 'connecte-toi', 'se connecter', 'connectez-vous', 'cherche sur google', 'recherche sur google', 'chercher sur le web', 'recherche sur internet', 'remplis le formulaire', 'remplir le formulaire'],
+      de: ['navigier*', 'klick*', 'offne die seite', 'einloggen', 'logge dich ein', 'melde dich an', 'anmelden', 'im web suchen', 'im internet suchen', 'suche im internet', 'durchsuche das web', 'google nach', 'googeln', 'surf*', 'formular ausfullen', 'fulle das formular'],
+      it: ['naviga*', 'apri la pagina', 'aprire la pagina', 'fai clic', 'clicca*', 'effettua il login', 'accedi al sito', 'accedi all', 'cerca su google', 'cerca sul web', 'cerca su internet', 'compila il modulo'],
+      nl: ['navigeer*', 'open de pagina', 'klik op', 'klikken', 'inloggen', 'log in op', 'zoek op google', 'zoek op internet', 'zoeken op het web', 'surf*', 'vul het formulier'],
+      zh: ['浏览', '瀏覽', '打开网页', '打开网址', '打开链接', '点击', '點擊', '登录', '登錄', '登入', '上网搜索', '网上搜索', '搜索网页', '谷歌搜索', '填写表单', '打开浏览器'],
+      ja: ['ブラウズ', 'ブラウザで', 'ページを開いて', 'サイトを開いて', 'クリックして', 'ログインして', 'ウェブで検索', 'ネットで検索', 'グーグルで検索', 'googleで検索', 'フォームに入力', '閲覧して'],
+      ko: ['브라우저로', '브라우징', '페이지를 열어', '사이트를 열어', '클릭해', '클릭하고', '로그인해', '로그인하고', '웹에서 검색', '인터넷에서 검색', '구글에서 검색', '구글 검색', '양식을 작성', '둘러보'],
+    },
+  ],
+  [
+    'screenshots',
+    {
+      es: ['captura de pantalla', 'capturas de pantalla', 'pantallazo*', 'captura la pantalla', 'captura de la pagina'],
+      pt: ['captura de tela', 'capturas de tela', 'print da tela', 'print da pagina', 'printscreen', 'capture a tela'],
+      fr: ["capture d'ecran", "captures d'ecran", 'capture ecran', "copie d'ecran", 'capture de la page'],
+      de: ['bildschirmfoto*', 'bildschirmaufnahme*', 'screenshot*', 'bildschirmkopie*'],
+      it: ['schermata', 'schermate', 'cattura dello schermo', 'cattura della pagina', 'istantanea della pagina'],
+      nl: ['schermafbeelding*', 'schermopname*', 'schermafdruk*', 'screenshot*'],
+      zh: ['截图', '截圖', '截屏', '屏幕截图', '网页快照', '屏幕快照'],
+      ja: ['スクリーンショット', 'スクショ', '画面キャプチャ', 'キャプチャ画像', '画面を撮'],
+      ko: ['스크린샷', '화면 캡처', '화면캡처', '캡처해', '캡쳐'],
+    },
+  ],
+  [
+    'wallet_signing',
+    {
+      es: ['firma * transaccion', 'firmar * transaccion', 'firma la transaccion', 'firmar la transaccion', 'firma esta transaccion', 'firmar esta transaccion', 'firma el mensaje', 'firmar el mensaje', 'firma este mensaje', 'firmar un mensaje', 'firma con mi', 'mi clave privada', 'mi frase semilla', 'envia usdc', 'enviar usdc', 'transfiere usdc', 'transferir usdc'],
+      pt: ['assine * transacao', 'assinar * transacao', 'assine a transacao', 'assinar a transacao', 'assine esta transacao', 'assinar esta transacao', 'assine a mensagem', 'assinar a mensagem', 'assinar uma mensagem', 'assine com minha', 'minha chave privada', 'minha frase semente', 'envie usdc', 'enviar usdc', 'transfira usdc', 'transferir usdc'],
+      fr: ['signe * transaction', 'signez * transaction', 'signer * transaction', 'signe la transaction', 'signer la transaction', 'signez la transaction', 'signe cette transaction', 'signer ce message', 'signe le message', 'signer le message', 'signe avec mon', 'ma cle privee', 'ma phrase de recuperation', 'envoie des usdc', 'envoyer des usdc', 'transfere des usdc', 'transferer des usdc'],
+      de: ['signiere * transaktion', 'unterschreibe * transaktion', 'signiere die transaktion', 'transaktion signier*', 'signiere diese transaktion', 'unterschreibe die transaktion', 'nachricht signier*', 'signiere die nachricht', 'mit meinem privaten schlussel', 'meinen privaten schlussel', 'meine seed-phrase', 'sende usdc', 'usdc senden', 'uberweise usdc', 'usdc uberweisen'],
+      it: ['firma * transazione', 'firmare * transazione', 'firma la transazione', 'firmare la transazione', 'firma questa transazione', 'firma il messaggio', 'firmare il messaggio', 'firma con il mio', 'la mia chiave privata', 'mia chiave privata', 'invia usdc', 'inviare usdc', 'trasferisci usdc', 'trasferire usdc'],
+      nl: ['onderteken * transactie', 'teken * transactie', 'onderteken de transactie', 'transactie ondertekenen', 'teken de transactie', 'onderteken het bericht', 'bericht ondertekenen', 'met mijn prive sleutel', 'mijn privesleutel', 'mijn prive sleutel', 'stuur usdc', 'usdc sturen', 'maak usdc over', 'usdc overmaken'],
+      zh: ['签名交易', '签署交易', '簽署交易', '交易签名', '签名这个交易', '签名消息', '签署消息', '用我的钱包签', '用我的私钥', '我的私钥', '助记词', '转账', '轉賬', '发送usdc'],
+      ja: ['トランザクションに署名', 'トランザクションを署名', 'メッセージに署名', 'ウォレットで署名', '秘密鍵', 'シードフレーズ', '送金して', 'usdcを送'],
+      ko: ['트랜잭션에 서명', '트랜잭션 서명', '거래에 서명', '메시지에 서명', '지갑으로 서명', '개인 키', '개인키', '시드 문구', '송금해', 'usdc를 보내'],
+    },
+  ],
+  [
+    'refunds',
+    {
+      es: ['reembols*', 'devolucion del pago', 'devuelve mi dinero', 'devolver el dinero', 'revertir el pago', 'anular el pago', 'contracargo*'],
+      pt: ['reembols*', 'estorno*', 'estornar', 'devolver o dinheiro', 'devolva meu dinheiro', 'reverter o pagamento', 'cancelar o pagamento'],
+      fr: ['rembours*', 'annuler le paiement', 'annule le paiement', 'rendre mon argent', 'retrofacturation'],
+      de: ['ruckerstatt*', 'erstatte*', 'erstattung', 'geld zuruck', 'ruckbuchung*', 'zahlung stornier*', 'storniere die zahlung'],
+      it: ['rimbors*', 'restituisci i soldi', 'annulla il pagamento', 'annullare il pagamento', 'storna*'],
+      nl: ['terugbeta*', 'restitutie', 'geld terug', 'terugstort*', 'betaling terugdraaien', 'betaling annuleren'],
+      zh: ['退款', '退钱', '退錢', '退还', '退還', '撤销付款', '撤销支付'],
+      ja: ['返金', '払い戻し', '払戻し', '支払いを取り消'],
+      ko: ['환불', '결제 취소', '결제를 취소'],
+    },
+  ],
+  [
+    'non_allowlisted_supplier',
+    {
+      es: ['proveedor externo', 'proveedores externos', 'api externa', 'apis externas', 'otro proveedor', 'proveedor de terceros', 'de terceros'],
+      pt: ['fornecedor externo', 'fornecedores externos', 'api externa', 'apis externas', 'outro fornecedor', 'provedor externo', 'de terceiros'],
+      fr: ['fournisseur externe', 'fournisseurs externes', 'api externe', 'apis externes', 'autre fournisseur', 'prestataire externe', 'tiers fournisseur'],
+      de: ['externe* anbieter', 'externen api', 'externe api', 'drittanbieter*', 'anderen anbieter', 'externe* dienstleister'],
+      it: ['fornitore esterno', 'fornitori esterni', 'api esterna', 'api esterne', 'altro fornitore', 'fornitore terzo', 'di terze parti'],
+      nl: ['externe leverancier*', 'externe aanbieder*', 'externe api', 'andere leverancier', 'derde partij', 'derden'],
+      zh: ['第三方', '外部供应商', '外部供應商', '外部api', '外部接口', '其他供应商'],
+      ja: ['サードパーティ', '外部のapi', '外部api', '外部プロバイダ', '外部の業者', '他のプロバイダ'],
+      ko: ['외부 공급자', '외부 공급업체', '타사', '서드파티', '외부 api', '다른 공급자'],
+    },
+  ],
+];
+const COMPILED_CATEGORY_TERMS = CATEGORY_TERMS.map(([category, terms]) => [category, compileTerms(terms)!] as const);
+const FETCH_VERB_RE = compileTerms(FETCH_VERB_TERMS)!;
+const FETCH_TARGET_RE = compileTerms(FETCH_TARGET_TERMS)!;
+/** "¿está disponible ejemplo.com?", "ist beispiel.de noch frei": a host name and availability in one sentence. */
+const DOMAIN_AVAILABLE =
+  /(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w/])[^.?!]{0,40}(?:disponible|disponivel|verfugbar|noch frei|beschikbaar|disponibile|libre|vrij|registriert|registrado|enregistre|registrato|geregistreerd)|(?:disponible|disponivel|verfugbar|beschikbaar|disponibile)[^.?!]{0,30}(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w/])|(?:dominio|domaine|domain|domein)\s+[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w/])/;
+/** MCP named as the one that pays, in the other languages: "que el servidor MCP pague", "MCP soll bezahlen", "让MCP支付". */
+const MCP_PAYS_FOLDED =
+  /mcp.{0,60}?(?<![a-z])(?:pague|paguen|pagar|paga|pagara|paie|payer|paye|bezahl\w*|zahl\w*|paghi|pagare|betaal\w*|betalen)(?![a-z])|(?<![a-z])(?:pague|pagar|paie|payer|bezahl\w*|zahle|pagare|betaal|betalen)(?![a-z]).{0,25}?(?:via|por|par|uber|tramite|met|com|con|avec|mit|door|atraves)\s+(?:el |la |o |a |le |den |das |il |de |het )?(?:servidor |server |serveur )?mcp|mcp.{0,20}?(?:支付|付款|付钱|付費|支払|払う|払って|지불|결제)|(?:通过|经由|用|経由で|を通じて|통해|으로|로).{0,6}mcp.{0,10}(?:支付|付款|支払|지불|결제)/;
 
 // ─── the inputs' keys ──────────────────────────────────────────────────────
 
@@ -205,52 +348,69 @@ function isOwnUrl(url: string, ownPaths: ReadonlySet<string>): boolean {
   }
 }
 
+/** A domain key asks for a lookup only when its value names hosts ("example.com"), not when it is data (an EIP-712 domain object). */
+function namesHosts(v: unknown): boolean {
+  if (typeof v === 'string') return /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\.?$/i.test(v.trim()) || /^[a-z0-9-]{2,63}$/i.test(v.trim());
+  return Array.isArray(v) && v.length > 0 && v.every(namesHosts);
+}
+
 /**
- * Every refused category the request asks for, in the published order. The
- * planner answers with the first one's code and lists all of them in details.
+ * Every refused category the request asks for. The planner answers with the
+ * first one's code and lists all of them in details: what the objective asks
+ * comes first (a browse request carrying a `website` key is a browse
+ * request), then the inputs' keys, each group in the published order.
  */
 export function screen(ctx: ScreenContext): Finding[] {
-  const found: Finding[] = [];
-  const add = (category: UnsupportedCategory, path: string, message: string) => {
-    if (!found.some((f) => f.category === category && f.detail.path === path)) found.push({ category, detail: { path, rule: category, message } });
+  const fromWords: Finding[] = [];
+  const fromKeys: Finding[] = [];
+  const add = (into: Finding[], category: UnsupportedCategory, path: string, message: string) => {
+    if (!into.some((f) => f.category === category && f.detail.path === path)) into.push({ category, detail: { path, rule: category, message } });
   };
 
-  // Keys in inputs, at any depth.
-  const walk = (v: unknown, pointer: string, depth: number) => {
-    if (depth > 32 || v === null || typeof v !== 'object') return;
-    if (Array.isArray(v)) {
-      v.forEach((x, i) => walk(x, `${pointer}/${i}`, depth + 1));
-      return;
-    }
-    for (const [k, inner] of Object.entries(v as Record<string, unknown>)) {
+  // The request's own keys: the top level of inputs, and of each inputs.items element (a native body).
+  const keysOf = (o: Record<string, unknown>, pointer: string) => {
+    for (const k of Object.keys(o)) {
+      const inner = o[k];
+      if (inner === undefined || ctx.declaredKeys.has(k)) continue;
       const key = k.toLowerCase();
       const path = `${pointer}/${escapePointer(k)}`;
       const category = KEY_CATEGORIES[key];
-      if (category && !ctx.declaredKeys.has(k)) add(category, path, `inputs carry "${k}", which asks for ${category.replace(/_/g, ' ')}`);
-      if (SUPPLIER_KEYS.includes(key) && !ctx.declaredKeys.has(k)) {
+      if (category && (category !== 'domain_registration_lookup' || namesHosts(inner))) {
+        add(fromKeys, category, path, `inputs carry "${k}", which asks for ${category.replace(/_/g, ' ')}`);
+      }
+      if (SUPPLIER_KEYS.includes(key)) {
         const outside = namesOf(inner).filter((n) => !ctx.allowlist.has(n));
-        if (outside.length) add('non_allowlisted_supplier', path, `not on the supplier allowlist: ${outside.slice(0, 5).join(', ')}`);
+        if (outside.length) add(fromKeys, 'non_allowlisted_supplier', path, `inputs name a supplier off the allowlist (${outside.slice(0, 5).join(', ')})`);
       }
-      if (PAYEE_KEYS.includes(key) && !ctx.declaredKeys.has(k)) {
+      if (PAYEE_KEYS.includes(key)) {
         const outside = namesOf(inner).filter((n) => n.toLowerCase() !== ctx.payTo.toLowerCase());
-        if (outside.length) add('non_allowlisted_supplier', path, `payments go only to the service's payee ${ctx.payTo}`);
+        if (outside.length) add(fromKeys, 'non_allowlisted_supplier', path, `inputs ask to pay someone other than the service's payee ${ctx.payTo}`);
       }
-      if (PAYER_KEYS.includes(key) && !ctx.declaredKeys.has(k) && namesOf(inner).some((n) => /\bmcp\b/i.test(n))) {
-        add('mcp_payer', path, 'the MCP endpoint cannot be the payer');
-      }
-      walk(inner, path, depth + 1);
+      if (PAYER_KEYS.includes(key) && namesOf(inner).some((n) => /\bmcp\b/i.test(n))) add(fromKeys, 'mcp_payer', path, 'inputs name the MCP endpoint as the payer');
     }
   };
-  walk(ctx.inputs, '/inputs', 0);
+  keysOf(ctx.inputs, '/inputs');
+  if (Array.isArray(ctx.inputs.items)) {
+    ctx.inputs.items.forEach((item, i) => {
+      if (item !== null && typeof item === 'object' && !Array.isArray(item)) keysOf(item as Record<string, unknown>, `/inputs/items/${i}`);
+    });
+  }
 
-  // Words in the objective, with negated phrases ("without fetching it") removed.
+  // Words in the objective, with negated phrases ("without fetching it", "sin descargarla") removed.
   const text = withoutNegations(ctx.objective);
+  const folded = withoutNegationsFolded(foldText(ctx.objective));
   const at = '/objective';
   const fetchVerb = FETCH_VERB.exec(text);
   if (fetchVerb) {
     const rest = text.slice(fetchVerb.index);
     const urls = readUris(rest).filter((u) => u.kind === 'nft' || !isOwnUrl(u.value, ctx.ownPaths));
-    if (urls.length || FETCH_TARGET.test(rest.slice(0, 160))) add('url_fetching', at, `the objective asks to ${fetchVerb[0].toLowerCase()} something`);
+    if (urls.length || FETCH_TARGET.test(rest.slice(0, 160))) add(fromWords, 'url_fetching', at, `the objective asks to ${fetchVerb[0].toLowerCase()} something`);
+  }
+  const foldedVerb = FETCH_VERB_RE.exec(folded);
+  if (foldedVerb) {
+    const around = folded.slice(Math.max(0, foldedVerb.index - 40), foldedVerb.index + 160);
+    const urls = readUris(around).filter((u) => u.kind === 'nft' || !isOwnUrl(u.value, ctx.ownPaths));
+    if (urls.length || FETCH_TARGET_RE.test(around)) add(fromWords, 'url_fetching', at, `the objective asks to fetch something ("${foldedVerb[0].slice(0, 60)}")`);
   }
   const checks: Array<[RegExp[], UnsupportedCategory]> = [
     [[DOMAIN], 'domain_registration_lookup'],
@@ -265,14 +425,28 @@ export function screen(ctx: ScreenContext): Finding[] {
     for (const re of res) {
       const m = re.exec(text);
       if (m) {
-        add(category, at, `the objective asks for "${m[0].slice(0, 80)}"`);
+        add(fromWords, category, at, `the objective asks for "${m[0].slice(0, 80)}"`);
         break;
       }
     }
   }
+  for (const [category, re] of COMPILED_CATEGORY_TERMS) {
+    if (fromWords.some((f) => f.category === category)) continue;
+    const m = re.exec(folded);
+    if (m) add(fromWords, category, at, `the objective asks for "${m[0].slice(0, 80)}"`);
+  }
+  if (!fromWords.some((f) => f.category === 'domain_registration_lookup')) {
+    const m = DOMAIN_AVAILABLE.exec(folded);
+    if (m) add(fromWords, 'domain_registration_lookup', at, `the objective asks about a domain name ("${m[0].slice(0, 80)}")`);
+  }
+  if (!fromWords.some((f) => f.category === 'mcp_payer')) {
+    const m = MCP_PAYS_FOLDED.exec(folded);
+    if (m) add(fromWords, 'mcp_payer', at, `the objective asks the MCP endpoint to pay ("${m[0].slice(0, 80)}")`);
+  }
   const pay = PAY_ADDRESS.exec(text);
-  if (pay && pay[1]!.toLowerCase() !== ctx.payTo.toLowerCase()) add('non_allowlisted_supplier', at, `payments go only to the service's payee ${ctx.payTo}`);
+  if (pay && pay[1]!.toLowerCase() !== ctx.payTo.toLowerCase()) add(fromWords, 'non_allowlisted_supplier', at, `the objective asks to pay ${pay[1]}, not the service's payee ${ctx.payTo}`);
 
   const order = UNSUPPORTED.map((u) => u.category);
-  return found.sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
+  const byOrder = (a: Finding, b: Finding) => order.indexOf(a.category) - order.indexOf(b.category);
+  return [...fromWords.sort(byOrder), ...fromKeys.sort(byOrder)];
 }

@@ -1,13 +1,38 @@
 /** How the outcome router recognises a contrast objective and builds its native bodies. */
 import type { ErrorDetail } from '../../errors.js';
 import { has, isObject, need, notAList, done, type RoutingDescriptor, type UnitDraft } from '../../catalog/routing.js';
-import { readColours, readLargeText } from '../../catalog/objective-text.js';
+import { parseColour, readColours, readLargeText } from '../../catalog/objective-text.js';
+
+/** A colour written as people write it (#rgb, a CSS name, rgb()) as the native #rrggbb; anything else unchanged for validation to name. */
+function nativeColour(v: unknown, normalised: string[]): unknown {
+  if (typeof v !== 'string') return v;
+  const c = parseColour(v);
+  if (c === undefined || c === v) return v;
+  normalised.push(`${v} → ${c}`);
+  return c;
+}
 
 export const contrastRouting: RoutingDescriptor = {
-  outcome: 'WCAG 2.x sRGB contrast for one or many #RRGGBB colour pairs (one paid call per pair).',
+  outcome: 'WCAG 2.x sRGB contrast for one or many colour pairs (#RRGGBB, #RGB, CSS names or rgb() in the request; one paid call per pair).',
   names: ['contrast calculator', 'contrast checker', 'wcag contrast', 'colour contrast', 'color contrast'],
   keywords: [/\bcontrast\b/, /\bwcag\b/, /\ba11y\b/, /\b(?:legib|readab)\w*\b.*\bcolou?rs?\b/, /\bcolou?r (?:pairs?|combinations?)\b/],
-  textSignal: (objective) => (readColours(objective).colours.length ? '#RRGGBB colours in the objective' : undefined),
+  terms: {
+    en: ['contrast*', 'wcag', 'a11y', 'colour pair*', 'color pair*', 'text legibility', 'readable text'],
+    es: ['contraste*', 'relacion de contraste', 'legibilidad', 'accesibilidad del color', 'accesibilidad de los colores', 'colores accesibles'],
+    pt: ['contraste*', 'legibilidade', 'acessibilidade de cor*', 'acessibilidade das cores', 'cores acessiveis'],
+    fr: ['contraste*', 'lisibilite', 'accessibilite des couleurs', 'couleurs accessibles'],
+    de: ['kontrast*', 'farbkontrast*', 'lesbarkeit', 'barrierefreie farben', 'farbpaar*'],
+    it: ['contrasto', 'contrasti', 'rapporto di contrasto', 'leggibilita', 'accessibilita dei colori', 'colori accessibili'],
+    nl: ['contrast*', 'kleurcontrast*', 'leesbaarheid', 'toegankelijke kleuren'],
+    zh: ['对比度', '對比度', '颜色对比', '顏色對比', '色彩对比', '可读性', '可讀性', '无障碍配色'],
+    ja: ['コントラスト', 'コントラスト比', '可読性', '読みやすさ', '配色のアクセシビリティ'],
+    ko: ['명암비', '명암 대비', '색상 대비', '색 대비', '대비율', '콘트라스트', '가독성'],
+  },
+  textSignal(objective) {
+    const r = readColours(objective);
+    if (r.explicit) return 'colours (#RRGGBB, #RGB or rgb()) in the objective';
+    return r.pairs.length ? 'a pair of named colours in the objective ("white text on navy")' : undefined;
+  },
   fieldAliases: { fg: 'foreground', bg: 'background', colour_pairs: 'pairs', color_pairs: 'pairs' },
   reads: ['foreground', 'background', 'large_text', 'pairs'],
   requiredInputs: ['foreground', 'background'],
@@ -15,12 +40,16 @@ export const contrastRouting: RoutingDescriptor = {
   batch:
     'inputs.pairs: an array of {foreground, background, large_text?}, ["#RRGGBB", "#RRGGBB"] or "#RRGGBB on #RRGGBB"; or several pairs written in the objective ("#000000 on #ffffff and #777777 on #ffffff", "#111111, #222222 and #333333 on #ffffff"). One step per pair.',
   detect: (inputs) => has(inputs, 'foreground') || has(inputs, 'background') || has(inputs, 'pairs'),
+  evident: (inputs) =>
+    Array.isArray(inputs.pairs) ||
+    (typeof inputs.foreground === 'string' && typeof inputs.background === 'string' && parseColour(inputs.foreground) !== undefined && parseColour(inputs.background) !== undefined),
   extract(ctx) {
     const { inputs, at } = ctx;
     const units: UnitDraft[] = [];
     const missing: ErrorDetail[] = [];
     const invalid: ErrorDetail[] = [];
     const assumptions: string[] = [];
+    const normalised: string[] = [];
     const worded = ctx.fromItems ? undefined : readLargeText(ctx.objective);
     let defaulted = false;
     const largeText = (own: unknown): unknown => {
@@ -40,7 +69,7 @@ export const contrastRouting: RoutingDescriptor = {
         if (typeof p === 'string') {
           const r = readColours(p);
           if (r.pairs.length !== 1) {
-            invalid.push({ path: here, rule: 'colour_pair', message: 'write one pair as "#RRGGBB on #RRGGBB"' });
+            invalid.push({ path: here, rule: 'colour_pair', message: 'write one pair as "#RRGGBB on #RRGGBB" (or #RGB, CSS names, rgb())' });
             return;
           }
           fg = r.pairs[0]!.foreground;
@@ -58,13 +87,13 @@ export const contrastRouting: RoutingDescriptor = {
         }
         if (fg === undefined) missing.push(need(here, 'foreground', 'this pair has no foreground colour'));
         if (bg === undefined) missing.push(need(here, 'background', 'this pair has no background colour'));
-        units.push({ at: here, body: { foreground: fg, background: bg, large_text: largeText(own) } });
+        units.push({ at: here, body: { foreground: nativeColour(fg, normalised), background: nativeColour(bg, normalised), large_text: largeText(own) } });
       });
     }
     if (has(inputs, 'foreground') || has(inputs, 'background')) {
       if (!has(inputs, 'foreground')) missing.push(need(at, 'foreground', 'the text colour (#RRGGBB) is missing'));
       if (!has(inputs, 'background')) missing.push(need(at, 'background', 'the background colour (#RRGGBB) is missing'));
-      units.push({ at, body: { foreground: inputs.foreground, background: inputs.background, large_text: largeText(undefined) } });
+      units.push({ at, body: { foreground: nativeColour(inputs.foreground, normalised), background: nativeColour(inputs.background, normalised), large_text: largeText(undefined) } });
     } else if (units.length === 0 && missing.length === 0 && invalid.length === 0) {
       const r = ctx.fromItems ? undefined : readColours(ctx.objective);
       if (r && r.pairs.length) {
@@ -83,6 +112,7 @@ export const contrastRouting: RoutingDescriptor = {
         missing.push(need(at, 'background', 'the background colour (#RRGGBB)'));
       }
     }
+    if (normalised.length) assumptions.push(`Colours written as #RGB, CSS names or rgb() were read as #RRGGBB: ${[...new Set(normalised)].join(', ')}.`);
     if (defaulted) assumptions.push('large_text was not stated: false (normal text, the stricter AA 4.5 / AAA 7 thresholds) was used.');
     return done(units, missing, invalid, assumptions);
   },

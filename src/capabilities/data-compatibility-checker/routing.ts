@@ -17,12 +17,25 @@ export const checkerRouting: RoutingDescriptor = {
     /\bsource_fields\b|\btarget_fields\b/,
     /\bproducer\b.*\bconsumer\b/,
   ],
+  terms: {
+    en: ['compatib*', 'field contract*', 'data contract*', 'breaking change*', 'schema drift', 'schema diff', 'schema evolution'],
+    es: ['compatib*', 'contrato de datos', 'contratos de datos', 'contrato de campos', 'cambios incompatibles', 'cambio incompatible', 'cambios que rompen', 'productor y consumidor', 'productor y el consumidor'],
+    pt: ['compatib*', 'contrato de dados', 'contratos de dados', 'contrato de campos', 'mudancas incompativeis', 'mudanca incompativel', 'alteracoes incompativeis', 'produtor e consumidor', 'produtor e o consumidor'],
+    fr: ['compatib*', 'contrat de donnees', 'contrats de donnees', 'contrat de champs', 'changements cassants', 'changement cassant', 'ruptures de compatibilite', 'producteur et consommateur', 'producteur et le consommateur'],
+    de: ['kompatib*', 'datenvertrag*', 'datenvertrage*', 'feldvertrag*', 'schemaanderung*', 'schema-anderung*', 'breaking change*', 'produzent und konsument', 'erzeuger und verbraucher'],
+    it: ['compatib*', 'contratto dati', 'contratto dei dati', 'contratti dei dati', 'contratto di dati', 'modifiche incompatibili', 'modifica incompatibile', 'produttore e consumatore', 'produttore e il consumatore'],
+    nl: ['compatib*', 'datacontract*', 'veldcontract*', 'brekende wijziging*', 'schemawijziging*', 'producent en consument', 'producent en de consument'],
+    zh: ['兼容', '相容', '数据契约', '數據契約', '数据合同', '字段契约', '字段合同', '破坏性变更', '模式变更', '生产者和消费者'],
+    ja: ['互換', 'データ契約', 'データコントラクト', 'フィールド契約', '破壊的変更', 'スキーマ変更', 'スキーマの変更', 'プロデューサーとコンシューマー'],
+    ko: ['호환', '데이터 계약', '데이터 컨트랙트', '필드 계약', '스키마 변경', '파괴적 변경', '생산자와 소비자'],
+  },
   fieldAliases: { source_contract: 'source_fields', target_contract: 'target_fields', contract_pairs: 'comparisons' },
   reads: ['source_fields', 'target_fields', ...CHECKER_OPTIONS, 'comparisons'],
   requiredInputs: ['source_fields', 'target_fields'],
   optionalInputs: [...CHECKER_OPTIONS, 'comparisons'],
   batch: 'inputs.comparisons: an array of {source_fields, target_fields, comparison_mode?, canonicalization?}; top-level comparison_mode / canonicalization apply to every pair that does not set its own. One step per pair.',
   detect: (inputs) => has(inputs, 'source_fields') || has(inputs, 'target_fields') || has(inputs, 'comparisons'),
+  evident: (inputs) => Array.isArray(inputs.comparisons) || (Array.isArray(inputs.source_fields) && Array.isArray(inputs.target_fields)),
   extract(ctx) {
     const { inputs, at } = ctx;
     const units: UnitDraft[] = [];
