@@ -223,6 +223,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     cleanups.push(() => handlers.release());
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };
     const lifecycle = { draining: false };
+    let closing: Promise<void> | undefined;
     const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
     const url = await listen(app, config, cleanups, log);
@@ -238,10 +239,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       catalog,
       app,
       devnet,
-      async close() {
+      close() {
         // Readiness turns 503 at once; the listener's cleanup (first) drains requests in flight.
+        // Idempotent: a second signal or a test's own close waits for the same shutdown.
         lifecycle.draining = true;
-        for (const c of cleanups) await c();
+        closing ??= (async () => {
+          for (const c of cleanups) await c();
+        })();
+        return closing;
       },
     };
   } catch (e) {
