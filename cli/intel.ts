@@ -1,5 +1,12 @@
 /**
  * npm run intel -- import FILE.ndjson [FILE2.ndjson …]
+ * npm run intel -- collect [--source discovery|npm-releases|chain-census]
+ *
+ * `collect` runs the collectors once (src/intel/collectors: discovery
+ * census, npm releases, on-chain census, configured by the INTEL_* variables)
+ * and writes what they observe through the same validation and store as
+ * `import`. Exit 0 when every source was read and every record accepted, 1
+ * otherwise.
  *
  * Imports content records (newswire items, entities, relationships,
  * retractions, census snapshots, listings; one JSON object per line, see
@@ -16,10 +23,12 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { formatRejections, importNdjson, type ImportReport } from '../src/intel/importer.js';
+import { COLLECTOR_NAMES, planFromConfig, runCollectors, summarize, type CollectorName } from '../src/intel/collectors/runner.js';
 import { SqlContentStore } from '../src/intel/store.js';
 import { openDatabase } from '../src/store/index.js';
 
-const USAGE = 'usage: npm run intel -- import FILE.ndjson [FILE.ndjson …]';
+const USAGE = `usage: npm run intel -- import FILE.ndjson [FILE.ndjson …]
+       npm run intel -- collect [--source ${COLLECTOR_NAMES.join('|')}]`;
 
 function die(msg: string, code = 2): never {
   process.stderr.write(msg + '\n');
@@ -29,7 +38,7 @@ function die(msg: string, code = 2): never {
 async function main(): Promise<void> {
   let args;
   try {
-    args = parseArgs({ args: process.argv.slice(2), allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } });
+    args = parseArgs({ args: process.argv.slice(2), allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' }, source: { type: 'string' } } });
   } catch (e) {
     die(`${(e as Error).message}\n${USAGE}`);
   }
@@ -38,6 +47,13 @@ async function main(): Promise<void> {
     return;
   }
   const [command, ...files] = args.positionals;
+  if (command === 'collect') {
+    const source = args.values.source;
+    if (files.length > 0) die(USAGE);
+    if (source !== undefined && !(COLLECTOR_NAMES as readonly string[]).includes(source)) die(`unknown --source "${source}"; one of ${COLLECTOR_NAMES.join(', ')}\n${USAGE}`);
+    return collect(source as CollectorName | undefined);
+  }
+  if (args.values.source !== undefined) die(USAGE);
   if (command !== 'import' || files.length === 0) die(USAGE);
   let config;
   try {
@@ -77,4 +93,39 @@ async function main(): Promise<void> {
   process.exitCode = rejected > 0 ? 1 : 0;
 }
 
-main().catch((e) => die(`import failed: ${e instanceof Error ? e.message : String(e)}`));
+/** Run the collectors once against the service's database. */
+async function collect(only: CollectorName | undefined): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) die(`config error: ${e.message}`);
+    throw e;
+  }
+  let database;
+  try {
+    database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  } catch (e) {
+    if (e instanceof ConfigError) die(`config error: ${e.message}${config.databaseUrl ? '' : ' (stop the service, or let it collect on INTEL_COLLECT_INTERVAL)'}`);
+    throw e;
+  }
+  const rail = config.payment ? { network: config.payment.network, asset: config.payment.asset.address } : undefined;
+  const plan = planFromConfig(config.intel, rail, config.operatorWallets);
+  let bad = 0;
+  try {
+    const store = new SqlContentStore(database.db, Date.now);
+    const reports = await runCollectors({ store, now: Date.now, limits: { timeoutMs: config.intel.fetchTimeoutMs, maxBytes: config.intel.fetchMaxBytes } }, plan, only);
+    for (const r of reports) {
+      for (const f of r.failures) process.stdout.write(`${r.collector}: ${f.url || 'run'}: ${f.failure}: ${f.detail}\n`);
+      for (const line of formatRejections(r.records, r.collector)) process.stdout.write(line + '\n');
+      for (const n of r.notes) process.stdout.write(`${r.collector}: ${n}\n`);
+      process.stdout.write(summarize(r) + '\n');
+      bad += r.failures.length + r.records.rejected.length;
+    }
+  } finally {
+    await database.close();
+  }
+  process.exitCode = bad > 0 ? 1 : 0;
+}
+
+main().catch((e) => die(`intel failed: ${e instanceof Error ? e.message : String(e)}`));

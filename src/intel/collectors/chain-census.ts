@@ -39,8 +39,8 @@ export interface ChainCensusOptions {
   rpcUrl: string;
   /** The token (USDC) whose transfers are read. */
   asset: string;
-  /** CAIP-2 network of the RPC, for resource ids and labels. */
-  network: string;
+  /** CAIP-2 network of the RPC, for resource ids and labels; asked of the RPC (eth_chainId) when not given. */
+  network?: string;
   /** Public URL cited as the census source (e.g. the token's block-explorer page). */
   sourceUrl: string;
   operatorWallets: readonly string[];
@@ -194,7 +194,9 @@ export interface ChainCensusReport extends CollectorReport {
   snapshot?: CensusRecord;
 }
 
-export async function collectChainCensus(ctx: CollectorContext, opts: ChainCensusOptions): Promise<ChainCensusReport> {
+type ResolvedOptions = ChainCensusOptions & { network: string };
+
+export async function collectChainCensus(ctx: CollectorContext, given: ChainCensusOptions): Promise<ChainCensusReport> {
   const report: ChainCensusReport = newReport(CHAIN_COLLECTOR);
   const payees = await knownPayees(ctx);
   if (payees.size === 0) {
@@ -202,12 +204,14 @@ export async function collectChainCensus(ctx: CollectorContext, opts: ChainCensu
     return report;
   }
   const state = await loadState<ChainState>(ctx, CHAIN_COLLECTOR, () => ({}));
-  const client = createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: 1 }) });
+  const client = createPublicClient({ transport: http(given.rpcUrl, { timeout: given.timeoutMs, retryCount: 1 }) });
   let head: bigint;
+  let opts: ResolvedOptions;
   try {
     head = await client.getBlockNumber({ cacheTime: 0 });
+    opts = { ...given, network: given.network ?? `eip155:${await client.getChainId()}` };
   } catch (e) {
-    report.failures.push({ url: opts.sourceUrl, failure: 'rpc', detail: clip((e as Error).message, 300) });
+    report.failures.push({ url: given.sourceUrl, failure: 'rpc', detail: clip((e as Error).message, 300) });
     return report;
   }
   const first = state.checkpoint !== undefined ? BigInt(state.checkpoint) + 1n : (opts.startBlock ?? (head >= opts.maxBlocksPerRun ? head - opts.maxBlocksPerRun + 1n : 0n));
@@ -236,7 +240,7 @@ export async function collectChainCensus(ctx: CollectorContext, opts: ChainCensu
   return report;
 }
 
-function snapshotOf(ctx: CollectorContext, opts: ChainCensusOptions, payees: Map<string, PayeeInfo>, c: Classified, first: bigint, last: bigint): CensusRecord {
+function snapshotOf(ctx: CollectorContext, opts: ResolvedOptions, payees: Map<string, PayeeInfo>, c: Classified, first: bigint, last: bigint): CensusRecord {
   const resources: CensusResource[] = [...payees.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([payee, info]) => ({ id: `${opts.network}:${payee}`, family: info.family, calls: c.calls.get(payee) ?? 0 }));
@@ -255,7 +259,7 @@ function snapshotOf(ctx: CollectorContext, opts: ChainCensusOptions, payees: Map
 async function publishSnapshotItem(
   ctx: CollectorContext,
   report: CollectorReport,
-  opts: ChainCensusOptions,
+  opts: ResolvedOptions,
   s: CensusRecord,
   c: Classified,
   transfers: Transfer[],
