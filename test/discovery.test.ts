@@ -85,7 +85,7 @@ describe('discovery documents', () => {
     const parsed = AgentCard.fromJSON(card);
     assert.deepEqual(withoutDefaults(AgentCard.toJSON(parsed)), withoutDefaults(card), 'every field is an A2A AgentCard field with the right type');
     for (const cap of rig.service.catalog) assert.ok(parsed.skills.some((s) => s.id === cap.id), cap.id);
-    assert.ok(parsed.skills.some((s) => s.id === 'getOpenApi'));
+    assert.ok(parsed.skills.some((s) => s.id === 'list-services'), 'free skills are the free agent tools');
   });
 
   test('/v1/services and /llms.txt name every paid resource with its price', async () => {

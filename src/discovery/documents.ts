@@ -92,53 +92,80 @@ export function servicesListing(ctx: ModuleContext, openapi: Record<string, unkn
   };
 }
 
-/** An A2A agent card (the JSON form of the A2A SDK's AgentCard). */
+/** Where the A2A JSON-RPC binding is served (src/a2a). */
+export const A2A_PATH = '/a2a';
+/** The a2a-x402 extension, v0.2 (the newest spec): its URI is how clients activate it (A2A-Extensions header). */
+export const A2A_X402_EXTENSION_URI = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
+/** The message metadata key naming the skill a message calls (A2A has no field for it). */
+export const A2A_SKILL_KEY = 'skill';
+
+/**
+ * An A2A agent card (the JSON form of the A2A SDK's AgentCard). Its skills are
+ * exactly what the A2A endpoint runs: each catalog entry (paid) and each free
+ * route that declares an agent tool; every interface listed is one this
+ * instance serves (read from its OpenAPI paths).
+ */
 export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, base: string) {
-  const skills = operations(openapi)
-    .filter((o) => !['/healthz', '/readyz', '/mcp'].includes(o.path) && o.method !== 'DELETE')
-    .map((o) => {
-      const cap = ctx.catalog.find((c) => c.path === o.path && c.method === o.method);
-      return {
-        id: cap?.id ?? o.op.operationId ?? `${o.method.toLowerCase()}-${o.path}`,
-        name: o.op.summary ?? o.path,
-        description:
-          (o.op.description ?? o.op.summary ?? '').split('\n')[0]! +
-          (o.paid ? ` Paid: ${o.op['x-payment-info']?.amount_atomic} atomic ${ctx.payment.asset.symbol} per call via x402 (${o.method} ${base}${o.path}).` : ` Free: ${o.method} ${base}${o.path}.`),
-        tags: [o.paid ? 'paid' : 'free', ...(o.op.tags ?? []).filter((t) => t !== 'paid')],
-        examples: cap ? cap.examples.slice(0, 2).map((e) => e.summary) : [],
-        inputModes: ['application/json'],
-        // What the 200 actually returns, as the OpenAPI description says.
-        outputModes: Object.keys(o.op.responses?.['200']?.content ?? { 'application/json': {} }),
-        securityRequirements: [],
-      };
-    });
+  const served = new Set(Object.keys(openapi.paths as Record<string, unknown>));
+  const asset = ctx.payment.asset;
+  const howToCall = served.has(A2A_PATH) ? ` Over A2A: SendMessage with metadata.${A2A_SKILL_KEY} = this id and one data part holding the arguments.` : '';
+  const paidSkills = ctx.catalog.map((cap) => ({
+    id: cap.id,
+    name: cap.title,
+    description: `${cap.description} Paid: ${cap.priceOf ? 'priced by its input' : `${cap.priceAtomic} atomic ${asset.symbol} per call`} via x402 (HTTP: ${cap.method} ${base}${cap.path}).${howToCall}`,
+    tags: ['paid', 'x402'],
+    examples: cap.examples.slice(0, 2).map((e) => e.summary),
+    inputModes: ['application/json'],
+    outputModes: ['application/json'],
+    securityRequirements: [],
+  }));
+  const freeTools = freeToolsOf(ctx);
+  const freeSkills = freeTools.map((t) => ({
+    id: t.name,
+    name: t.title,
+    description: `${t.description} Free.${howToCall}`,
+    tags: ['free'],
+    examples: [],
+    inputModes: ['application/json'],
+    outputModes: ['application/json'],
+    securityRequirements: [],
+  }));
   // Written from the catalog and the free tools, so a new entry shows up here without touching this file.
   const paidNames = ctx.catalog.map((c) => c.title.split(' (')[0]!);
-  const freeNames = freeToolsOf(ctx).map((t) => t.title);
+  const freeNames = freeTools.map((t) => t.title);
   return {
     name: 'Agent pay-per-call utilities',
     description: `Paid per call with x402 v2 in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
-    supportedInterfaces: [{ url: `${base}/mcp`, protocolBinding: 'MCP', tenant: '', protocolVersion: '2025-06-18' }],
+    // The first interface is the preferred one: A2A's own JSON-RPC binding, then MCP.
+    supportedInterfaces: [
+      ...(served.has(A2A_PATH) ? [{ url: `${base}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }] : []),
+      ...(served.has('/mcp') ? [{ url: `${base}/mcp`, protocolBinding: 'MCP', tenant: '', protocolVersion: '2025-06-18' }] : []),
+    ],
     provider: { url: base, organization: 'agent-pay-service operator' },
     version: OPENAPI_VERSION,
     documentationUrl: `${base}/llms.txt`,
     capabilities: {
       streaming: false,
       pushNotifications: false,
-      extensions: [
-        {
-          uri: 'https://github.com/google-agentic-commerce/a2a-x402',
-          description: `Paid skills are HTTP resources paid per call with x402 v2 (exact, ${ctx.payment.network}, asset ${ctx.payment.asset.address}, payTo ${ctx.payment.payTo}).`,
-          required: false,
-        },
-      ],
+      extensions: served.has(A2A_PATH)
+        ? [
+            {
+              uri: A2A_X402_EXTENSION_URI,
+              description:
+                `Paid skills use the standalone flow with x402 v2 objects: the task stops in input-required with status.message.metadata["x402.payment.status"] = "payment-required" and ["x402.payment.required"] = an x402 v2 PaymentRequired (exact, ${ctx.payment.network}, asset ${asset.address}, payTo ${ctx.payment.payTo}); ` +
+                'send a message on that task with metadata "x402.payment.status": "payment-submitted" and "x402.payment.payload": the signed v2 PaymentPayload; the completed task carries the result artifact and "x402.payment.receipts". Free skills need no payment, so the extension is not required.',
+              required: false,
+              params: { x402Version: 2, scheme: 'exact', network: ctx.payment.network, asset: asset.address, payTo: ctx.payment.payTo },
+            },
+          ]
+        : [],
       extendedAgentCard: false,
     },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['application/json'],
     defaultOutputModes: ['application/json'],
-    skills,
+    skills: [...paidSkills, ...freeSkills],
     signatures: [],
   };
 }

@@ -1,0 +1,185 @@
+/**
+ * The A2A agent: one message names a skill (`metadata.skill`) and carries its
+ * arguments in a data part. Free skills are the modules' free routes that
+ * declare an agent tool, called in process at the caller's origin, and answer
+ * with a message. Paid skills are the catalog entries and go through the one
+ * paid flow (`payFor`): the input is validated before any payment step, an
+ * unpaid call leaves the task input-required with the x402 requirement, and a
+ * message carrying the signed payment on that task completes it with the
+ * result artifact and the receipt.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Hono } from 'hono';
+import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent } from '@a2a-js/sdk/server';
+import type { Capability } from '../catalog/capability.js';
+import { makeInputReader } from '../catalog/input-reader.js';
+import { offerOf } from '../discovery/bazaar.js';
+import { A2A_SKILL_KEY, A2A_X402_EXTENSION_URI } from '../discovery/documents.js';
+import { errorBody, type ErrorBody } from '../errors.js';
+import { freeToolsOf } from '../http/free-routes.js';
+import type { FreeTool, ModuleContext } from '../module.js';
+import { payFor, type PaidOffer } from '../payments/paid-flow.js';
+import type { PaymentPayload } from '../payments/rail.js';
+import { paidStep, X402_ERROR, X402_PAYLOAD, X402_STATUS, type PaidStep } from './x402-extension.js';
+
+/** What the HTTP side hands each call through `ServerCallContext.state`: the app (for free skills) and the caller's origin. */
+export const CALL_SCOPE = 'agent-pay-service/a2a-call-scope';
+export interface CallScope {
+  app: Hono;
+  base: string;
+}
+
+interface PaidSkill {
+  cap: Capability;
+  reader: ReturnType<typeof makeInputReader>;
+  offer: PaidOffer;
+}
+
+export interface SkillTable {
+  paid: Map<string, PaidSkill>;
+  free: Map<string, FreeTool>;
+}
+
+/** The same skills the agent card lists: catalog ids and free tool names. */
+export function skillTable(ctx: ModuleContext): SkillTable {
+  return {
+    paid: new Map(ctx.catalog.map((cap) => [cap.id, { cap, reader: makeInputReader(cap), offer: offerOf(cap) }])),
+    free: new Map(freeToolsOf(ctx).map((t) => [t.name, t])),
+  };
+}
+
+/** A skill and its arguments, as one message states them. */
+export interface SkillCall {
+  skill: string;
+  args: unknown;
+}
+
+export function skillCallOf(message: Message): SkillCall | undefined {
+  const skill = message.metadata?.[A2A_SKILL_KEY];
+  if (typeof skill !== 'string') return undefined;
+  const data = message.parts.find((p) => p.content?.$case === 'data');
+  return { skill, args: data?.content?.$case === 'data' ? data.content.value : undefined };
+}
+
+/** A task's call is the one its first message made; later messages only pay for it. */
+export function callOfTask(task: Task): SkillCall | undefined {
+  for (const m of task.history) if (m.role === Role.ROLE_USER) return skillCallOf(m);
+  return undefined;
+}
+
+const dataPart = (value: unknown): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' });
+const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export class ServiceAgentExecutor implements AgentExecutor {
+  private table: SkillTable | undefined;
+
+  constructor(private readonly ctx: ModuleContext) {}
+
+  /** Built on first use, when every module's routes exist. */
+  private skills(): SkillTable {
+    return (this.table ??= skillTable(this.ctx));
+  }
+
+  async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const scope = rc.context.state.get(CALL_SCOPE) as CallScope;
+    const call = rc.task ? callOfTask(rc.task) : skillCallOf(rc.userMessage);
+    if (!call) {
+      return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('invalid_request', `Name a skill in message.metadata.${A2A_SKILL_KEY} (one of the agent card's skill ids) and put its arguments in a data part.`, [{ path: `/metadata/${A2A_SKILL_KEY}`, rule: 'required' }]));
+    }
+    const t = this.skills();
+    const paid = t.paid.get(call.skill);
+    if (paid) return this.runPaid(rc, bus, paid, call, scope);
+    const free = t.free.get(call.skill);
+    if (free) return this.runFree(rc, bus, free, call, scope);
+    return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('not_found', `No skill named "${call.skill}"; the agent card lists them.`, [{ path: `/metadata/${A2A_SKILL_KEY}`, rule: 'enum' }]));
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    // Nothing runs between messages (each message is answered whole), so there is no work to stop.
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date(this.ctx.now()).toISOString() }, metadata: undefined }));
+    bus.finished();
+  }
+
+  /** In process, at the caller's real origin: the answers carry absolute URLs built from it. */
+  private async runFree(rc: RequestContext, bus: ExecutionEventBus, tool: FreeTool, call: SkillCall, scope: CallScope): Promise<void> {
+    const args = call.args ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('invalid_request', 'The data part must be a JSON object of the skill\'s arguments.', [{ path: '/parts', rule: 'type' }]));
+    }
+    const r = tool.request(args as Record<string, unknown>);
+    const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
+    const res = await scope.app.request(scope.base + r.path + qs, {
+      method: r.method,
+      headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
+      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+    });
+    const text = await res.text();
+    const json = parseJson(text);
+    if (res.status >= 400) {
+      const body = (json as ErrorBody | undefined)?.error ? (json as ErrorBody) : errorBody('service_unavailable', text.slice(0, 500));
+      return this.finish(rc, bus, res.status >= 500 ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_REJECTED, body);
+    }
+    bus.publish(AgentEvent.message(this.agentMessage(rc, [json === undefined ? textPart(text) : dataPart(json)], undefined, false)));
+    bus.finished();
+  }
+
+  private async runPaid(rc: RequestContext, bus: ExecutionEventBus, skill: PaidSkill, call: SkillCall, scope: CallScope): Promise<void> {
+    // Validate first: an invalid input never gets a payment requirement, let alone a payment step.
+    const parsed = skill.reader.fromValue(structuredClone(call.args ?? {}));
+    if (!parsed.ok) return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, parsed.body as ErrorBody);
+    if (rc.context.requestedExtensions?.includes(A2A_X402_EXTENSION_URI)) rc.context.addActivatedExtension(A2A_X402_EXTENSION_URI);
+
+    const meta = rc.userMessage.metadata ?? {};
+    if (meta[X402_STATUS] === 'payment-rejected') {
+      return this.publishTask(rc, bus, TaskState.TASK_STATE_CANCELED, [textPart('The buyer declined the payment requirement; nothing was charged.')], { [X402_STATUS]: 'payment-rejected' }, []);
+    }
+    const raw = meta[X402_PAYLOAD];
+    let step: PaidStep;
+    if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
+      // A malformed payment is refused like a malformed PAYMENT-SIGNATURE header; the requirement is offered again.
+      const again = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, undefined, scope.base));
+      step = { state: 'input-required', text: `metadata["${X402_PAYLOAD}"] must be an x402 v2 PaymentPayload object.`, metadata: { ...again.metadata, [X402_STATUS]: 'payment-failed', [X402_ERROR]: 'invalid_payment_header' } };
+    } else {
+      step = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, raw as PaymentPayload | undefined, scope.base));
+    }
+    if (step.state === 'completed') {
+      const artifact: Artifact = { artifactId: `${rc.taskId}-result`, name: 'result', description: skill.cap.title, parts: [dataPart(JSON.parse(step.resultJson))], metadata: undefined, extensions: [] };
+      return this.publishTask(rc, bus, TaskState.TASK_STATE_COMPLETED, [textPart(step.text)], step.metadata, [artifact]);
+    }
+    const state = step.state === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_INPUT_REQUIRED;
+    return this.publishTask(rc, bus, state, [textPart(step.text)], step.metadata, []);
+  }
+
+  /** A refusal or fault: the task ends with our error body as its data part and the code in the metadata. */
+  private finish(rc: RequestContext, bus: ExecutionEventBus, state: TaskState, body: ErrorBody): void {
+    this.publishTask(rc, bus, state, [textPart(body.error.message), dataPart(body)], { error_code: body.error.code }, []);
+  }
+
+  private publishTask(rc: RequestContext, bus: ExecutionEventBus, state: TaskState, parts: Part[], metadata: Record<string, unknown>, artifacts: Artifact[]): void {
+    const call = rc.task ? callOfTask(rc.task) : skillCallOf(rc.userMessage);
+    const task: Task = {
+      id: rc.taskId,
+      contextId: rc.contextId,
+      status: { state, message: this.agentMessage(rc, parts, metadata, true), timestamp: new Date(this.ctx.now()).toISOString() },
+      artifacts,
+      history: rc.task?.history ?? [rc.userMessage],
+      metadata: call ? { [A2A_SKILL_KEY]: call.skill } : undefined,
+    };
+    bus.publish(AgentEvent.task(task));
+    bus.finished();
+  }
+
+  private agentMessage(rc: RequestContext, parts: Part[], metadata: Record<string, unknown> | undefined, inTask: boolean): Message {
+    return { messageId: randomUUID(), contextId: rc.contextId, taskId: inTask ? rc.taskId : '', role: Role.ROLE_AGENT, parts, metadata, extensions: [], referenceTaskIds: [] };
+  }
+}

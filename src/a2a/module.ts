@@ -1,0 +1,151 @@
+/**
+ * The A2A binding: the A2A SDK's JSON-RPC transport (`JsonRpcTransportHandler`
+ * over its `DefaultRequestHandler`) mounted on our Hono app at POST /a2a. The
+ * SDK ships an Express adapter only; this file does the same job for Hono:
+ * read the body through the shared reader, build the call context (requested
+ * extensions, A2A version), dispatch, and answer JSON (the card says no
+ * streaming). The agent itself is `executor.ts`; payments go through the one
+ * paid flow, so the gate's guarantees hold unchanged.
+ */
+import type { Context, Hono } from 'hono';
+import { AgentCard, A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
+import { JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser, validateVersion } from '@a2a-js/sdk/server';
+import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../catalog/json-input.js';
+import { A2A_PATH, A2A_SKILL_KEY, A2A_X402_EXTENSION_URI, agentCard } from '../discovery/documents.js';
+import { buildOpenApi } from '../discovery/openapi.js';
+import { errorBody } from '../errors.js';
+import type { FreeRoute, ModuleContext, ServiceModule } from '../module.js';
+import { CALL_SCOPE, ServiceAgentExecutor, type CallScope } from './executor.js';
+import { PaidTaskRequestHandler } from './request-handler.js';
+import { BoundedTaskStore } from './task-store.js';
+import { X402_PAYLOAD, X402_REQUIRED, X402_STATUS } from './x402-extension.js';
+
+/** The same bound as every other free route's body (the app's streaming limit enforces it first). */
+const A2A_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+type JsonRpcId = string | number | null;
+
+function jsonRpcError(status: number, id: JsonRpcId, code: number, message: string, data?: unknown): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } }), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+function idOf(body: unknown): JsonRpcId {
+  const id = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+const isStream = (x: unknown): x is AsyncGenerator<unknown> => x !== null && typeof x === 'object' && Symbol.asyncIterator in x;
+
+function describe(base: string) {
+  return {
+    endpoint: `${base}${A2A_PATH}`,
+    transport: 'A2A v1.0 JSON-RPC binding: POST JSON-RPC requests here with the A2A-Version: 1.0 header (SendMessage, GetTask, CancelTask). No streaming.',
+    agent_card: `${base}/.well-known/agent-card.json`,
+    how_to_call: `SendMessage with message.metadata.${A2A_SKILL_KEY} = a skill id of the agent card and one data part holding its arguments (for a paid skill: the same JSON body as its HTTP route). Free skills answer with a message carrying a data part.`,
+    payment:
+      `Paid skills follow the a2a-x402 extension (${A2A_X402_EXTENSION_URI}, standalone flow, x402 v2 objects): the task stops in TASK_STATE_INPUT_REQUIRED with status.message.metadata["${X402_STATUS}"] = "payment-required" and ["${X402_REQUIRED}"] = the PaymentRequired. ` +
+      `Sign one of its accepts and send a message with taskId = that task and metadata {"${X402_STATUS}": "payment-submitted", "${X402_PAYLOAD}": the PaymentPayload}. The completed task carries the result as an artifact and the receipt in "x402.payment.receipts". ` +
+      'Invalid arguments are refused (TASK_STATE_REJECTED, our error body) before any payment step. If the answer is lost, send the same payment message again: same result, charged once. This endpoint holds no wallet.',
+  };
+}
+
+const A2A_OPERATIONS = {
+  get: {
+    operationId: 'describeA2a',
+    summary: 'A2A endpoint: how to call skills and pay for them (JSON)',
+    tags: ['discovery'],
+    security: [],
+    responses: { '200': { description: 'Endpoint description', content: { 'application/json': { schema: { type: 'object' } } } } },
+  },
+  post: {
+    operationId: 'a2aJsonRpc',
+    summary: 'A2A JSON-RPC binding (v1.0): SendMessage to a skill; paid skills answer with the a2a-x402 payment-required task',
+    description: `Send the A2A-Version: 1.0 header. Skill named by message.metadata.${A2A_SKILL_KEY}, arguments in a data part. Paid skills: a2a-x402 extension (${A2A_X402_EXTENSION_URI}) with x402 v2 objects.`,
+    tags: ['discovery'],
+    security: [],
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 request (A2A v1.0 method names)', required: ['jsonrpc', 'method'] } } } },
+    responses: {
+      '200': { description: 'JSON-RPC response (a result, or an A2A error)', content: { 'application/json': { schema: { type: 'object' } } } },
+      '400': { description: 'Body is not JSON (-32700) or nests too deep', content: { 'application/json': { schema: { type: 'object' } } } },
+      '413': { description: 'Body too large', content: { 'application/json': { schema: { type: 'object' } } } },
+      '415': { description: 'Not application/json', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    },
+  },
+};
+
+/** The endpoint over one service: SDK objects built on first use, when every module's routes (and so the card) exist. */
+function a2aEndpoint(ctx: ModuleContext) {
+  let transport: { handler: JsonRpcTransportHandler; card: AgentCard } | undefined;
+  const transportFor = (base: string) => {
+    if (!transport) {
+      // Only the card's base-independent parts (capabilities, versions, extensions) steer the SDK's handler.
+      const card = AgentCard.fromJSON(agentCard(ctx, buildOpenApi(ctx, base), base));
+      const handler = new PaidTaskRequestHandler(card, new BoundedTaskStore(undefined, ctx.now), new ServiceAgentExecutor(ctx));
+      transport = { handler: new JsonRpcTransportHandler(handler), card };
+    }
+    return transport;
+  };
+
+  async function serve(c: Context, app: Hono): Promise<Response> {
+    const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+    if (mediaTypeOf(c.req.header('content-type')) !== 'application/json') {
+      return c.json(errorBody('unsupported_media_type', 'Send the JSON-RPC request as application/json.', [{ path: '', rule: 'content-type' }]), 415);
+    }
+    const bytes = await readBodyBytes(c.req, A2A_MAX_BODY_BYTES);
+    if (!bytes.ok) return jsonRpcError(413, null, -32600, bytes.error.message, errorBody(bytes.error.code, bytes.error.message));
+    const parsed = parseJsonBody(bytes.value);
+    if (!parsed.ok) {
+      const { code, message, details } = parsed.error;
+      return jsonRpcError(400, null, -32700, `Parse error: ${message}`, errorBody(code, message, details));
+    }
+    const id = idOf(parsed.value);
+    const t = transportFor(base);
+    const scope: CallScope = { app, base };
+    const context = new ServerCallContext({
+      requestedExtensions: Extensions.parseServiceParameter(c.req.header(HTTP_EXTENSION_HEADER)),
+      user: new UnauthenticatedUser(),
+      state: new Map<string, unknown>([[CALL_SCOPE, scope]]),
+      requestedVersion: c.req.header(A2A_VERSION_HEADER),
+    });
+    try {
+      validateVersion(context.requestedVersion, t.card, 'JSONRPC');
+    } catch (e) {
+      const err = JsonRpcTransportHandler.mapToJSONRPCError(e);
+      return c.json({ jsonrpc: '2.0', id, error: err });
+    }
+    const out = await t.handler.handle(parsed.value as Record<string, unknown>, context);
+    const headers: Record<string, string> = {};
+    if (context.activatedExtensions?.length) headers[HTTP_EXTENSION_HEADER] = context.activatedExtensions.join(', ');
+    if (isStream(out)) {
+      // The card says streaming: false; the SDK's stream then fails on its first step, which is the answer.
+      try {
+        await out.next();
+        await out.return(undefined);
+        return jsonRpcError(200, id, -32004, 'Streaming is not offered by this agent (capabilities.streaming is false); use SendMessage.');
+      } catch (e) {
+        return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) }, 200, headers);
+      }
+    }
+    return c.json(out, 200, headers);
+  }
+
+  return { serve, describe: (c: Context) => c.json(describe(ctx.publicBaseUrl ?? new URL(c.req.url).origin)) };
+}
+
+const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
+
+export const a2aModule: ServiceModule = {
+  name: 'a2a',
+  freeRoutes(ctx) {
+    let routes = routesByContext.get(ctx);
+    if (!routes) {
+      const endpoint = a2aEndpoint(ctx);
+      routes = [
+        { method: 'GET', path: A2A_PATH, operation: A2A_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
+        { method: 'POST', path: A2A_PATH, operation: A2A_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app) },
+      ];
+      routesByContext.set(ctx, routes);
+    }
+    return routes;
+  },
+};

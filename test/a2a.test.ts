@@ -1,0 +1,176 @@
+/**
+ * The A2A binding with the official A2A SDK client, end to end on the devnet:
+ * the client finds the JSON-RPC interface on the agent card, a free skill
+ * answers with a message, a paid skill stops in the a2a-x402 payment-required
+ * state, the signed payment completes it with the result and the receipt,
+ * exactly one transfer lands on chain, and repeating the payment is free.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { ClientFactory, type Client } from '@a2a-js/sdk/client';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { balanceOf, buyerClient, startRig, transferLogs, type Rig } from './support/harness.js';
+
+const X402_URI = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
+const CONTRAST = 'accessibility-contrast-calculator';
+
+function userMessage(metadata: Record<string, unknown>, data?: unknown, taskId = ''): Message {
+  return {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId,
+    role: Role.ROLE_USER,
+    parts: [data === undefined ? { content: { $case: 'text', value: 'Here is the payment.' }, metadata: undefined, filename: '', mediaType: 'text/plain' } : { content: { $case: 'data', value: data }, metadata: undefined, filename: '', mediaType: 'application/json' }],
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+const isTask = (r: Message | Task): r is Task => 'status' in r;
+
+function asTask(r: Message | Task): Task {
+  assert.ok(isTask(r), `expected a task, got ${JSON.stringify(r)}`);
+  return r;
+}
+
+function dataOf(parts: Message['parts']): unknown {
+  const p = parts.find((x) => x.content?.$case === 'data');
+  return p?.content?.$case === 'data' ? p.content.value : undefined;
+}
+
+describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
+  let rig: Rig;
+  let client: Client;
+  let base: string;
+  const send = (message: Message) => client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, { serviceParameters: { 'A2A-Extensions': X402_URI } });
+  const attempts = async () => Object.values((await rig.service.ledger.summary()).byState).reduce((a, b) => a + b, 0);
+
+  before(async () => {
+    rig = await startRig();
+    base = rig.service.url;
+    client = await new ClientFactory().createFromUrl(base);
+  });
+  after(async () => {
+    await rig?.close();
+  });
+
+  test('the agent card lists the JSON-RPC interface first, MCP next, and declares the a2a-x402 extension', async () => {
+    const card = await (await fetch(base + '/.well-known/agent-card.json')).json();
+    assert.deepEqual(card.supportedInterfaces[0], { url: base + '/a2a', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' });
+    assert.equal(card.supportedInterfaces[1].protocolBinding, 'MCP');
+    const ext = card.capabilities.extensions.find((e: { uri: string }) => e.uri === X402_URI);
+    assert.ok(ext, 'the extension is declared with its spec URI');
+    assert.equal(ext.required, false);
+    assert.equal(ext.params.x402Version, 2);
+    for (const cap of rig.service.catalog) assert.ok(card.skills.some((s: { id: string; tags: string[] }) => s.id === cap.id && s.tags.includes('paid')), cap.id);
+    assert.ok(card.skills.some((s: { id: string }) => s.id === 'router-quote'));
+  });
+
+  test('a free skill answers directly with a message carrying a data part, at the caller\'s origin', async () => {
+    const r = await send(userMessage({ skill: 'router-quote' }, { objective: 'contrast of #777777 on #ffffff' }));
+    assert.ok(!isTask(r), 'a message, not a task');
+    const quote = dataOf(r.parts) as { outcome: { kind: string } };
+    assert.equal(quote.outcome.kind, 'single');
+    assert.match(JSON.stringify(quote), new RegExp(`${base}/x402/v1/${CONTRAST}`));
+    const listed = await send(userMessage({ skill: 'list-services' }, {}));
+    assert.ok(!isTask(listed));
+    const services = dataOf(listed.parts) as { services: Array<{ id: string }> };
+    assert.ok(services.services.some((s) => s.id === CONTRAST));
+  });
+
+  test('invalid input is refused before any payment requirement, even with a payment attached', async () => {
+    const before = await attempts();
+    const t = asTask(await send(userMessage({ skill: CONTRAST }, { foreground: 'red' })));
+    assert.equal(t.status?.state, TaskState.TASK_STATE_REJECTED);
+    const meta = t.status?.message?.metadata ?? {};
+    assert.equal(meta.error_code, 'invalid_request');
+    assert.equal(meta['x402.payment.status'], undefined, 'no payment requirement');
+    assert.equal((dataOf(t.status!.message!.parts) as { error: { code: string } }).error.code, 'invalid_request');
+    const withPayment = asTask(await send(userMessage({ skill: CONTRAST, 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': { x402Version: 2 } }, { foreground: 'red' })));
+    assert.equal(withPayment.status?.state, TaskState.TASK_STATE_REJECTED);
+    assert.equal(await attempts(), before, 'the ledger was not touched');
+    const unknown = asTask(await send(userMessage({ skill: 'no-such-skill' }, {})));
+    assert.equal(unknown.status?.state, TaskState.TASK_STATE_REJECTED);
+    assert.equal(unknown.status?.message?.metadata?.error_code, 'not_found');
+  });
+
+  test('a paid skill asks for payment, the signed payment completes it with result and receipt, one transfer; repeating the payment is free', async () => {
+    const args = { foreground: '#333333', background: '#fafafa', large_text: false };
+    const challenge = asTask(await send(userMessage({ skill: CONTRAST }, args)));
+    assert.equal(challenge.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    const meta = challenge.status!.message!.metadata!;
+    assert.equal(meta['x402.payment.status'], 'payment-required');
+    const required = meta['x402.payment.required'] as PaymentRequired;
+    assert.equal(required.x402Version, 2);
+    assert.equal(required.accepts[0]!.amount, '1000');
+    assert.equal(required.accepts[0]!.payTo, rig.devnet.payTo);
+
+    const payload = await buyerClient(rig.devnet).createPaymentPayload(required);
+    const paid = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload };
+    const balanceBefore = await balanceOf(rig.devnet, rig.devnet.payTo);
+    const done = asTask(await send(userMessage(paid, undefined, challenge.id)));
+    assert.equal(done.id, challenge.id);
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const cap = rig.service.catalog.find((c) => c.id === CONTRAST)!;
+    assert.deepEqual(dataOf(done.artifacts[0]!.parts), JSON.parse(JSON.stringify(await cap.run(args))), "the capability's own result");
+    const doneMeta = done.status!.message!.metadata!;
+    assert.equal(doneMeta['x402.payment.status'], 'payment-completed');
+    const receipt = (doneMeta['x402.payment.receipts'] as Array<{ success: boolean; transaction: string; network: string }>)[0]!;
+    assert.equal(receipt.success, true);
+    assert.equal(receipt.network, rig.devnet.network);
+    const transfers = async () => (await transferLogs(rig.devnet, { to: rig.devnet.payTo })).filter((l) => l.txHash === receipt.transaction).length;
+    assert.equal(await transfers(), 1);
+    assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - balanceBefore, 1000n);
+    const settled = (await rig.service.ledger.summary()).byState.settled;
+
+    // The answer got lost: the same payment message on the same task returns the same completed task.
+    const again = asTask(await send(userMessage(paid, undefined, challenge.id)));
+    assert.equal(again.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.deepEqual(dataOf(again.artifacts[0]!.parts), dataOf(done.artifacts[0]!.parts));
+    assert.deepEqual(again.status!.message!.metadata!['x402.payment.receipts'], doneMeta['x402.payment.receipts']);
+
+    // The task is gone too (restart, another instance): skill, input and the same payment in one message; the gate answers from the ledger.
+    const fresh = asTask(await send(userMessage({ skill: CONTRAST, ...paid }, args)));
+    assert.notEqual(fresh.id, challenge.id);
+    assert.equal(fresh.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.deepEqual(dataOf(fresh.artifacts[0]!.parts), dataOf(done.artifacts[0]!.parts));
+    assert.equal((fresh.status!.message!.metadata!['x402.payment.receipts'] as Array<{ transaction: string }>)[0]!.transaction, receipt.transaction);
+
+    assert.equal(await transfers(), 1, 'still exactly one transfer');
+    assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - balanceBefore, 1000n, 'charged once');
+    assert.equal((await rig.service.ledger.summary()).byState.settled, settled, 'no second settlement');
+  });
+
+  test('a payment the gate refuses leaves the task waiting with payment-failed, our error code and the requirement again', async () => {
+    const args = { foreground: '#000000', background: '#eeeeee', large_text: true };
+    const challenge = asTask(await send(userMessage({ skill: CONTRAST }, args)));
+    const required = challenge.status!.message!.metadata!['x402.payment.required'] as PaymentRequired;
+    const payload = (await buyerClient(rig.devnet).createPaymentPayload(required)) as PaymentPayload;
+    const forged = structuredClone(payload);
+    (forged.payload as { authorization: { value: string } }).authorization.value = '1';
+    const before = await balanceOf(rig.devnet, rig.devnet.payTo);
+    const r = asTask(await send(userMessage({ 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': forged }, undefined, challenge.id)));
+    assert.equal(r.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    const meta = r.status!.message!.metadata!;
+    assert.equal(meta['x402.payment.status'], 'payment-failed');
+    assert.equal(meta['x402.payment.error'], 'payment_invalid');
+    assert.equal((meta['x402.payment.required'] as PaymentRequired).accepts[0]!.amount, '1000');
+    // The same task then takes the honest payment.
+    const ok = asTask(await send(userMessage({ 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, undefined, challenge.id)));
+    assert.equal(ok.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 1000n);
+  });
+
+  test('GET /a2a describes the endpoint; listing tasks is not offered', async () => {
+    const d = await (await fetch(base + '/a2a')).json();
+    assert.equal(d.endpoint, base + '/a2a');
+    assert.match(d.payment, /x402\.payment\.required/);
+    const res = await fetch(base + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ListTasks', params: {} }) });
+    const body = await res.json();
+    assert.equal(body.id, 7);
+    assert.ok(body.error, 'an error, not everyone\'s tasks');
+  });
+});
