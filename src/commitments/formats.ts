@@ -16,6 +16,8 @@
  */
 
 export const OFFER_RECEIPT = 'offer-receipt';
+/** Request header carrying a quote's signed offer (base64 JSON `{offer, binding}`), honoured until its validUntil. */
+export const SIGNED_OFFER_HEADER = 'X-Signed-Offer';
 
 /** The extension's constant domain: EIP-712 as an off-chain format, chainId fixed to 1 whatever the payment network (§3.2). */
 export const OFFER_DOMAIN = { name: 'x402 offer', version: '1', chainId: 1 } as const;

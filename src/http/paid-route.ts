@@ -15,6 +15,7 @@ import type { GateOutcome, PaymentGate } from '../payments/gate.js';
 import { HOW_TO_PAY, payFor, priceFor, type HonouredOffer } from '../payments/paid-flow.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { verifyQuoteOffer } from '../commitments/verify.js';
+import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
 
 
@@ -32,8 +33,7 @@ export interface PaidRouteOptions {
   signer?: CommitmentSigner;
 }
 
-/** Request header carrying a router quote's signed offer (base64 JSON `{offer, binding}`), honoured until its validUntil. */
-export const SIGNED_OFFER_HEADER = 'X-Signed-Offer';
+export { SIGNED_OFFER_HEADER };
 
 /** The header's offer checked against this route and the body as sent: its price, or why it cannot be honoured. */
 async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined): Promise<HonouredOffer | string> {

@@ -6,6 +6,7 @@
  */
 import type { PaymentConfig } from '../config.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
+import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
@@ -173,5 +174,9 @@ export async function signQuote(body: QuoteBody, signer: CommitmentSigner, nowMs
   const how_to_pay = { ...body.how_to_pay };
   const composite = how_to_pay.composite as { execute_route: { url: string }; body: unknown; price: ReturnType<typeof priceOf> } | undefined;
   if (composite) how_to_pay.composite = { ...composite, signed_offer: await offerFor(composite.execute_route.url, composite.price, composite.body) };
+  how_to_pay.instructions = [
+    ...(body.how_to_pay.instructions as string[]),
+    `Each signed_offer holds its price until its validUntil: send it base64-encoded (JSON) in the ${SIGNED_OFFER_HEADER} header with its native body, and the 402 asks for exactly the signed amount. Verify it against the signer in /.well-known/x402.`,
+  ];
   return { ...body, steps, how_to_pay };
 }
