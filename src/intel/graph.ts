@@ -19,9 +19,11 @@ export const GRAPH_PATHS = {
  * The methodology flags. Each is a property of the code, not a setting, and
  * each has a test that fails if the code stops keeping it
  * (test/intel-graph.test.ts, "methodology:" tests):
- * - noFabricatedBackfill: an event exists only as an imported item with at
- *   least one source URL and an eventDate that is a real date not after the
- *   import day (records.ts); nothing here synthesizes events.
+ * - noFabricatedBackfill: an event exists only as an imported or collected
+ *   item with at least one source URL and an eventDate that is a real date
+ *   not after the import day (records.ts); collectors date an item by the
+ *   day they observed it unless the source states the date (collectors/*);
+ *   nothing here synthesizes events.
  * - similarNamesDoNotMerge: entities are keyed by id; references are checked
  *   by id and never resolved by name (store/item-writes.ts, store/graph-writes.ts).
  * - censusPublicationIndependent: market movements come only from imported
@@ -29,10 +31,12 @@ export const GRAPH_PATHS = {
  * - http402IsNotRevenue: independent revenue counts settled attempts with a
  *   stored response only (ledger-facts.ts, the ledger's paid-delivery rule).
  * - trafficIsNotABuyer: no request is ever written to the content store or
- *   counted as a payer; payers come from census sources and settled payments.
+ *   counted as a payer; payers come from census sources and settled payments
+ *   (the on-chain census counts mined transfers only, and excludes
+ *   self-payments, circular flows and dust: collectors/chain-census.ts).
  */
 export const METHODOLOGY = {
-  adapters: ['operator_ndjson_import', 'admin_api', 'census_snapshot_import', 'starter_corpus'],
+  adapters: ['operator_ndjson_import', 'admin_api', 'census_snapshot_import', 'starter_corpus', 'collector:discovery', 'collector:npm-releases', 'collector:chain-census'],
   noFabricatedBackfill: true,
   similarNamesDoNotMerge: true,
   censusPublicationIndependent: true,
