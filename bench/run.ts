@@ -26,6 +26,7 @@ import { startDevnet, type Devnet } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
 import { startService, type RunningService } from '../src/service.js';
 import { benchQuoteInput } from '../src/router/bench-input.js';
+import { measureQuoteCpu, type QuoteCpu } from './router-quote.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, tempDir } from '../test/support/harness.js';
 import { loopJson, runHandlerBench, type HandlerRow } from './handlers.js';
 import { intelJson, intelReport, runIntelBench, type IntelBenchResult } from './intel.js';
@@ -194,11 +195,14 @@ async function main(): Promise<void> {
 
     // 5. Pure handlers, with nothing else running.
     const handlers = await runHandlerBench(undefined, progress);
+    // 5b. The router quote's CPU time in process (issue 15 target ≤ 300 µs per quote).
+    progress('router quote CPU: in process');
+    const quoteCpu = measureQuoteCpu();
 
     // 6. The intelligence routes on 1,000 and 100,000 items, in process.
     const intel = await runIntelBench(progress);
 
-    report({ machine, svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts, paid, handlers, quote, intel });
+    report({ machine, svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts, paid, handlers, quote, quoteCpu, intel });
     // 8. Handler isolation: /healthz and 402-path p99, idle vs during 4 concurrent paid 2 MiB extractor calls (bench/isolation.ts).
     console.log((await (await import('./isolation.js')).runIsolationBench(progress)).markdown);
     if (process.env.BENCH_THROUGHPUT !== '0') console.log('\n' + (await (await import('./throughput.js')).runThroughputBench({ progress })).markdown); // 7. issue 15: paid calls/s, 8 buyers
@@ -220,6 +224,7 @@ interface ReportInput {
   paid: { samples: PaidSample[]; calls: number; paidDelta: bigint };
   handlers: { rows: HandlerRow[]; skipped: string[] };
   quote: LoadResult;
+  quoteCpu: QuoteCpu;
   intel: IntelBenchResult;
 }
 
@@ -272,6 +277,12 @@ function report(r: ReportInput): void {
       ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes/resp'],
       [[r.quote.name, fmt(r.quote.rps), fmt(r.quote.latencyMs.p50), fmt(r.quote.latencyMs.p99), String(r.quote.errors), fmt(r.quote.bytesPerResponse)]],
       ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+    markdownTable(
+      ['scenario', 'target', 'CPU µs per quote', 'ratio to target', 'iterations'],
+      [['router quote CPU in process (body text → plan → quote body → JSON)', `≤ ${r.quoteCpu.targetUs} µs`, fmt(r.quoteCpu.cpuUsPerQuote), r.quoteCpu.ratio.toFixed(2), String(r.quoteCpu.iterations)]],
+      ['l', 'l', 'r', 'r', 'r'],
     ),
     '',
   );
@@ -365,7 +376,14 @@ function report(r: ReportInput): void {
       p50_vs_bare: round(x.latencyMs.p50 / base.latencyMs.p50),
       p99_vs_bare: round(x.latencyMs.p99 / base.latencyMs.p99),
     })),
-    router_quote: { rps: round(r.quote.rps), latency_ms: { p50: round(r.quote.latencyMs.p50), p99: round(r.quote.latencyMs.p99) }, errors: r.quote.errors },
+    router_quote: {
+      rps: round(r.quote.rps),
+      latency_ms: { p50: round(r.quote.latencyMs.p50), p99: round(r.quote.latencyMs.p99) },
+      errors: r.quote.errors,
+      cpu_us_per_quote: round(r.quoteCpu.cpuUsPerQuote),
+      cpu_target_us: r.quoteCpu.targetUs,
+      cpu_ratio_to_target: round(r.quoteCpu.ratio),
+    },
     paid_call_ms: Object.fromEntries(paidRows.map(([name, v]) => [name.replace(/\*/g, '').trim(), summaryJson(v)])),
     handlers: r.handlers.rows.map((h) => ({
       capability: h.capability,

@@ -31,6 +31,16 @@ const MARKS = /[\u0300-\u036f]/g;
  * straight, one space between words. CJK text keeps its characters (NFC).
  */
 export function foldText(s: string): string {
+  // One quote folds the same objective several times (screening, naming, colours): remember the last one.
+  if (s === lastFoldInput) return lastFoldOutput;
+  lastFoldInput = s;
+  lastFoldOutput = fold(s);
+  return lastFoldOutput;
+}
+let lastFoldInput: string | undefined;
+let lastFoldOutput = '';
+
+function fold(s: string): string {
   if (ASCII.test(s)) return s.toLowerCase().replace(/\s+/g, ' ').trim();
   return s
     .normalize('NFKD')
@@ -338,8 +348,18 @@ const URI_PATTERNS = [
 ];
 const TRAILING = /[.,;:!?)\]}'"]+$/;
 
-/** URIs and URLs in the text in order of appearance, trailing punctuation removed. */
-export function readUris(text: string): TextUri[] {
+let lastUriText: string | undefined;
+let lastUris: readonly TextUri[] = [];
+
+/** URIs and URLs in the text in order of appearance, trailing punctuation removed (do not mutate the answer: the last one is reused). */
+export function readUris(text: string): readonly TextUri[] {
+  if (text === lastUriText) return lastUris;
+  lastUris = findUris(text);
+  lastUriText = text;
+  return lastUris;
+}
+
+function findUris(text: string): TextUri[] {
   const hits: Array<{ at: number; value: string; kind: TextUri['kind'] }> = [];
   const taken: Array<[number, number]> = [];
   for (const re of URI_PATTERNS) {

@@ -75,6 +75,8 @@ export interface Route {
   reader: ReturnType<typeof makeInputReader>;
   /** Lower-case phrases that name the product: title, title before "(", descriptor names. */
   names: string[];
+  /** Every input key the outcome reads: the descriptor's and the capability schema's. */
+  inputKeys: readonly string[];
   /** Compiled once: the id, the path and each name as whole words of the lower-cased objective; the descriptor's terms of every language over the folded objective. */
   matchers: { id: RegExp; path: RegExp; names: Array<[string, RegExp]>; terms?: RegExp };
 }
@@ -187,7 +189,7 @@ export class OutcomeRouter {
         names: unique.map((n): [string, RegExp] => [n, wordsRe(n)]),
         terms: compileTerms(d.terms),
       };
-      return { cap, d, reader: makeInputReader(cap), names: unique, matchers };
+      return { cap, d, reader: makeInputReader(cap), names: unique, matchers, inputKeys: [...new Set([...d.reads, ...schemaProperties(cap)])] };
     });
     this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
     this.declaredKeys = new Set(this.routes.flatMap((r) => schemaProperties(r.cap)));
@@ -356,7 +358,7 @@ export class OutcomeRouter {
     if (!economics.ok) return economics;
     const { total, cogs } = economics.value;
 
-    const reads = new Set(['items', ...routes.flatMap((rt) => [...rt.d.reads, ...schemaProperties(rt.cap)])]);
+    const reads = new Set(['items', ...routes.flatMap((rt) => rt.inputKeys)]);
     const unusedInputs = Object.keys(r.inputs).filter((k) => !reads.has(k)).sort();
     if (unusedInputs.length) assumptions.push(`Inputs not used by any step: ${unusedInputs.join(', ')}.`);
     const unusedExplained = unusedInputs.map((input) => ({ input, reason: this.whyUnused(input, routes) }));
@@ -460,17 +462,17 @@ export class OutcomeRouter {
    */
   private select(r: QuoteRequest, matched: Map<Route, string[]>): Route[] {
     const named = this.routes.filter((rt) => matched.has(rt));
-    const signal = (rt: Route) => `inputs: ${[...rt.d.reads, ...schemaProperties(rt.cap)].filter((k, i, all) => r.inputs[k] !== undefined && all.indexOf(k) === i).join(', ')}`;
+    const signal = (rt: Route) => `inputs: ${rt.inputKeys.filter((k) => r.inputs[k] !== undefined).join(', ')}`;
     if (named.length === 0) {
       const detected = this.routes.filter((rt) => rt.d.detect(r.inputs));
       for (const rt of detected) matched.set(rt, [signal(rt)]);
       return detected;
     }
-    const namedReads = new Set(named.flatMap((rt) => [...rt.d.reads, ...schemaProperties(rt.cap)]));
+    const namedReads = new Set(named.flatMap((rt) => rt.inputKeys));
     const carried = this.routes.filter((rt) => {
       if (matched.has(rt) || !(rt.d.evident ?? rt.d.detect)(r.inputs)) return false;
       // Only inputs no named outcome reads speak for another outcome.
-      return [...rt.d.reads, ...schemaProperties(rt.cap)].some((k) => r.inputs[k] !== undefined && !namedReads.has(k));
+      return rt.inputKeys.some((k) => r.inputs[k] !== undefined && !namedReads.has(k));
     });
     for (const rt of carried) matched.set(rt, [`${signal(rt)} (composed with the outcome the objective names)`]);
     return [...named, ...carried].sort((a, b) => this.routes.indexOf(a) - this.routes.indexOf(b));
@@ -648,7 +650,7 @@ export class OutcomeRouter {
 
   /** Why an input key no step reads was left alone, in one sentence. */
   private whyUnused(input: string, routes: Route[]): string {
-    const owners = this.routes.filter((rt) => !routes.includes(rt) && [...rt.d.reads, ...schemaProperties(rt.cap)].includes(input));
+    const owners = this.routes.filter((rt) => !routes.includes(rt) && rt.inputKeys.includes(input));
     const planned = routes.map((rt) => rt.cap.id).join(', ');
     if (owners.length) {
       return `${input} is an input of ${owners.map((rt) => rt.cap.id).join(', ')}, which the objective does not ask for and whose data the inputs do not unmistakably carry, so the plan (${planned}) does not use it.`;
