@@ -14,7 +14,7 @@ function walk(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path);
-    else if (!/\.(ts|md)$/.test(name)) {
+    else if (!/\.(ts|md|mjs|sol)$/.test(name)) {
       cpSync(path, join(out, relative(root, path)));
       copied++;
     }

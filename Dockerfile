@@ -1,0 +1,52 @@
+# The service as a container: compiled JavaScript (npm run build) on Node 20,
+# production dependencies only, node itself as PID 1 (SIGTERM reaches the
+# service, which drains and exits; no npm or tsx in between).
+#
+#   docker build -t agent-pay-service .
+#   docker compose up            # with PostgreSQL, see compose.yaml
+#
+# Without X402_NETWORK the service starts its own devnet (anvil, from the
+# optional npm dependency @foundry-rs/anvil-linux-amd64, linux/amd64 only):
+# a demo that takes no real money. Set X402_NETWORK, X402_PAY_TO and
+# X402_FACILITATOR_URL for a real network (README, Configuration).
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# Compile TypeScript (needs the dev dependencies: typescript).
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+COPY devnet ./devnet
+RUN npm run build
+
+# Production dependencies only. better-sqlite3 is native: its prebuilt binary
+# is used when it can be fetched, else it compiles with these tools (which stay
+# in this stage).
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8402 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8402
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8402)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Exec form: node is PID 1 and receives SIGTERM itself.
+CMD ["node", "dist/src/main.js"]
