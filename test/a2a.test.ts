@@ -168,6 +168,7 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     const d = await (await fetch(base + '/a2a')).json();
     assert.equal(d.endpoint, base + '/a2a');
     assert.match(d.payment, /x402\.payment\.required/);
+    assert.match(await (await fetch(base + '/llms.txt')).text(), new RegExp(`## A2A\n${base}/a2a is an A2A v1\\.0 JSON-RPC endpoint`));
     const res = await fetch(base + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ListTasks', params: {} }) });
     const body = await res.json();
     assert.equal(body.id, 7);

@@ -4,6 +4,7 @@
  * catalog and the modules), so they cannot disagree with each other.
  */
 import type { ModuleContext } from '../module.js';
+import { DEVNET_NETWORK } from '../config.js';
 import { OPENAPI_VERSION } from './openapi.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { freeToolsOf } from '../http/free-routes.js';
@@ -183,6 +184,12 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
     '## How to pay',
     `1. Send the request without payment. Paid resources answer 402 with a PAYMENT-REQUIRED header (base64 JSON, x402 v2) naming scheme "exact", network ${ctx.payment.network}, asset ${a.address} (${a.symbol}, ${a.decimals} decimals), payTo ${ctx.payment.payTo} and the amount in atomic units.`,
     '2. Sign an EIP-3009 transferWithAuthorization for exactly that amount and repeat the same request with the PAYMENT-SIGNATURE header (base64 JSON PaymentPayload). Standard clients such as @x402/fetch do this.',
+    // The SDK's spend controls know USDC on Base only: on the devnet a client must allow the token, or it refuses to pay.
+    ...(ctx.payment.network === DEVNET_NETWORK
+      ? [
+          `   @x402/fetch on this development chain refuses the token until the client allows it: client.setSpendControls({ allowedAssets: [{ network: '${ctx.payment.network}', asset: '${a.address}', maxAmountPerPayment: '100000' }] }) before wrapFetchWithPayment(fetch, client).`,
+        ]
+      : []),
     '3. The 200 carries the result and PAYMENT-RESPONSE (the settlement receipt). If the response is lost, repeat the same request with the same PAYMENT-SIGNATURE: you get the same result and are not charged again.',
     '4. Invalid requests get 400 with a stable error code before any payment step. 503 means nothing was delivered and nothing was charged; retry with the same payment.',
     '',
@@ -202,6 +209,13 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
     '## MCP',
     `${base}/mcp is a Model Context Protocol endpoint (Streamable HTTP, stateless). Paid tools return the x402 payment-required result; pay by repeating the call with _meta["x402/payment"]. The endpoint never pays and holds no wallet.`,
     '',
+    ...(ops.some((o) => o.path === A2A_PATH)
+      ? [
+          '## A2A',
+          `${base}${A2A_PATH} is an A2A v1.0 JSON-RPC endpoint (header A2A-Version: 1.0). SendMessage with message.metadata.${A2A_SKILL_KEY} = a skill id of the agent card and one data part holding its arguments. Paid skills follow the a2a-x402 extension (${A2A_X402_EXTENSION_URI}) with x402 v2 objects: the task stops input-required with status.message.metadata["x402.payment.required"]; send a message on that task with metadata "x402.payment.status": "payment-submitted" and "x402.payment.payload": the signed PaymentPayload to complete it (result artifact, "x402.payment.receipts").`,
+          '',
+        ]
+      : []),
     `Schemas: ${base}/openapi.json · Manifest: ${base}/.well-known/x402 · Agent card: ${base}/.well-known/agent-card.json · Services: ${base}/v1/services`,
     '',
   ];
