@@ -122,6 +122,20 @@ const RULES = [
     to: { path: HONO },
   },
   {
+    name: 'intel-routes-never-fetch',
+    severity: 'error',
+    comment: 'No intelligence route fetches: only the collectors (run by the CLI and the module\'s schedule) reach the network, so nothing else in src/intel imports them.',
+    from: { path: '^src/intel/', pathNot: ['^src/intel/collectors/', '^src/intel/module\\.ts$', TEST] },
+    to: { path: '^src/intel/collectors/' },
+  },
+  {
+    name: 'intel-network-only-in-collectors',
+    severity: 'error',
+    comment: 'In src/intel only the collectors open network connections (node:http, https, net, dns, tls, or viem\'s transports).',
+    from: { path: '^src/intel/', pathNot: ['^src/intel/collectors/', TEST] },
+    to: { path: ['^(node:)?(net|http|https|http2|dns|tls|dgram)$', '(^|/)node_modules/viem/'] },
+  },
+  {
     name: 'not-to-unresolvable',
     severity: 'error',
     comment: 'An import that does not resolve would hide an edge from every rule above.',
