@@ -69,11 +69,15 @@ function statesEntered(method: string, args: unknown[], result: unknown): string
 
 /** Times every ledger operation and counts attempts entering each state. */
 export function instrumentLedger(inner: Ledger): Ledger {
+  // One wrapper per method, made on first use (the gate calls the ledger several times per paid call).
+  const wrapped = new Map<string, unknown>();
   return new Proxy(inner, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
-      return async (...args: unknown[]) => {
+      const known = wrapped.get(prop);
+      if (known) return known;
+      const fn = async (...args: unknown[]) => {
         const start = performance.now();
         try {
           const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
@@ -85,6 +89,8 @@ export function instrumentLedger(inner: Ledger): Ledger {
           throw e;
         }
       };
+      wrapped.set(prop, fn);
+      return fn;
     },
   });
 }
