@@ -148,6 +148,12 @@ describe('on-chain census on the devnet', () => {
     assert.equal(m.distinctPayersDelta, 1 - 3);
     assert.equal(m.topFamilyChanged, true, 'weather had the most calls, now finance');
     assert.ok(m.whatChanged.some((w) => w.includes(EXCLUSION_RULE)), m.whatChanged.join(' | '));
+    const [b0, b1] = devnet.buyers as [DevnetAccount, DevnetAccount];
+    await plain(b0.privateKey, b1.address, 5_000n); // a block with no payment to a payee
+    const quiet = await collectChainCensus(ctx, opts);
+    assert.ok(quiet.snapshot, 'the quiet window is stored');
+    assert.equal(quiet.snapshot.distinctPayers, 0);
+    assert.equal(await ts.store.getItem(`market-snapshot-${quiet.snapshot.snapshotId}`), undefined, 'but it is not news');
     const again = await collectChainCensus(ctx, opts);
     assert.equal(again.snapshot, undefined, 'no new blocks: no snapshot');
     assert.match(again.notes.join(' '), /No new blocks/);

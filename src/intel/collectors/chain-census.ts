@@ -18,7 +18,8 @@
  *   are counted together); removed resources are payees no discovery source
  *   lists any more.
  * - The snapshot feeds market movements, and a `market_snapshot` item
- *   carries the numbers with the movement they make.
+ *   carries the numbers with the movement they make (only when the window
+ *   had a transfer to a payee: a quiet window is stored, not news).
  */
 import { createHash } from 'node:crypto';
 import { createPublicClient, http, parseAbi, type Log } from 'viem';
@@ -234,7 +235,9 @@ export async function collectChainCensus(ctx: CollectorContext, given: ChainCens
   const readHash = createHash('sha256').update(canonicalJson(transfers.map((t) => ({ ...t, value: t.value.toString() })))).digest('hex');
   if (!(await write(ctx, report, snapshot))) return report;
   report.snapshot = snapshot;
-  await publishSnapshotItem(ctx, report, opts, snapshot, classified, transfers, readHash, first, last);
+  // A window in which nobody paid a payee is stored (the movement needs it) but is not news.
+  if (classified.classes.some((c) => c !== 'other')) await publishSnapshotItem(ctx, report, opts, snapshot, classified, transfers, readHash, first, last);
+  else report.notes.push(`Blocks ${first}–${last}: no transfers to known payees; snapshot ${snapshot.snapshotId} stored, no market_snapshot item.`);
   state.checkpoint = last.toString();
   await saveState(ctx, CHAIN_COLLECTOR, state);
   return report;
