@@ -164,6 +164,32 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 1000n);
   });
 
+  test('a settlement left unknown keeps the task waiting (503 code, nothing delivered); the same payment on the same task then completes it once', async () => {
+    const args = { foreground: '#222222', background: '#dddddd', large_text: false };
+    const challenge = asTask(await send(userMessage({ skill: CONTRAST }, args)));
+    const payload = await buyerClient(rig.devnet).createPaymentPayload(challenge.status!.message!.metadata!['x402.payment.required'] as PaymentRequired);
+    const paid = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload };
+    const before = await balanceOf(rig.devnet, rig.devnet.payTo);
+    rig.proxy.setMode({ settle: 'settle-false' });
+    try {
+      const r = asTask(await send(userMessage(paid, undefined, challenge.id)));
+      assert.equal(r.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      assert.equal(r.status!.message!.metadata!['x402.payment.status'], 'payment-failed');
+      assert.equal(r.status!.message!.metadata!['x402.payment.error'], 'settlement_unknown');
+      assert.equal(r.artifacts.length, 0, 'no result before settlement');
+      assert.doesNotMatch(JSON.stringify(r.status), /contrast_ratio/);
+    } finally {
+      rig.proxy.setMode('pass');
+    }
+    const retry = asTask(await send(userMessage(paid, undefined, challenge.id)));
+    assert.equal(retry.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.match(JSON.stringify(dataOf(retry.artifacts[0]!.parts)), /contrast_ratio/);
+    const receipt = (retry.status!.message!.metadata!['x402.payment.receipts'] as Array<{ success: boolean; transaction: string }>)[0]!;
+    assert.equal(receipt.success, true);
+    assert.equal((await transferLogs(rig.devnet, { to: rig.devnet.payTo })).filter((l) => l.txHash === receipt.transaction).length, 1);
+    assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 1000n, 'charged once');
+  });
+
   test('GET /a2a describes the endpoint; listing tasks is not offered', async () => {
     const d = await (await fetch(base + '/a2a')).json();
     assert.equal(d.endpoint, base + '/a2a');
