@@ -9,13 +9,19 @@ import { collectDiscovery, loadDiscoveryState, MISS_LIMIT, resourceEntityId, typ
 import type { CollectorContext } from '../src/intel/collectors/context.js';
 import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
 import { openTestStore, type TestStore } from './support/intel.js';
+import { pgConfigured, PG_SKIP_REASON } from './support/pg.js';
 
 const FORECAST = 'https://weather.fixture.test/v1/forecast';
 const FORECAST_SLASH = 'https://weather.fixture.test/v1/forecast/';
 const PRICES = 'https://data.fixture.test/prices';
 const LIMIT = 64 * 1024;
 
-describe('discovery collector (recorded discovery documents)', () => {
+const suites: Array<['sqlite' | 'postgres', string | undefined]> = [
+  ['sqlite', undefined],
+  ['postgres', pgConfigured() ? undefined : PG_SKIP_REASON],
+];
+
+for (const [kind, skip] of suites) describe(`discovery collector (recorded discovery documents, ${kind})`, { skip }, () => {
   let srv: FixtureServer;
   let ts: TestStore;
   let ctx: CollectorContext;
@@ -24,7 +30,7 @@ describe('discovery collector (recorded discovery documents)', () => {
 
   before(async () => {
     srv = await startFixtureServer();
-    ts = await openTestStore('sqlite');
+    ts = await openTestStore(kind);
     ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 1500, maxBytes: LIMIT, lookup: fixtureLookup } };
     opts = { bazaarUrls: [srv.url('bazaar', '/discovery/resources')], origins: [], openapiUrls: [] };
   });
