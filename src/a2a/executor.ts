@@ -150,7 +150,8 @@ export class ServiceAgentExecutor implements AgentExecutor {
       const again = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, undefined, scope.base));
       step = { state: 'input-required', text: `metadata["${X402_PAYLOAD}"] must be an x402 v2 PaymentPayload object.`, metadata: { ...again.metadata, [X402_STATUS]: 'payment-failed', [X402_ERROR]: 'invalid_payment_header' } };
     } else {
-      step = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, raw as PaymentPayload | undefined, scope.base));
+      // The operator's signer: the A2A receipt carries the same signed receipt as HTTP and MCP.
+      step = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, raw as PaymentPayload | undefined, scope.base, { signer: this.ctx.signer }));
     }
     if (step.state === 'completed') {
       const artifact: Artifact = { artifactId: `${rc.taskId}-result`, name: 'result', description: skill.cap.title, parts: [dataPart(JSON.parse(step.resultJson))], metadata: undefined, extensions: [] };

@@ -8,6 +8,7 @@ import { DEVNET_NETWORK } from '../config.js';
 import { OPENAPI_VERSION } from './openapi.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { freeToolsOf } from '../http/free-routes.js';
+import { agentCardSigningExtension } from '../commitments/published.js';
 
 type Operation = {
   responses?: Record<string, { content?: Record<string, unknown> }>;
@@ -148,7 +149,9 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
     capabilities: {
       streaming: false,
       pushNotifications: false,
-      extensions: served.has(A2A_PATH)
+      // The signer of receipts and quote offers (or a note that nothing is signed), for every binding.
+      extensions: [
+        ...(served.has(A2A_PATH)
         ? [
             {
               uri: A2A_X402_EXTENSION_URI,
@@ -159,7 +162,9 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
               params: { x402Version: 2, scheme: 'exact', network: ctx.payment.network, asset: asset.address, payTo: ctx.payment.payTo },
             },
           ]
-        : [],
+        : []),
+        agentCardSigningExtension(ctx.signer?.address),
+      ],
       extendedAgentCard: false,
     },
     securitySchemes: {},

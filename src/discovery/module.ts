@@ -10,12 +10,7 @@ import { apiReferenceRoutes } from './api-reference.js';
 import { agentCard, llmsTxt, servicesListing, wellKnownX402 } from './documents.js';
 import { FRONT_DOOR_CSP, FRONT_DOOR_OPERATION, frontDoorIndex, frontDoorPage, wantsHtml } from './front-door.js';
 import { buildOpenApi, errorResponse } from './openapi.js';
-import { agentCardSigningExtension, signingInfo } from '../commitments/published.js';
-
-/** The agent card naming the signer of receipts and offers among its extensions (or saying nothing is signed). */
-function withSigner<C extends { capabilities: { extensions?: unknown[] } }>(card: C, signer: string | undefined): C {
-  return { ...card, capabilities: { ...card.capabilities, extensions: [...(card.capabilities.extensions ?? []), agentCardSigningExtension(signer)] } };
-}
+import { signingInfo } from '../commitments/published.js';
 
 /** A small coin with a 402 on it: registries look for an icon at the origin. */
 const FAVICON =
@@ -85,7 +80,7 @@ function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
     let d = cache.get(base);
     if (!d) {
       const openapi = buildOpenApi(ctx, base);
-      d = { openapi, frontDoor: { page: frontDoorPage(ctx, openapi, base), index: frontDoorIndex(ctx, openapi, base) }, manifest: { ...wellKnownX402(openapi, base), signing: signingInfo(ctx.signer?.address) }, card: withSigner(agentCard(ctx, openapi, base), ctx.signer?.address), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
+      d = { openapi, frontDoor: { page: frontDoorPage(ctx, openapi, base), index: frontDoorIndex(ctx, openapi, base) }, manifest: { ...wellKnownX402(openapi, base), signing: signingInfo(ctx.signer?.address) }, card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
       // Host headers are caller-controlled: bound the cache.
       if (cache.size >= 32) cache.clear();
       cache.set(base, d);
