@@ -61,6 +61,17 @@ for (const [kind, skip] of suites) describe(`discovery collector (recorded disco
     assert.equal(product.evidenceTier, 'TIER_C');
     assert.equal(product.confidence, 0.6, 'one source only: caveated');
     assert.match(product.evidenceNote ?? '', /not yet independently corroborated/);
+    assert.deepEqual(product.marketData, {
+      resource: FORECAST,
+      payTo: '0x1111111111111111111111111111111111111111',
+      network: 'eip155:8453',
+      asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+      amountAtomic: '1000',
+      family: 'weather',
+      firstSeen: (await loadDiscoveryState(ctx)).resources[FORECAST]!.firstSeen,
+      sources: 1,
+      independentHosts: 1,
+    });
     const listing = events.find((e) => e.type === 'directory_listing' && e.entityIds[0] === resourceEntityId(FORECAST))!;
     assert.equal(listing.evidence.method, 'http_get');
     assert.equal(listing.evidence.provenance, 'collector:discovery');

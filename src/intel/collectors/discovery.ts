@@ -143,6 +143,11 @@ function sourceTypeFor(kind: SourceKind, sourceUrl: string, resource: string): S
   return kind !== 'bazaar' && hostOf(sourceUrl) === hostOf(resource) ? 'vendor_documentation' : 'market_observation';
 }
 
+/** The machine-readable terms an item carries (`marketData`). */
+function termsData(url: string, o: Pick<ResourceObservation, 'amount' | 'asset' | 'network' | 'payTo' | 'family'>) {
+  return { resource: url, payTo: o.payTo, network: o.network, asset: o.asset, amountAtomic: o.amount, family: o.family };
+}
+
 function priceText(o: Pick<ResourceObservation, 'amount' | 'asset' | 'network' | 'payTo'>): string {
   return `price ${o.amount ?? 'not stated'} atomic units of ${o.asset ?? 'an unstated asset'} on ${o.network ?? 'an unstated network'}, payee ${o.payTo ?? 'not stated'}`;
 }
@@ -251,6 +256,7 @@ class DiscoveryRun {
       entities: [entity],
       sources: [{ url: src.url, sourceType, supports: clip(`Lists ${o.url}${o.payTo ? ` with payTo ${o.payTo}` : ''}.`, 2000) }],
       evidenceTier: sourceType === 'vendor_documentation' ? 'TIER_B' : 'TIER_C',
+      marketData: { ...termsData(o.url, o), source: src.url, sourceKind: src.kind },
     });
     if (!ok) return;
     r.listings[src.url] = { eventId, firstSeen: this.iso, lastSeen: this.iso, misses: 0, removed: false, payTo: o.payTo };
@@ -267,6 +273,7 @@ class DiscoveryRun {
       sources: [{ url: src.url, sourceType: sourceTypeFor(src.kind, src.url, o.url), supports: clip(`Lists ${o.url} with payTo ${o.payTo}.`, 2000) }],
       evidenceTier: sourceTypeFor(src.kind, src.url, o.url) === 'vendor_documentation' ? 'TIER_B' : 'TIER_C',
       correctionOf: l.eventId,
+      marketData: { ...termsData(o.url, o), previousPayTo: l.payTo, source: src.url, sourceKind: src.kind },
     });
     if (ok) l.payTo = o.payTo;
   }
@@ -313,6 +320,7 @@ class DiscoveryRun {
       sources: active.map((s, i) => ({ url: s, sourceType: types[i]!, supports: clip(`Lists ${url}.`, 2000) })),
       evidenceTier: defaultTier(types, caveated),
       ...(caveated ? { caveat: 'Seen at one source host only; not yet independently corroborated.' } : {}),
+      marketData: { ...termsData(url, r), firstSeen: r.firstSeen, sources: active.length, independentHosts: independent },
       observedAt: this.iso,
       ...(provenance.length ? { provenance } : {}),
     });
