@@ -123,6 +123,7 @@ for (const [kind, skip] of suites) describe(`discovery collector (recorded disco
     const corr = await ts.store.getItem(corrections[0]!);
     assert.match(corr!.stored.item.summary, /0x4444444444444444444444444444444444444444/);
     assert.equal(state.resources[FORECAST]!.payTo, '0x4444444444444444444444444444444444444444');
+    assert.equal((await productOf(FORECAST))?.marketData?.payTo, '0x4444444444444444444444444444444444444444', 'the product item is revised with the corrected payee');
     const removed = (await ts.store.events({ limit: 100, type: 'directory_listing' })).items.filter((e) => /no longer listed/.test(e.headline));
     assert.equal(removed.length, 1);
     assert.deepEqual(removed[0]!.entityIds, [resourceEntityId(PRICES)]);

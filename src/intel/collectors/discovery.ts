@@ -275,7 +275,10 @@ class DiscoveryRun {
       correctionOf: l.eventId,
       marketData: { ...termsData(o.url, o), previousPayTo: l.payTo, source: src.url, sourceKind: src.kind },
     });
-    if (ok) l.payTo = o.payTo;
+    if (!ok) return;
+    l.payTo = o.payTo;
+    // The resource's new_product item states the payee too: it is revised with the corrected terms.
+    this.touched.add(o.url);
   }
 
   private async remove(src: SourceRead, url: string, l: ListingState): Promise<void> {
