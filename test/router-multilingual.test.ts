@@ -239,6 +239,10 @@ const COLOURS: Row[] = [
     { foreground: '#333333', background: '#ffffff', large_text: false },
   ]),
   R('en', 'white text on navy', [C], undefined, [{ foreground: '#ffffff', background: '#000080', large_text: false }]),
+  R('en', "What's the contrast ratio between hsl(0, 0%, 20%) and white?", [C], undefined, BW),
+  R('en', 'Is dark gray (#333) on white (#fff) accessible? Check contrast', [C], undefined, BW),
+  R('en', 'colour pair readability: teal and white', [C], undefined, [{ foreground: '#008080', background: '#ffffff', large_text: false }]),
+  R('fr', 'Le rouge sur blanc est-il conforme WCAG ?', [C], undefined, [{ foreground: '#ff0000', background: '#ffffff', large_text: false }]),
 ];
 
 /** No keyword: the inputs say what is wanted. */
@@ -256,6 +260,16 @@ const INFERRED: Row[] = [
   R('de', 'Kontrast prüfen: #000 auf #fff', [C, N], { uri: `ar://abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG` }),
 ];
 
+/** Ordinary English words that look like other languages' refusal terms do not refuse. */
+const NOT_REFUSALS: Row[] = [
+  R('en', 'Surface the product offers in this HTML', [X], { html: HTML }),
+  R('en', 'Visit each offer in the JSON-LD and list its price', [X], { html: HTML }),
+  R('en', 'Extract the structured data; the page was downloaded earlier', [X], { html: HTML }),
+  R('en', 'Normalize this NFT URI; the typed data is only context', [N], { uri: `ipfs://${CID}`, typed_data: { domain: { name: 'x' } } }),
+  R('en', 'Any new developments in agent payments since 2025-09-01?', [S]),
+  R('en', 'Give me the latest x402 ecosystem news', [S]),
+];
+
 /** Keys nested inside data never refuse; top-level intent still does. */
 const NESTED: Row[] = [
   R('en', 'Normalize this NFT metadata URI', [N], { uri: `ipfs://${CID}`, meta: { domain: 'x' } }),
@@ -268,6 +282,8 @@ const NESTED: Row[] = [
   R('en', 'Normalize the NFT metadata URI', [N], { uri: `ipfs://${CID}`, domain: { name: 'Seaport', chainId: 1 } }),
   { lang: 'en', objective: 'Browse the site and list its products', top: { website: 'https://example.com' }, want: BROWSE },
   R('en', 'Check contrast of #000 on #fff', DOMAIN, { domain: 'example.com' }),
+  R('en', 'Scrape product prices from amazon.com', FETCH),
+  R('en', 'Open example.com in a browser and log in', BROWSE),
 ];
 
 /** Optional inputs are not demanded. */
@@ -311,7 +327,7 @@ describe('the router in ten languages', () => {
     });
   }
   test('the table covers at least 150 objectives, every language, every outcome and every refusal', () => {
-    const all = [...TABLE, ...COLOURS, ...INFERRED, ...NESTED, ...CURSORLESS];
+    const all = [...TABLE, ...COLOURS, ...INFERRED, ...NOT_REFUSALS, ...NESTED, ...CURSORLESS];
     assert.ok(all.length >= 150, `${all.length} rows`);
     for (const lang of ['en', 'es', 'pt', 'fr', 'de', 'it', 'nl', 'zh', 'ja', 'ko']) {
       const rows = TABLE.filter((r) => r.lang === lang);
@@ -334,6 +350,10 @@ test('the paid contrast route keeps its strict schema: only the router normalise
 
 test('inputs that speak for themselves route without a keyword, and compose with a named outcome', () => {
   for (const row of INFERRED) check(row);
+});
+
+test('English words that resemble other languages\' refusal terms do not refuse', () => {
+  for (const row of NOT_REFUSALS) check(row);
 });
 
 test('keys nested inside data never refuse; top-level intent does, objective first', () => {

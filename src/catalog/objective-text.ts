@@ -111,14 +111,17 @@ export interface ColourReading {
   unpaired?: string;
   /** How the pairs were formed, for the quote's assumptions. */
   how?: string;
-  /** True when a colour was written as #rrggbb, #rgb or rgb(): data no other outcome uses. */
+  /** True when a colour was written as #rrggbb, #rgb, rgb() or hsl(): data no other outcome uses. */
   explicit: boolean;
 }
 
 const HEX = String.raw`#(?:[0-9a-f]{6}|[0-9a-f]{3})(?![0-9a-z])`;
 const CHANNEL = String.raw`\s*(\d{1,3}(?:\.\d+)?%?)\s*`;
 const RGB = String.raw`rgba?\(${CHANNEL}[,\s]${CHANNEL}[,\s]${CHANNEL}(?:[,/]\s*(\d*\.?\d+%?)\s*)?\)`;
-const STRONG_COLOUR = new RegExp(String.raw`(?<![&\w#])${HEX}|\b${RGB}`, 'g');
+const HSL = String.raw`hsla?\(\s*(-?\d{1,3}(?:\.\d+)?)(?:deg)?\s*[,\s]\s*(\d{1,3}(?:\.\d+)?)%\s*[,\s]\s*(\d{1,3}(?:\.\d+)?)%\s*(?:[,/]\s*(\d*\.?\d+%?)\s*)?\)`;
+const STRONG_COLOUR = new RegExp(String.raw`(?<![&\w#])${HEX}|\b${RGB}|\b${HSL}`, 'g');
+const RGB_EXACT = new RegExp(`^${RGB}$`);
+const HSL_EXACT = new RegExp(`^${HSL}$`);
 const WORD = /[a-z]+/g;
 
 /** "on", "over" and their equivalents: the colour before is written on the colour after. */
@@ -136,6 +139,18 @@ const FG_AFTER = new RegExp(`^\\s*(?:の|的|색의?)?\\s*(?:(?:text|font|texto|
 const clampByte = (n: number) => Math.max(0, Math.min(255, Math.round(n)));
 const hex2 = (n: number) => clampByte(n).toString(16).padStart(2, '0');
 
+/** CSS Color 4 hsl() → sRGB (the specification's conversion), as #rrggbb; undefined when out of range. */
+function hslToHex(hue: number, sat: number, light: number): string | undefined {
+  if (sat > 100 || light > 100) return undefined;
+  const s = sat / 100;
+  const l = light / 100;
+  const f = (n: number) => {
+    const k = (n + (((hue % 360) + 360) % 360) / 30) % 12;
+    return (l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1))) * 255;
+  };
+  return `#${hex2(f(0))}${hex2(f(8))}${hex2(f(4))}`;
+}
+
 function channel(s: string): number | undefined {
   const v = s.endsWith('%') ? (Number(s.slice(0, -1)) * 255) / 100 : Number(s);
   return Number.isFinite(v) && v >= 0 && v <= 255.0001 ? v : undefined;
@@ -150,11 +165,13 @@ function opaque(alpha: string | undefined): boolean {
 /** One colour token (already lower-case) → #rrggbb, or undefined (not a colour, or not opaque). */
 function fromToken(t: string): string | undefined {
   if (t.startsWith('#')) return t.length === 4 ? `#${t[1]}${t[1]}${t[2]}${t[2]}${t[3]}${t[3]}` : t.length === 7 ? t : undefined;
-  const m = new RegExp(`^${RGB}$`).exec(t);
+  const m = RGB_EXACT.exec(t);
   if (m) {
     const [r, g, b] = [channel(m[1]!), channel(m[2]!), channel(m[3]!)];
     return r === undefined || g === undefined || b === undefined || !opaque(m[4]) ? undefined : `#${hex2(r)}${hex2(g)}${hex2(b)}`;
   }
+  const h = HSL_EXACT.exec(t);
+  if (h) return opaque(h[4]) ? hslToHex(Number(h[1]), Number(h[2]), Number(h[3])) : undefined;
   return CSS_NAMED_COLOURS.get(t.replace(/[\s-]/g, ''));
 }
 
@@ -221,17 +238,31 @@ function namedColours(text: string, out: Found[]): void {
   }
 }
 
-/** A named colour counts when the words between it and a neighbouring colour pair them ("white text on navy"). */
-function pairsWithNeighbour(text: string, all: Found[], i: number): boolean {
+/** "and", "vs", "," and their equivalents: how a list of colours is written once colours are known to be wanted. */
+const AND_WORD = /^\s*(?:,|\/|&|and|vs\.?|versus|with|y|e|et|und|en|o|和|与|與|跟|と|와|과|및)?\s*$/;
+
+/**
+ * A named colour counts when the words between it and a neighbouring colour
+ * pair them ("white text on navy"); with `loose` (the objective already asks
+ * for contrast) a plain list does too ("teal and white").
+ */
+function pairsWithNeighbour(text: string, all: Found[], i: number, loose: boolean): boolean {
   const near = (a: Found, b: Found) => {
     const between = text.slice(a.end, b.start);
-    return between.length <= 40 && (ON_WORD.test(between) || BG_LABEL.test(between) || FG_LABEL.test(between) || BG_AFTER.test(between) || /^\s*\/\s*$/.test(between));
+    if (between.length > 40) return false;
+    if (ON_WORD.test(between) || BG_LABEL.test(between) || FG_LABEL.test(between) || BG_AFTER.test(between) || /^\s*\/\s*$/.test(between)) return true;
+    return loose && AND_WORD.test(between);
   };
   return (i > 0 && near(all[i - 1]!, all[i]!)) || (i + 1 < all.length && near(all[i]!, all[i + 1]!));
 }
 
-let lastColourText: string | undefined;
-let lastColourReading: ColourReading | undefined;
+/** "dark gray (#444)", "#444 (dark gray)": one colour written twice; the explicit value wins. */
+function restates(text: string, all: Found[], i: number): boolean {
+  const paren = /^\s*\(\s*$/;
+  return (i + 1 < all.length && !all[i + 1]!.named && paren.test(text.slice(all[i]!.end, all[i + 1]!.start))) || (i > 0 && !all[i - 1]!.named && paren.test(text.slice(all[i - 1]!.end, all[i]!.start)));
+}
+
+const colourMemo: Array<{ text: string; loose: boolean; reading: ColourReading }> = [];
 
 /**
  * Colours in the order written, paired:
@@ -239,12 +270,16 @@ let lastColourReading: ColourReading | undefined;
  * - "A, B and C on D": one background after the only "on", every earlier colour a foreground;
  * - two colours labelled "background A … text B" (or "A の背景 … B の文字"): the labels win;
  * - Japanese/Korean/Chinese "B の上の A", "B 위의 A", "B 上的 A": background first.
- * Colours: #rrggbb, #rgb, rgb()/rgba() with an opaque alpha, and CSS named
- * colours where the text pairs them with another colour. Connectors and labels
+ * Colours: #rrggbb, #rgb, rgb()/rgba() and hsl()/hsla() with an opaque alpha,
+ * and CSS named colours where the text pairs them with another colour (with
+ * `loose`, also in a plain list: "teal and white"). Connectors and labels
  * in the ten routed languages.
  */
-export function readColours(raw: string): ColourReading {
-  if (raw === lastColourText && lastColourReading) return lastColourReading;
+export function readColours(raw: string, opts: { loose?: boolean } = {}): ColourReading {
+  const loose = opts.loose === true;
+  // The same objective is read for the signal and again for the bodies: remember the last two readings.
+  const hit = colourMemo.find((m) => m.text === raw && m.loose === loose);
+  if (hit) return hit.reading;
   const text = foldText(raw);
   const candidates: Found[] = [];
   for (const m of text.matchAll(STRONG_COLOUR)) {
@@ -253,10 +288,10 @@ export function readColours(raw: string): ColourReading {
   }
   namedColours(text, candidates);
   candidates.sort((a, b) => a.start - b.start);
-  const found = candidates.filter((f, i) => !f.named || pairsWithNeighbour(text, candidates, i));
+  const found = candidates.filter((f, i) => !f.named || (pairsWithNeighbour(text, candidates, i, loose) && !restates(text, candidates, i)));
   const reading = pairColours(text, found);
-  lastColourText = raw;
-  lastColourReading = reading;
+  colourMemo.unshift({ text: raw, loose, reading });
+  colourMemo.length = Math.min(colourMemo.length, 2);
   return reading;
 }
 

@@ -109,13 +109,13 @@ const FETCH_VERB = /\b(?:fetch(?:es|ing)?|download(?:s|ing)?|scrap(?:e|es|ing)|c
 // What is fetched must be web-ish: a URL, or a noun that only a fetch could supply ("the page at", "the website").
 // "retrieve the changes from the feed" is a paid call of this service, not a fetch.
 const FETCH_TARGET =
-  /\bhttps?:\/\/|\bwww\.|\b(?:ipfs|ipns|ar):\/\/|\b(?:urls?|links?|websites?|web ?sites?|web ?pages?|sites?|pages? (?:at|from|of|behind)|html (?:at|from|of|behind)|metadata (?:at|from|behind)|(?:remote|external) (?:files?|json|documents?|resources?))\b/i;
+  /\bhttps?:\/\/|\bwww\.|\b(?!schema\.org\b)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|co|ai|app|dev|shop|store|xyz|info|biz|[a-z]{2})\b(?![.\w]*@)|\b(?:ipfs|ipns|ar):\/\/|\b(?:urls?|links?|websites?|web ?sites?|web ?pages?|sites?|pages? (?:at|from|of|behind)|html (?:at|from|of|behind)|metadata (?:at|from|behind)|(?:remote|external) (?:files?|json|documents?|resources?))\b/i;
 
 const DOMAIN =
   /\b(?:whois|rdap|registrar|domain[- ](?:registration|availability|expiry|expiration|owner(?:ship)?|look-?up|search|registered|available|age)|register (?:a |the |my |this |that )?domain|domain names? (?:registration|look-?up|availability)|(?:is|are) [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} (?:available|taken|registered|free)|who owns [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}|when does [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} expire|dns (?:look-?up|records?|resolution))\b/i;
 
 const BROWSING =
-  /\b(?:brows(?:e|es|ing)(?! the (?:router|contract|catalog|outcomes))|web ?browser|headless|navigat(?:e|ing) (?:to|through|the)|click(?:ing)? (?:on|the|through)|fill(?:ing)? (?:in|out) (?:the|a) form|log ?in (?:to|at|on)|sign ?in (?:to|at|on)|search (?:the )?(?:web|internet|google)|web search|google (?:for|it|search)|surf(?:ing)? the web)\b/i;
+  /\b(?:brows(?:e|es|ing)(?! the (?:router|contract|catalog|outcomes))|web ?browser|in (?:a|the|my|your) (?:web |headless )?browser|headless|log ?in(?=$|[.!?,;])|navigat(?:e|ing) (?:to|through|the)|click(?:ing)? (?:on|the|through)|fill(?:ing)? (?:in|out) (?:the|a) form|log ?in (?:to|at|on)|sign ?in (?:to|at|on)|search (?:the )?(?:web|internet|google)|web search|google (?:for|it|search)|surf(?:ing)? the web)\b/i;
 
 const SCREENSHOT =
   /\b(?:screenshots?|screen ?shots?|screen ?captures?|screen ?grabs?|capture (?:the |a )?(?:page|screen|site|website|viewport)|render (?:the |a |this )?(?:page|site|website|url) (?:to|as|into)|(?:png|jpe?g|image) of (?:the |a |this )?(?:page|site|website))\b/i;
@@ -143,15 +143,16 @@ const PAY_ADDRESS = /\bpay(?:ing)?\s+(?:to\s+)?(?:the\s+)?(?:address\s+)?(0x[0-9
 
 /** Verbs that ask for a fetch; a fetch needs a target too (a URL, or one of FETCH_TARGET_TERMS). */
 const FETCH_VERB_TERMS: Terms = {
-  es: ['descarga*', 'descargar', 'obten la pagina', 'obtener la pagina', 'rastrea*', 'raspa*', 'visita*', 'accede a', 'recupera el contenido', 'recuperar el contenido', 'lee la pagina', 'leer la pagina'],
-  pt: ['baixa*', 'baixe', 'baixar', 'busque a pagina', 'buscar a pagina', 'raspe', 'raspar', 'visite', 'visitar', 'acesse', 'acessar', 'leia a pagina', 'ler a pagina', 'rastreie', 'rastrear'],
-  fr: ['telecharg*', 'recupere la page', 'recuperer la page', 'recuperez la page', 'aspire*', 'visite*', 'visiter', 'lis la page', 'lire la page', 'crawle*', 'recuperer le contenu', 'recupere le contenu'],
-  de: ['herunterlad*', 'lade * herunter', 'ruf * ab', 'rufe * ab', 'abrufen', 'hole die seite', 'hol die seite', 'besuch*', 'crawl*', 'lies die seite', 'scrape*'],
-  it: ['scarica*', 'recupera la pagina', 'recuperare la pagina', 'visita*', 'leggi la pagina', 'leggere la pagina', 'fai lo scraping', 'scansiona*', 'recupera il contenuto'],
-  nl: ['download*', 'haal * op', 'ophalen', 'bezoek*', 'lees de pagina', 'crawl*', 'scrape*'],
+  // Present and imperative forms only: "la página que descargué" is content the buyer already has.
+  es: ['descarga', 'descargar', 'descargala', 'obten la pagina', 'obtener la pagina', 'rastrea', 'rastrear', 'raspa', 'raspar', 'visita', 'visitar', 'accede a', 'recupera el contenido', 'recuperar el contenido', 'lee la pagina', 'leer la pagina'],
+  pt: ['baixe', 'baixar', 'baixa a', 'busque a pagina', 'buscar a pagina', 'raspe', 'raspar', 'visite', 'visitar', 'acesse', 'acessar', 'leia a pagina', 'ler a pagina', 'rastreie', 'rastrear'],
+  fr: ['telecharge', 'telecharger', 'telechargez', 'recupere la page', 'recuperer la page', 'recuperez la page', 'aspire', 'aspirer', 'visite', 'visiter', 'visitez', 'lis la page', 'lire la page', 'crawler', 'recuperer le contenu', 'recupere le contenu'],
+  de: ['herunterladen', 'lade * herunter', 'ruf * ab', 'rufe * ab', 'abrufen', 'hole die seite', 'hol die seite', 'besuche', 'besuchen', 'crawle', 'crawlen', 'lies die seite', 'scrapen'],
+  it: ['scarica', 'scaricare', 'recupera la pagina', 'recuperare la pagina', 'visita', 'visitare', 'leggi la pagina', 'leggere la pagina', 'fai lo scraping', 'scansiona', 'scansionare', 'recupera il contenuto'],
+  nl: ['download', 'downloaden', 'haal * op', 'ophalen', 'bezoek', 'bezoeken', 'lees de pagina', 'crawlen', 'scrapen'],
   zh: ['抓取', '下载', '下載', '爬取', '获取网页', '獲取網頁', '访问', '訪問', '读取网页'],
-  ja: ['ダウンロード', 'クロール', 'スクレイピング', 'スクレイプ', 'ページを取得', 'サイトを取得', 'urlを取得'],
-  ko: ['다운로드', '크롤링', '스크래핑', '페이지를 가져', '사이트를 가져', '가져와', '방문해', '접속해'],
+  ja: ['ダウンロードして', 'クロールして', 'スクレイピング', 'スクレイプ', 'ページを取得', 'サイトを取得', 'urlを取得'],
+  ko: ['다운로드해', '크롤링', '스크래핑', '페이지를 가져', '사이트를 가져', '가져와', '방문해', '접속해'],
 };
 const FETCH_TARGET_TERMS: Terms = {
   es: ['pagina*', 'sitio*', 'web', 'enlace*', 'url*'],
@@ -187,9 +188,9 @@ const CATEGORY_TERMS: ReadonlyArray<[UnsupportedCategory, Terms]> = [
       es: ['navega*', 'abre la pagina', 'abrir la pagina', 'haz clic', 'hacer clic', 'pulsa en', 'inicia sesion', 'iniciar sesion', 'busca en google', 'buscar en google', 'busca en internet', 'buscar en internet', 'busca en la web', 'buscar en la web', 'rellena el formulario', 'llena el formulario'],
       pt: ['navegue', 'navegar', 'abra a pagina', 'abrir a pagina', 'navega', 'clique em', 'clicar em', 'faca login', 'fazer login', 'entre na conta', 'pesquise no google', 'pesquisar no google', 'pesquise na web', 'pesquisar na internet', 'preencha o formulario'],
       fr: ['navigue*', 'naviguer', 'ouvre la page', 'ouvrir la page', 'clique sur', 'cliquez sur', 'cliquer sur', 'connecte-toi', 'se connecter', 'connectez-vous', 'cherche sur google', 'recherche sur google', 'chercher sur le web', 'recherche sur internet', 'remplis le formulaire', 'remplir le formulaire'],
-      de: ['navigier*', 'klick*', 'offne die seite', 'einloggen', 'logge dich ein', 'melde dich an', 'anmelden', 'im web suchen', 'im internet suchen', 'suche im internet', 'durchsuche das web', 'google nach', 'googeln', 'surf*', 'formular ausfullen', 'fulle das formular'],
+      de: ['navigier*', 'klick*', 'offne die seite', 'einloggen', 'logge dich ein', 'melde dich an', 'anmelden', 'im web suchen', 'im internet suchen', 'suche im internet', 'durchsuche das web', 'google nach', 'googeln', 'surfen', 'surfe im', 'formular ausfullen', 'fulle das formular'],
       it: ['naviga*', 'apri la pagina', 'aprire la pagina', 'fai clic', 'clicca*', 'effettua il login', 'accedi al sito', 'accedi all', 'cerca su google', 'cerca sul web', 'cerca su internet', 'compila il modulo'],
-      nl: ['navigeer*', 'open de pagina', 'klik op', 'klikken', 'inloggen', 'log in op', 'zoek op google', 'zoek op internet', 'zoeken op het web', 'surf*', 'vul het formulier'],
+      nl: ['navigeer*', 'open de pagina', 'klik op', 'klikken', 'inloggen', 'log in op', 'zoek op google', 'zoek op internet', 'zoeken op het web', 'surfen', 'surf naar', 'vul het formulier'],
       zh: ['浏览', '瀏覽', '打开网页', '打开网址', '打开链接', '点击', '點擊', '登录', '登錄', '登入', '上网搜索', '网上搜索', '搜索网页', '谷歌搜索', '填写表单', '打开浏览器'],
       ja: ['ブラウズ', 'ブラウザで', 'ページを開いて', 'サイトを開いて', 'クリックして', 'ログインして', 'ウェブで検索', 'ネットで検索', 'グーグルで検索', 'googleで検索', 'フォームに入力', '閲覧して'],
       ko: ['브라우저로', '브라우징', '페이지를 열어', '사이트를 열어', '클릭해', '클릭하고', '로그인해', '로그인하고', '웹에서 검색', '인터넷에서 검색', '구글에서 검색', '구글 검색', '양식을 작성', '둘러보'],
@@ -264,7 +265,7 @@ const MCP_PAYS_FOLDED =
 
 // ─── the inputs' keys ──────────────────────────────────────────────────────
 
-/** Input keys (at any depth) that ask for something refused, unless a capability declares the key. */
+/** Top-level input keys that ask for something refused, unless a capability declares the key (nested keys are data). */
 const KEY_CATEGORIES: Record<string, UnsupportedCategory> = {
   source_url: 'url_fetching',
   source_urls: 'url_fetching',
@@ -285,8 +286,6 @@ const KEY_CATEGORIES: Record<string, UnsupportedCategory> = {
   privatekey: 'wallet_signing',
   mnemonic: 'wallet_signing',
   seed_phrase: 'wallet_signing',
-  signer: 'wallet_signing',
-  typed_data: 'wallet_signing',
   transaction_to_sign: 'wallet_signing',
   unsigned_transaction: 'wallet_signing',
   refund: 'refunds',

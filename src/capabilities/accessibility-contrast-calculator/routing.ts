@@ -67,7 +67,7 @@ export const contrastRouting: RoutingDescriptor = {
         let bg: unknown;
         let own: unknown;
         if (typeof p === 'string') {
-          const r = readColours(p);
+          const r = readColours(p, { loose: true });
           if (r.pairs.length !== 1) {
             invalid.push({ path: here, rule: 'colour_pair', message: 'write one pair as "#RRGGBB on #RRGGBB" (or #RGB, CSS names, rgb())' });
             return;
@@ -95,7 +95,8 @@ export const contrastRouting: RoutingDescriptor = {
       if (!has(inputs, 'background')) missing.push(need(at, 'background', 'the background colour (#RRGGBB) is missing'));
       units.push({ at, body: { foreground: nativeColour(inputs.foreground, normalised), background: nativeColour(inputs.background, normalised), large_text: largeText(undefined) } });
     } else if (units.length === 0 && missing.length === 0 && invalid.length === 0) {
-      const r = ctx.fromItems ? undefined : readColours(ctx.objective);
+      // Contrast is what is asked here, so a plain list of colour names counts too ("teal and white").
+      const r = ctx.fromItems ? undefined : readColours(ctx.objective, { loose: true });
       if (r && r.pairs.length) {
         for (const pair of r.pairs) units.push({ at: '/objective', body: { ...pair, large_text: largeText(undefined) } });
         assumptions.push(`Colours read from the objective: ${r.how}.`);
