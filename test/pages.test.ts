@@ -323,14 +323,16 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
     assert.equal(new URL(page.url()).searchParams.get('entity'), '', 'the empty field is sent, and means no filter');
     assert.deepEqual((await feedArticles(page)).map((a) => a.id), (await api(`limit=100&type=${type}`)).map((i) => i.eventId));
 
-    // Paging: with a small limit, the "more" link continues with the API's cursor.
+    // Paging (issue 13): the newest first; the "older items" link continues exactly after the last shown.
     await page.goto(`${base}/newswire?limit=40`);
     const first = (await feedArticles(page)).map((a) => a.id);
     assert.equal(first.length, 40);
+    assert.match(await page.locator('nav.pager a').innerText(), /Older items/);
     await page.click('nav.pager a');
     const second = (await feedArticles(page)).map((a) => a.id);
     assert.equal(first.length + second.length, 61);
-    assert.deepEqual(new Set([...first, ...second]).size, 61, 'no item twice, none missing');
+    assert.deepEqual([...first, ...second], (await api('limit=100')).map((i) => i.eventId), 'newest first across both pages, no item twice, none missing');
+    assert.equal(await page.locator('nav.pager a').count(), 0, 'the last page has no older link');
     await page.close();
   });
 

@@ -129,7 +129,8 @@ export class ItemQueries {
     const conds = ['i.updated_us <= ?', ...where];
     const condParams: unknown[] = [upperUs, ...params];
     if (q.before) {
-      conds.push('(i.event_date < ? OR (i.event_date = ? AND i.updated_us < ?))');
+      // Written as a range on event_date (plus a residue) so the index walk starts at the keyset.
+      conds.push('i.event_date <= ? AND (i.event_date < ? OR i.updated_us < ?)');
       condParams.push(q.before.date, q.before.date, q.before.us);
     }
     const order = 'ORDER BY i.event_date DESC, i.updated_us DESC LIMIT ?';
@@ -145,8 +146,10 @@ export class ItemQueries {
         };
       }
     }
+    // SQLite (no statistics) would otherwise pick the (state, updated_us) index and sort every match.
+    const items = this.db.kind === 'sqlite' ? 'newswire_items i INDEXED BY newswire_items_event_date_updated' : 'newswire_items i';
     return {
-      sql: `SELECT i.doc FROM newswire_items i WHERE ${[...conds, ...tags.map((_, n) => TAG_FILTER(`t${n}`))].join(' AND ')} ${order}`,
+      sql: `SELECT i.doc FROM ${items} WHERE ${[...conds, ...tags.map((_, n) => TAG_FILTER(`t${n}`))].join(' AND ')} ${order}`,
       params: [...condParams, ...tags.flat()],
     };
   }
@@ -191,11 +194,13 @@ export class ItemQueries {
     for (;;) {
       // `>=` when the key names a row: rows at the same time up to and
       // including it are skipped below, so a tie resumes exactly after it.
+      // (changed_us is the log's primary key, so today no two rows tie and
+      // ORDER BY changed_us is total; the key stays exact if that changes.)
       const exact = after.eventId !== undefined;
       const rows = await this.db.all<{ changed_us: number | string; event_id: string; version: number | string; change_kind: ChangeKind; changed_fields: string; doc: string }>(
         `SELECT c.changed_us, c.event_id, c.version, c.change_kind, v.changed_fields, v.doc FROM newswire_changes c
          JOIN newswire_item_versions v ON v.event_id = c.event_id AND v.version = c.version
-         WHERE c.changed_us ${exact ? '>=' : '>'} ? AND c.changed_us <= ? ORDER BY c.changed_us, c.event_id, c.version LIMIT ?`,
+         WHERE c.changed_us ${exact ? '>=' : '>'} ? AND c.changed_us <= ? ORDER BY c.changed_us LIMIT ?`,
         [after.us, watermarkUs, batch],
       );
       for (const r of rows) {
