@@ -103,7 +103,9 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
     const send = async (p: Purchase, header = p.header, genuine = true) => {
       const res = await postJson(url, p.body, { 'PAYMENT-SIGNATURE': header });
       const text = await res.text();
-      count(`${genuine ? '' : 'forged '}${res.status}${res.status === 200 ? '' : ' ' + (JSON.parse(text).error?.code ?? '')}`);
+      // A 402 body is an x402 PaymentRequired with our code in `problem`; other refusals carry it in `error`.
+      const code = res.status === 200 ? '' : res.status === 402 ? JSON.parse(text).problem.code : JSON.parse(text).error.code;
+      count(`${genuine ? '' : 'forged '}${res.status}${res.status === 200 ? '' : ' ' + code}`);
       if (res.status === 200) {
         assert.ok(genuine, 'a forged request got a result');
         const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
@@ -112,7 +114,7 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
         if (p.delivered) assert.equal(text, p.delivered.text, 'the same payment always gets the same bytes');
         p.delivered = { tx: receipt.transaction, text };
       } else if (res.status === 402 && genuine) {
-        p.finalRefusal = JSON.parse(text).error.code;
+        p.finalRefusal = code;
       }
       return res.status;
     };

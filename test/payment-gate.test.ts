@@ -39,9 +39,11 @@ describe('payment gate on the devnet', () => {
     assert.equal(a.maxTimeoutSeconds, 300, 'X402_MAX_TIMEOUT_SECONDS defaults to 300');
     assert.deepEqual({ name: a.extra?.name, version: a.extra?.version }, { name: 'USD Coin', version: '2' });
     const body = await res.json();
-    assert.equal(body.error.code, 'payment_required');
-    assert.match(body.error.message, /1000 atomic units/);
-    assert.equal(body.price.amount_atomic, '1000');
+    assert.equal(body.problem.code, 'payment_required');
+    assert.match(body.problem.message, /1000 atomic units/);
+    assert.equal(body.error, body.problem.message, 'the body is an x402 PaymentRequired: error is the sentence');
+    assert.deepEqual(body.accepts, pr.accepts, "the body's PaymentRequired is the header's");
+    assert.equal(body.problem.price.amount_atomic, '1000');
   });
 
   test('the official @x402/fetch client pays, the payee gains exactly the price, the ledger says settled', async () => {
@@ -151,7 +153,7 @@ describe('payment gate on the devnet', () => {
       const { header } = await signFor(url, BLACK_ON_WHITE, rig.devnet, { mutate: (pr) => mutate(pr.accepts[0] as unknown as Record<string, unknown>) });
       const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
       assert.equal(res.status, 402);
-      assert.equal((await res.json()).error.code, 'payment_invalid');
+      assert.equal((await res.json()).problem.code, 'payment_invalid');
       assert.ok(res.headers.get('payment-required'));
       assert.equal(rig.proxy.calls.settle, settles);
       assert.equal(await paid(), before);
@@ -164,7 +166,7 @@ describe('payment gate on the devnet', () => {
     const payload = await signAuthorization(rig.devnet.buyer, req, { value: '1' });
     const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
     assert.equal(res.status, 402);
-    assert.equal((await res.json()).error.code, 'payment_invalid');
+    assert.equal((await res.json()).problem.code, 'payment_invalid');
   });
 
   test('an expired authorization: 402 payment_expired, nothing settled', async () => {
@@ -175,7 +177,7 @@ describe('payment gate on the devnet', () => {
     const before = await paid();
     const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
     assert.equal(res.status, 402);
-    assert.equal((await res.json()).error.code, 'payment_expired');
+    assert.equal((await res.json()).problem.code, 'payment_expired');
     assert.equal(await paid(), before);
   });
 
@@ -190,7 +192,7 @@ describe('payment gate on the devnet', () => {
     const rows = (await rig.service.ledger.summary()).byState;
     const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
     assert.equal(res.status, 402);
-    assert.equal((await res.json()).error.code, 'payment_invalid');
+    assert.equal((await res.json()).problem.code, 'payment_invalid');
     const again = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
     assert.equal(again.status, 402);
     assert.deepEqual(rig.proxy.calls, calls, 'the facilitator was never asked');
@@ -206,7 +208,7 @@ describe('payment gate on the devnet', () => {
     const before = await paid();
     const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
     assert.equal(res.status, 402);
-    assert.equal((await res.json()).error.code, 'payment_invalid');
+    assert.equal((await res.json()).problem.code, 'payment_invalid');
     const again = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
     assert.equal(again.status, 402);
     assert.equal(await paid(), before);

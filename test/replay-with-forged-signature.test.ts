@@ -59,7 +59,7 @@ describe('replaying a settled payment without its signature', () => {
       // Whatever it claims, any signature other than the bound one gets 402 payment_invalid (README, "Replay only with proof").
       assert.equal(res.status, 402);
       const json = await res.json();
-      assert.equal(json.error.code, 'payment_invalid');
+      assert.equal(json.problem.code, 'payment_invalid');
       assert.equal(json.contrast_ratio, undefined, 'no result in the body');
       assert.equal(res.headers.get('payment-response'), null, 'no receipt');
       assert.deepEqual(rig.proxy.calls, calls);

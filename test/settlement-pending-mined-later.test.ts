@@ -103,7 +103,7 @@ describe('settlement pending at the facilitator, mined later', () => {
     assert.deepEqual(report, { examined: 1, settled: 0, expired: 1, stillUnknown: 0 }, 'this attempt is the only unresolved one, and it expired unused');
     const retry = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
     assert.equal(retry.status, 402);
-    assert.match((await retry.json()).error.code, /^(settlement_failed|payment_expired)$/);
+    assert.match((await retry.json()).problem.code, /^(settlement_failed|payment_expired)$/);
     assert.equal(await paid(), before, 'nothing was charged');
   });
 });

@@ -39,7 +39,7 @@ test('200 unsigned payments from random payers: 402 payment_invalid each, no led
           };
           const res = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) });
           assert.equal(res.status, 402);
-          assert.equal((await res.json()).error.code, 'payment_invalid');
+          assert.equal((await res.json()).problem.code, 'payment_invalid');
         }),
       );
     }

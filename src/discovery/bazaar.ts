@@ -1,11 +1,16 @@
 /**
- * The x402 Bazaar discovery extension for a capability, sized to fit the
- * PAYMENT-REQUIRED header. The gate picks the richest candidate whose
- * header fits its budget (schemas without descriptions, output trimmed to
- * its top level, or only an example); /openapi.json carries the full schemas.
+ * The x402 Bazaar discovery extension for a capability (specs/extensions/bazaar.md
+ * of coinbase/x402), sized to fit the PAYMENT-REQUIRED header. Every level
+ * declares the HTTP method (the extension's own schema requires it) and the
+ * levels that fit a discovery challenge also carry an output schema, where
+ * discovery clients look for it (`schema.properties.output.properties.example`).
+ * The transport picks the richest candidate whose header fits its budget
+ * (schemas without descriptions, top levels only, only an example);
+ * /openapi.json carries the full schemas.
  */
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Capability, JsonSchema } from '../catalog/capability.js';
+import { relocateDefs } from '../catalog/schema-refs.js';
 import type { PaidOffer } from '../payments/paid-flow.js';
 
 
@@ -27,39 +32,82 @@ export function compactSchema(schema: unknown): unknown {
   return out;
 }
 
-/** Only the top level of an object schema: property names and their JSON types. */
+/**
+ * Only the top level of an object schema: its typed properties and their JSON
+ * types (an untyped property, such as an alias the reader folds, adds nothing
+ * an outline can say, and leaving it out forbids nothing).
+ */
 function topLevel(schema: JsonSchema): JsonSchema {
   const props = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
   return {
     type: 'object',
-    required: schema.required,
-    properties: Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v && v.type ? { type: v.type } : {}])),
+    ...(schema.required ? { required: schema.required } : {}),
+    properties: Object.fromEntries(Object.entries(props).flatMap(([k, v]) => (v && v.type ? [[k, { type: v.type }]] : []))),
   };
 }
 
-export type BazaarLevel = 'full' | 'compact' | 'compact-input' | 'example-only' | 'minimal';
+export type BazaarLevel = 'full' | 'compact' | 'outline' | 'compact-input' | 'example-only' | 'minimal';
+
+type Extension = { bazaar: { info: Record<string, unknown>; schema: { properties: Record<string, unknown>; $defs?: Record<string, unknown> } } };
+
+/**
+ * Adds the output part the way the spec and the SDK shape it (`info.output`
+ * with `type` and an optional example; its schema under
+ * `schema.properties.output.properties.example`), also when there is no
+ * example to show, which the SDK's builder skips.
+ */
+function withOutput(ext: Extension, schema: JsonSchema, example: unknown): Extension {
+  ext.bazaar.info.output = example === undefined ? { type: 'json' } : { type: 'json', example };
+  ext.bazaar.schema.properties.output = {
+    type: 'object',
+    properties: { type: { type: 'string' }, example: { type: 'object', ...schema } },
+    required: ['type'],
+  };
+  return ext;
+}
+
+/**
+ * The extension for one level: the SDK builds the input part, `withOutput`
+ * the output part. Schemas with `$defs` point at them from their own root;
+ * inside the extension's schema that root is the extension's, so the
+ * definitions move there (prefixed per side) and the pointers follow.
+ */
+function build(method: string, path: string, body: Record<string, unknown>, inputSchema: JsonSchema | undefined, output?: { schema: JsonSchema; example: unknown }): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  const place = (schema: JsonSchema, side: 'input' | 'output') => {
+    const { body: placedSchema, defs: own } = relocateDefs(schema, `#/$defs/${side}.`);
+    for (const [k, v] of Object.entries(own)) defs[`${side}.${k}`] = v;
+    return placedSchema;
+  };
+  const declared = declareDiscoveryExtension({ bodyType: 'json', input: body, ...(inputSchema ? { inputSchema: place(inputSchema, 'input') } : {}) });
+  // The SDK's own request-time enrichment adds the HTTP method the extension's schema requires (we build 402s without its HTTP server).
+  let ext = { bazaar: bazaarResourceServerExtension.enrichDeclaration!(declared.bazaar, { method, adapter: { getPath: () => path } }) } as unknown as Extension;
+  if (output) ext = withOutput(ext, place(output.schema, 'output'), output.example);
+  if (Object.keys(defs).length) ext.bazaar.schema.$defs = defs;
+  return ext;
+}
 
 export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<string, unknown> {
   // The smallest example keeps the header small; /openapi.json lists them all.
   const example = [...cap.examples].sort((a, b) => JSON.stringify(a.input).length - JSON.stringify(b.input).length)[0];
   const input = (example?.input ?? {}) as Record<string, unknown>;
+  const method = cap.method;
+  const at = (...args: [Record<string, unknown>, JsonSchema | undefined, { schema: JsonSchema; example: unknown }?]) => build(method, cap.path, ...args);
   switch (level) {
     case 'full':
-      return declareDiscoveryExtension({ bodyType: 'json', input, inputSchema: cap.inputSchema, output: { example: example?.output, schema: cap.outputSchema } });
+      return at(input, cap.inputSchema, { schema: cap.outputSchema, example: example?.output });
     case 'compact':
-      return declareDiscoveryExtension({
-        bodyType: 'json',
-        input,
-        inputSchema: compactSchema(cap.inputSchema) as Record<string, unknown>,
-        output: { example: example?.output, schema: topLevel(cap.outputSchema) },
-      });
+      return at(input, compactSchema(cap.inputSchema) as JsonSchema, { schema: topLevel(cap.outputSchema), example: example?.output });
+    case 'outline':
+      // What a discovery challenge can afford: both shapes at their top level, and an input example.
+      return at(input, topLevel(cap.inputSchema), { schema: topLevel(cap.outputSchema), example: undefined });
     case 'compact-input':
-      return declareDiscoveryExtension({ bodyType: 'json', input, inputSchema: compactSchema(cap.inputSchema) as Record<string, unknown> });
+      return at(input, compactSchema(cap.inputSchema) as JsonSchema);
     case 'example-only':
-      return declareDiscoveryExtension({ bodyType: 'json', input });
+      return at(input, undefined);
     case 'minimal':
       // Only "this is a JSON POST": the input shape is at /openapi.json.
-      return declareDiscoveryExtension({ bodyType: 'json' });
+      return at({}, undefined);
   }
 }
 
@@ -68,7 +116,7 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
  * encoded PAYMENT-REQUIRED header fits its budget, MCP the richest. The full schemas are always in /openapi.json.
  */
 export function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
-  return (['full', 'compact', 'compact-input', 'example-only', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
+  return (['full', 'compact', 'outline', 'compact-input', 'example-only', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
 }
 
 /** One sentence of the description, at most 160 characters: what the 402's resource.description carries. */

@@ -111,7 +111,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
       },
       '400': errorResponse(400, 'The request breaks the input schema or a rule; no payment step happened'),
       '402': {
-        description: `Payment required (${shortDescription(cap)}). PAYMENT-REQUIRED carries the x402 v2 PaymentRequired; the body says the price and how to pay. Codes: ${codesFor(402).join(', ')}.`,
+        description: `Payment required (${shortDescription(cap)}). PAYMENT-REQUIRED carries the x402 v2 PaymentRequired; the body is the same PaymentRequired plus problem (code, price, how to pay). A request with no body at all gets the discovery challenge (the base price; the bazaar extension with the input and output shapes and an example); it cannot be paid: a payment sent without a body is refused with 400. Codes: ${codesFor(402).join(', ')}.`,
         headers: {
           'PAYMENT-REQUIRED': { description: 'x402 v2 PaymentRequired, base64 JSON, under 2 KB.', schema: { type: 'string' } },
           'PAYMENT-RESPONSE': { description: 'Present when a settlement was attempted and failed (success false).', schema: { type: 'string' } },
@@ -162,14 +162,50 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
         ErrorCode: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'Closed set of stable error codes.' },
         PaymentChallenge: {
           type: 'object',
-          required: ['error', 'x402Version', 'resource', 'accepts', 'price', 'how_to_pay'],
+          description:
+            'The body of every 402: the x402 v2 PaymentRequired of the PAYMENT-REQUIRED header (with error set to the sentence), plus problem, this service\'s explanation in the same shape as every other error body, with the price and how to pay.',
+          required: ['x402Version', 'error', 'resource', 'accepts', 'problem'],
           properties: {
-            error: ERROR_SCHEMA.properties.error,
             x402Version: { type: 'integer', const: 2 },
-            resource: { type: 'object' },
-            accepts: { type: 'array', items: { type: 'object' } },
-            price: { type: 'object' },
-            how_to_pay: { type: 'string' },
+            error: { type: 'string', description: 'Why payment is required, in words (problem.message).' },
+            resource: {
+              type: 'object',
+              required: ['url'],
+              properties: { url: { type: 'string', format: 'uri' }, description: { type: 'string' }, mimeType: { type: 'string' } },
+            },
+            accepts: {
+              type: 'array',
+              minItems: 1,
+              items: {
+                type: 'object',
+                required: ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'],
+                properties: {
+                  scheme: { type: 'string', const: 'exact' },
+                  network: { type: 'string', description: 'CAIP-2 network id.' },
+                  amount: { type: 'string', description: 'Atomic units of the asset.' },
+                  asset: { type: 'string' },
+                  payTo: { type: 'string' },
+                  maxTimeoutSeconds: { type: 'integer' },
+                  extra: { type: 'object', description: 'EIP-712 domain name and version of the asset.' },
+                },
+              },
+            },
+            extensions: { type: 'object', description: 'x402 extensions: bazaar (discovery: input and output shapes, an example) and payment-identifier.' },
+            problem: {
+              type: 'object',
+              required: ['code', 'message', 'details', 'price', 'how_to_pay'],
+              properties: {
+                code: { type: 'string', enum: codesFor(402) },
+                message: { type: 'string' },
+                details: ERROR_SCHEMA.properties.error.properties.details,
+                price: {
+                  type: 'object',
+                  required: ['amount_atomic', 'asset', 'network', 'pay_to'],
+                  properties: { amount_atomic: { type: 'string' }, asset: { type: 'string' }, network: { type: 'string' }, pay_to: { type: 'string' } },
+                },
+                how_to_pay: { type: 'string' },
+              },
+            },
           },
         },
       },

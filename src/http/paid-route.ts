@@ -12,7 +12,7 @@ import { errorBody, statusOf } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { readBodyBytes } from '../catalog/json-input.js';
 import type { GateOutcome, PaymentGate } from '../payments/gate.js';
-import { HOW_TO_PAY, payFor, priceFor, type HonouredOffer } from '../payments/paid-flow.js';
+import { HOW_TO_PAY, challengeWithoutInput, payFor, priceFor, type HonouredOffer } from '../payments/paid-flow.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { verifyQuoteOffer } from '../commitments/verify.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
@@ -24,6 +24,16 @@ export const HEADER_BUDGET_BYTES = 2040;
 
 /** The richest 402 whose header fits the budget: oversized headers get payments rejected by production facilitators. */
 export const fitsHeaderBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= HEADER_BUDGET_BYTES;
+
+/**
+ * Budget for the header of a discovery challenge (a request with no body):
+ * it can never be paid, so the facilitator limit above does not apply, and it
+ * is spent on the input and output shapes discovery clients read from the
+ * header. 3.5 KiB keeps the whole header block under the 4 KiB a reverse
+ * proxy buffers by default (nginx's proxy_buffer_size).
+ */
+export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
+const fitsDiscoveryBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= DISCOVERY_HEADER_BUDGET_BYTES;
 
 export interface PaidRouteOptions {
   gate: PaymentGate;
@@ -111,15 +121,27 @@ function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>,
   return new Response(cached.body, { status: 402, headers: { ...cached.headers } });
 }
 
+/**
+ * The 402 body: the x402 v2 PaymentRequired of the PAYMENT-REQUIRED header,
+ * with `error` set to the human sentence, plus `problem`, our explanation in
+ * a sibling object PaymentRequired leaves open: the stable code and message
+ * every other error carries in `error`, the price and how to pay.
+ */
 export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string) {
   const pr = outcome.paymentRequired;
   return {
-    error: { code: outcome.code, message: outcome.message, details: [] },
     x402Version: pr.x402Version,
+    error: outcome.message,
     resource: pr.resource,
     accepts: pr.accepts,
-    price: { amount_atomic: priceAtomic, asset: pr.accepts[0]?.asset, network: pr.accepts[0]?.network, pay_to: pr.accepts[0]?.payTo },
-    how_to_pay: HOW_TO_PAY,
+    ...(pr.extensions ? { extensions: pr.extensions } : {}),
+    problem: {
+      code: outcome.code,
+      message: outcome.message,
+      details: [],
+      price: { amount_atomic: priceAtomic, asset: pr.accepts[0]?.asset, network: pr.accepts[0]?.network, pay_to: pr.accepts[0]?.payTo },
+      how_to_pay: HOW_TO_PAY,
+    },
   };
 }
 
@@ -140,11 +162,26 @@ function originOf(url: string): string {
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const reader = makeInputReader(cap);
   const offer = offerOf(cap);
+  /**
+   * No body at all (Content-Length 0 or none): unpaid, it is a discovery probe
+   * and gets the full challenge; with a payment attached there is no input to
+   * deliver for, so it is refused like any invalid body (400, before any
+   * payment step: the payment is never verified, bound or settled).
+   */
+  const withoutBody = async (c: Context): Promise<Response> => {
+    if (c.req.header('payment-signature') !== undefined) {
+      return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
+    }
+    const base = opts.publicBaseUrl ?? originOf(c.req.url);
+    const outcome = await challengeWithoutInput(opts.gate, offer, base, { fits: fitsDiscoveryBudget, fitsName: 'discovery' });
+    return respond(c, outcome, cap.priceRange?.minAtomic ?? cap.priceAtomic);
+  };
   return async function paidCapabilityRoute(c: Context): Promise<Response> {
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > reader.limit) return c.json(errorBody('payload_too_large', `The request body exceeds ${reader.limit} bytes.`), 413);
     const raw = await readBodyBytes(c.req, reader.limit);
     if (!raw.ok) return c.json(errorBody(raw.error.code, raw.error.message, raw.error.details), statusOf(raw.error.code) as 413);
+    if (raw.value.byteLength === 0) return withoutBody(c);
     const parsed = reader.fromBody(c.req.header('content-type'), raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 

@@ -76,6 +76,8 @@ export interface PaidCall {
    */
   extensionCandidates?: Array<Record<string, unknown>>;
   fits?: (paymentRequired: PaymentRequired) => boolean;
+  /** Names the `fits` rule in the plain-challenge cache when a transport has more than one (HTTP: payable vs discovery budget). */
+  fitsName?: string;
   /** Produce the deliverable; must be deterministic for the fingerprint. Throwing means "cannot deliver". */
   execute: () => StoredResponse | Promise<StoredResponse>;
 }
@@ -206,7 +208,7 @@ export class PaymentGate {
 
   private async challenge(call: PaidCall, requirements: PaymentRequirements[], code: ChallengeCode, message: string, paymentResponse?: SettleResponse): Promise<GateOutcome> {
     // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
-    const key = `${call.resourceUrl}|${call.priceAtomic}|${call.fits ? 'fitted' : 'full'}`;
+    const key = `${call.resourceUrl}|${call.priceAtomic}|${call.fits ? (call.fitsName ?? 'fitted') : 'full'}`;
     let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
     if (!paymentRequired) {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };

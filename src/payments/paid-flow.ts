@@ -24,6 +24,34 @@ export interface PaidOffer {
 }
 
 /**
+ * The challenge for a request that brings no input at all (a discovery probe,
+ * x402scan's): the entry's base price and its richest extensions that fit.
+ * Nothing can be bought with it: there is no input to run, so the call has no
+ * fingerprint and nothing to execute, and the gate only ever answers it with
+ * the challenge (the transport refuses a payment sent without input before
+ * calling this).
+ */
+export function challengeWithoutInput(gate: PaymentGate, offer: PaidOffer, origin: string, opts: Pick<PayOptions, 'fits' | 'fitsName'> = {}): Promise<GateOutcome> {
+  const cap = offer.cap;
+  return gate.handle({
+    resource: cap.id,
+    description: offer.summary,
+    priceAtomic: cap.priceRange?.minAtomic ?? cap.priceAtomic,
+    resourceUrl: origin + cap.path,
+    get fingerprint(): string {
+      throw new Error(`${cap.id}: a call without input has no fingerprint and cannot be paid`);
+    },
+    payment: undefined,
+    extensionCandidates: offer.extensionCandidates,
+    fits: opts.fits,
+    fitsName: opts.fitsName,
+    execute: () => {
+      throw new Error(`${cap.id}: a call without input cannot be executed`);
+    },
+  });
+}
+
+/**
  * The entry's price for this input: fixed, or a function of the input (the
  * composite router) — unless the buyer brings an offer this service signed
  * for this route and this very body and it has not expired (the transport
@@ -43,6 +71,8 @@ export interface HonouredOffer {
 
 export interface PayOptions {
   fits?: (paymentRequired: PaymentRequired) => boolean;
+  /** Names `fits` when a transport uses more than one budget (see PaidCall.fitsName). */
+  fitsName?: string;
   /** Signs the receipt every paid delivery carries; none when the operator configured no key. */
   signer?: CommitmentSigner;
   honoured?: HonouredOffer;
@@ -70,6 +100,7 @@ export async function payFor(
     payment,
     extensionCandidates: offer.extensionCandidates,
     fits: opts.fits,
+    fitsName: opts.fitsName,
     // Inline, or on the worker pool for entries marked `isolate` (same bytes either way).
     execute: async () => ({ status: 200, contentType: 'application/json', body: await runCapability(gate, cap, input) }),
   };
