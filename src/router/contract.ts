@@ -79,6 +79,7 @@ export function buildContract(router: OutcomeRouter, env: ContractEnv): Record<s
     'The MCP endpoint does not pay: it hands the 402 challenge back to the caller. The service signs nothing and holds no buyer keys.',
     'Only the service\'s own handlers deliver: no supplier, model or third-party API is paid or called.',
     'buyer_metadata takes non-secret hints only; secret-like keys are stripped on arrival, never logged and never persisted.',
+    'Refusals come from what is asked — the objective\'s words and the top-level keys of inputs — never from keys nested inside data (an EIP-712 domain, a metadata object). Every refusal carries error.reason, one sentence; every unused input is explained in interpretation.unused_inputs_explained.',
   ];
   if (env.compositeEnabled) {
     endpoints.composite = { method: 'POST', path: COMPOSITE_PATH, url: baseUrl + COMPOSITE_PATH, price: 'the total of the plan for the request body (one payment)' };
@@ -98,7 +99,9 @@ export function buildContract(router: OutcomeRouter, env: ContractEnv): Record<s
       refused_input_keys: refusedInputKeys(router.declaredKeys),
       field_aliases: Object.fromEntries([...router.aliases.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
       colours_in_objective:
-        'When inputs.foreground and inputs.background are absent, #RRGGBB colours written in the objective are the contrast inputs: "A on B" pairs, consecutive pairs ("A/B, C/D"), or several foregrounds on one background ("A, B and C on D").',
+        'When inputs.foreground and inputs.background are absent, colours written in the objective are the contrast inputs: "A on B" pairs (on, over, sobre, sur, auf, su, op, 上, 위…), consecutive pairs ("A/B, C/D"), or several foregrounds on one background ("A, B and C on D"). A colour is #RRGGBB, #RGB, rgb()/rgba() or hsl()/hsla() with an opaque alpha, or a CSS named colour ("white text on navy"); in objectives and in inputs they are normalised to the native #rrggbb (the paid route itself accepts only #RRGGBB).',
+      languages:
+        'Objective wording is read, without any model, in English, Spanish, Portuguese, French, German, Italian, Dutch, Chinese, Japanese and Korean (accents and letter case ignored). With no wording, the inputs name the outcome (html with JSON-LD, source_fields + target_fields, an ipfs:// / ar:// / data: uri, a cursor, colour pairs); inputs that clearly carry a second outcome are composed with the one the objective names.',
     },
     schemas: {
       quote_request: router.requestSchema(),

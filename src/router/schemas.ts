@@ -352,7 +352,7 @@ export const routerContractSchema: JsonSchema = {
     aliases: {
       type: 'object',
       required: ['objective', 'folded_fields', 'field_aliases', 'colours_in_objective'],
-      properties: { objective: strings, folded_fields: strings, field_aliases: { type: 'object', additionalProperties: str }, colours_in_objective: str },
+      properties: { objective: strings, folded_fields: strings, field_aliases: { type: 'object', additionalProperties: str }, colours_in_objective: str, languages: str },
     },
     schemas: { type: 'object', required: ['quote_request', 'quote_response'] },
     supported_outcomes: {
