@@ -96,6 +96,13 @@ test('default service: CORS, gzip, ETag, and X-Forwarded-* ignored without TRUST
     assert.ok(gz.body.length * 3 < plain.body.length, `gzip ${gz.body.length} B vs plain ${plain.body.length} B`);
     assert.deepEqual(gunzipSync(gz.body), plain.body);
     console.log(`# /openapi.json: ${plain.body.length} B plain, ${gz.body.length} B gzip`);
+    // Small answers and POST answers (the 402s) are not worth the CPU of compressing.
+    const small = await rawGet(url + '/healthz', { 'Accept-Encoding': 'gzip' });
+    assert.equal(small.headers['content-encoding'], undefined);
+    assert.deepEqual(JSON.parse(small.body.toString()), { status: 'ok' });
+    const challenge = await postJson(url + CONTRAST, BLACK_ON_WHITE, { 'Accept-Encoding': 'gzip' });
+    assert.equal(challenge.status, 402);
+    assert.equal(challenge.headers.get('content-encoding'), null);
   });
 
   await t.test('discovery documents carry an ETag and answer 304 to If-None-Match', async () => {
