@@ -17,7 +17,7 @@ import { canonicalJson, sha256Hex } from '../src/payments/canonical-json.js';
 import { priceFor } from '../src/payments/paid-flow.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { SIGNED_OFFER_HEADER } from '../src/http/paid-route.js';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, payingFetch, postJson, startRig, transferLogs, type Rig } from './support/harness.js';
+import { buyerClient, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, payingFetch, postJson, startRig, transferLogs, type Rig } from './support/harness.js';
 
 const KEY = generatePrivateKey();
 const SIGNER = privateKeyToAccount(KEY).address;
@@ -121,6 +121,36 @@ describe('signed quotes on the devnet', () => {
       assert.match(e.error.message, why);
     }
     assert.equal(rig.proxy.calls.settle, settlesBefore);
+  });
+
+  test('past validUntil the paid call is still redelivered; a fresh payment on an offer long expired is refused', async () => {
+    const url = base + '/x402/v1/accessibility-contrast-calculator';
+    const body = { foreground: '#666666', background: '#ffffff', large_text: false };
+    const signer = createCommitmentSigner(KEY);
+    const facts = { resourceUrl: url, scheme: 'exact', network: rig.devnet.network, asset: rig.devnet.asset, payTo: rig.devnet.payTo, amount: '900', bodySha256: sha256Hex(canonicalJson(body)) };
+    const soon = await signer.offer({ ...facts, validUntil: Math.floor(Date.now() / 1000) + 2 });
+    const offerHeader = { [SIGNED_OFFER_HEADER]: b64(soon) };
+    const challenge = await postJson(url, body, offerHeader);
+    const pr = decodePaymentRequiredHeader(challenge.headers.get('payment-required')!);
+    assert.equal(pr.accepts[0]!.amount, '900');
+    const client = buyerClient(rig.devnet);
+    const payment = encodePaymentSignatureHeader(await client.createPaymentPayload(pr));
+    const first = await postJson(url, body, { ...offerHeader, 'PAYMENT-SIGNATURE': payment });
+    assert.equal(first.status, 200);
+    const bytes = await first.text();
+    while (Date.now() / 1000 <= soon.offer.payload.validUntil + 1) await new Promise((r) => setTimeout(r, 250));
+    const again = await postJson(url, body, { ...offerHeader, 'PAYMENT-SIGNATURE': payment });
+    assert.equal(again.status, 200, 'redelivered after the offer expired');
+    assert.equal(again.headers.get('x-payment-replayed'), 'true');
+    assert.equal(await again.text(), bytes);
+    assert.equal(again.headers.get('payment-response'), first.headers.get('payment-response'));
+
+    // An offer that expired longer ago than any authorization made for it could live: a new payment is refused.
+    const old = await signer.offer({ ...facts, validUntil: Math.floor(Date.now() / 1000) - 5000 });
+    const fresh = structuredClone(pr);
+    const late = await postJson(url, body, { [SIGNED_OFFER_HEADER]: b64(old), 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(await client.createPaymentPayload(fresh)) });
+    assert.equal(late.status, 400);
+    assert.match(((await late.json()) as any).error.message, /expired/);
   });
 
   test('the composite: its evidence carries each step\'s signed commitment, its receipt binds the whole body', async () => {

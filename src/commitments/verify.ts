@@ -141,7 +141,8 @@ export async function verifyReceipt(input: ReceiptInput): Promise<ReceiptCheck> 
   return { ok: problems.length === 0, problems, recovered, receipt: receipt.payload, binding: binding.payload };
 }
 
-export type OfferCheck = { ok: true; offer: OfferPayload } | { ok: false; problem: string };
+/** `expired` is set when the offer is ours and for this body and route, and only its validUntil has passed. */
+export type OfferCheck = { ok: true; offer: OfferPayload } | { ok: false; problem: string; expired?: OfferPayload };
 
 /**
  * Check a quote's signed offer for a native body: signed by `signer`, bound
@@ -159,7 +160,7 @@ export async function verifyQuoteOffer(signed: unknown, opts: { signer: string; 
   if (!plain || !same(plain, opts.signer)) return { ok: false, problem: 'the offer is not signed by this service' };
   if (binding.payload.bodySha256 !== bytes32(sha256Hex(canonicalJson(opts.body)))) return { ok: false, problem: 'the offer was signed for a different body' };
   if (opts.resourceUrl !== undefined && offer.payload.resourceUrl !== opts.resourceUrl) return { ok: false, problem: `the offer is for ${offer.payload.resourceUrl}, not ${opts.resourceUrl}` };
-  if (offer.payload.validUntil !== 0 && opts.nowSeconds > offer.payload.validUntil) return { ok: false, problem: `the offer expired at ${offer.payload.validUntil}` };
+  if (offer.payload.validUntil !== 0 && opts.nowSeconds > offer.payload.validUntil) return { ok: false, problem: `the offer expired at ${offer.payload.validUntil}`, expired: offer.payload };
   return { ok: true, offer: offer.payload };
 }
 

@@ -45,8 +45,22 @@ export interface PaidRouteOptions {
 
 export { SIGNED_OFFER_HEADER };
 
-/** The header's offer checked against this route and the body as sent: its price, or why it cannot be honoured. */
-async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined): Promise<HonouredOffer | string> {
+/**
+ * Longest an authorization made while an offer was valid can still come back
+ * after validUntil: the gate admits a validBefore up to X402_MAX_TIMEOUT_SECONDS
+ * (at most 3600) + 10 minutes ahead.
+ */
+const OFFER_REDELIVERY_WINDOW_SECONDS = 3600 + 600;
+
+/**
+ * The header's offer checked against this route and the body as sent: its
+ * price, or why it cannot be honoured. Past validUntil it is still honoured
+ * for a payment whose authorization could only have been made for it (its
+ * validBefore within the redelivery window), so the redelivery of a paid
+ * call never fails on an expired offer; a fresh payment on an offer that
+ * expired longer ago is refused.
+ */
+async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined, payment: PaymentPayload | undefined): Promise<HonouredOffer | string> {
   if (!signer) return 'this service signs no offers (no signing key configured)';
   let offer: unknown;
   let body: unknown;
@@ -57,7 +71,10 @@ async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: strin
     return `${SIGNED_OFFER_HEADER} must be base64 JSON of a quote's signed offer and the body the JSON it was quoted for`;
   }
   const check = await verifyQuoteOffer(offer, { signer: signer.address, body, resourceUrl, nowSeconds: Math.floor(Date.now() / 1000) });
-  return check.ok ? { amount: check.offer.amount, validUntil: check.offer.validUntil } : check.problem;
+  if (check.ok) return { amount: check.offer.amount, validUntil: check.offer.validUntil };
+  const validBefore = Number((payment?.payload as { authorization?: { validBefore?: unknown } } | undefined)?.authorization?.validBefore);
+  if (check.expired && validBefore <= check.expired.validUntil + OFFER_REDELIVERY_WINDOW_SECONDS) return { amount: check.expired.amount, validUntil: check.expired.validUntil };
+  return check.problem;
 }
 
 /** PAYMENT-SIGNATURE → PaymentPayload, or undefined when it is not base64 JSON of an object. */
@@ -198,7 +215,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const signedOffer = c.req.header(SIGNED_OFFER_HEADER);
     let honoured: HonouredOffer | undefined;
     if (signedOffer !== undefined) {
-      const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer);
+      const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer, payment);
       if (typeof h === 'string') return c.json(errorBody('invalid_request', `The signed offer cannot be honoured: ${h}.`, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
       honoured = h;
     }
