@@ -1,0 +1,204 @@
+/**
+ * The README as a new user reads it: its tables render as tables, every
+ * command it shows is run by a test or by .ci/run (the table below says
+ * which), and the commands and code this file runs are taken from the README
+ * itself, as written: `npm start` (temp DATA_DIR, any free port) and the
+ * `npm run buy` its ready banner prints, the production command (which, with
+ * its placeholders, must stop with one line naming the variable), and the
+ * `@x402/fetch` snippet for the devnet against a real devnet rig.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { balanceOf, startRig, tempDir } from './support/harness.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const run = promisify(execFile);
+const THIS = 'test/readme.test.ts';
+
+/**
+ * Who runs each command the README shows. A command missing here fails the
+ * test: add it with the test that runs it. `.ci/run` entries are checked
+ * against that script's text.
+ */
+const COVERED_BY: Record<string, string> = {
+  'npm ci && npm start': `.ci/run (npm ci) + ${THIS} (npm start)`,
+  'npm start': THIS,
+  'npm test': '.ci/run',
+  'npm run lint': '.ci/run',
+  'npm run coverage:payments': '.ci/run',
+  'npm run check': '.ci/run (its steps: typecheck, lint, test, coverage:payments)',
+  [`npm run buy -- POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'`]: THIS,
+  "npm run buy -- --url https://host POST /path '{…}'": 'cli/buy.test.ts',
+  "npm run buy -- --save call.json POST /x402/v1/… '{…}'": 'cli/verify-receipt.test.ts',
+  'npm run verify-receipt -- FILE': 'cli/verify-receipt.test.ts',
+  'npm run verify-receipt -- call.json': 'cli/verify-receipt.test.ts',
+  'npm run intel -- import FILE.ndjson': 'test/intel-import-cli.test.ts',
+  'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… X402_FACILITATOR_URL=https://… DATABASE_URL=postgres://… npm start': THIS,
+  'tsx devnet/cli.ts': THIS,
+  'node pay.mjs': THIS,
+  'npm run build': 'test/production-build.test.ts',
+  'node dist/src/main.js': 'test/production-build.test.ts',
+  'npm run start:dist': 'test/production-build.test.ts (the script is node dist/src/main.js)',
+  'npm run intel -- collect': 'test/intel-collectors-run.test.ts',
+  'npm run intel -- collect [--source discovery|npm-releases|chain-census]': 'test/intel-collectors-run.test.ts',
+  // Not run by any test yet: measuring takes minutes, and recompiling rewrites a committed artifact.
+  'npm run bench': 'NOT RUN',
+  'npm run build:token': 'NOT RUN',
+};
+
+/** Every command the README shows: each line of a ```sh block, and inline `npm …`, `tsx …`, `node …` spans. */
+function readmeCommands(): string[] {
+  const out = new Set<string>();
+  for (const block of README.matchAll(/^```sh\n([\s\S]*?)^```/gm)) for (const line of block[1]!.split('\n')) if (line.trim()) out.add(line.trim());
+  for (const span of README.matchAll(/`((?:npm|tsx|node) [^`]+)`/g)) out.add(span[1]!);
+  return [...out];
+}
+
+/** The code block under a README heading. */
+function codeUnder(heading: string, lang: string): string {
+  const at = README.indexOf(heading);
+  assert.ok(at >= 0, `README has "${heading}"`);
+  const m = new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'm').exec(README.slice(at));
+  assert.ok(m, `a ${lang} block under "${heading}"`);
+  return m[1]!;
+}
+
+test('every table renders as one table (no blank line inside)', () => {
+  const lines = README.split('\n');
+  for (let i = 2; i < lines.length; i++) {
+    if (lines[i]!.startsWith('|') && lines[i - 1] === '' && lines[i - 2]!.startsWith('|')) {
+      assert.ok(/^\|[-| :]+\|$/.test(lines[i + 1] ?? ''), `README line ${i + 1}: a table row after a blank line renders as text: ${lines[i]}`);
+    }
+  }
+});
+
+test('every command in the README is run by a test or by .ci/run', () => {
+  const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+  const missing = readmeCommands().filter((c) => !(c in COVERED_BY));
+  assert.deepEqual(missing, [], 'commands with no test: add each to COVERED_BY with the test that runs it');
+  for (const command of readmeCommands()) {
+    const by = COVERED_BY[command]!;
+    if (by === 'NOT RUN') {
+      process.stderr.write(`readme.test.ts: "${command}" is not run by any test\n`);
+      continue;
+    }
+    for (const file of by.match(/(?:test|cli)\/[\w./-]+\.test\.ts/g) ?? []) assert.ok(existsSync(join(ROOT, file)), `${command}: ${file} exists`);
+    if (by.startsWith('.ci/run') && !by.includes('its steps')) assert.ok(ci.includes(command.replace(/ && npm start$/, '')), `.ci/run runs ${command}`);
+  }
+});
+
+/** Spawn a command in its own process group (so anvil and node go with it), collecting output. */
+function spawnGroup(command: string, env: Record<string, string>) {
+  const child = spawn('sh', ['-c', command], { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b) => (stdout += b));
+  child.stderr.on('data', (b) => (stderr += b));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return {
+    out: () => stdout,
+    err: () => stderr,
+    exited,
+    async waitFor(re: RegExp, ms: number): Promise<RegExpExecArray> {
+      const until = Date.now() + ms;
+      for (;;) {
+        const m = re.exec(stdout);
+        if (m) return m;
+        if (child.exitCode !== null || Date.now() > until) throw new Error(`no ${re} (exit ${child.exitCode}):\n${stdout}\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        return;
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    },
+  };
+}
+
+test('npm start, then the command its ready banner prints (the README one, with DATA_DIR) pays in a second shell without PORT', { timeout: 180_000 }, async () => {
+  const dataDir = tempDir('readme-start-');
+  const svc = spawnGroup('npm start', { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' });
+  try {
+    const m = await svc.waitFor(/Try a paid call in another terminal:\n {2}(.+)\n/, 120_000);
+    const command = m[1]!;
+    const readmeBuy = Object.keys(COVERED_BY).find((c) => c.startsWith('npm run buy -- POST'))!;
+    assert.ok(README.includes(readmeBuy));
+    assert.equal(command, `DATA_DIR='${dataDir}' ${readmeBuy}`);
+    const env = { ...process.env };
+    delete env.PORT;
+    delete env.DATA_DIR;
+    const paid = await run('sh', ['-c', command], { cwd: ROOT, env });
+    assert.match(paid.stdout, /^HTTP 200$/m);
+    assert.match(paid.stdout, /transaction: 0x[0-9a-f]{64}/);
+  } finally {
+    await svc.stop();
+  }
+});
+
+test("the production command as written stops at once with one line naming the variable (its placeholders are not values)", async () => {
+  const command = Object.keys(COVERED_BY).find((c) => c.startsWith('X402_NETWORK='))!;
+  assert.ok(README.includes(command));
+  const r = await run('sh', ['-c', command], { cwd: ROOT, env: { ...process.env, DATA_DIR: tempDir('readme-prod-') } }).catch((e) => e);
+  assert.notEqual(r.code, 0);
+  const lines = String(r.stderr).split('\n').filter((l) => l.startsWith('config error:'));
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, /^config error: (X402_\w+|DATABASE_URL)/);
+});
+
+test('tsx devnet/cli.ts starts the devnet alone and writes devnet.json', { timeout: 120_000 }, async () => {
+  const dataDir = tempDir('readme-devnet-');
+  const devnet = spawnGroup('npx tsx devnet/cli.ts', { DATA_DIR: dataDir });
+  try {
+    await devnet.waitFor(/"facilitatorUrl"/, 90_000);
+    const facts = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
+    assert.equal(facts.network, 'eip155:31337');
+    assert.match(facts.asset, /^0x[0-9a-fA-F]{40}$/);
+  } finally {
+    await devnet.stop();
+  }
+});
+
+test("the README's @x402/fetch snippet, as written, pays on the devnet: 200 and a settlement on chain", { timeout: 120_000 }, async () => {
+  const snippet = codeUnder('### Paying with `@x402/fetch` on the devnet', 'js');
+  const dataDir = tempDir('readme-snippet-');
+  const rig = await startRig({ dataDir });
+  try {
+    const { devnet } = rig;
+    // What `npm start` writes; the rig's service wrote service.json itself.
+    writeFileSync(join(dataDir, 'devnet.json'), JSON.stringify({ network: devnet.network, asset: devnet.asset, buyer: devnet.buyer }));
+    const dir = tempDir('readme-pay-');
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'pay.mjs'), snippet);
+    const before = await balanceOf(devnet, devnet.payTo);
+    const r = await run(process.execPath, ['pay.mjs'], { cwd: dir, env: { ...process.env, DATA_DIR: dataDir } });
+    assert.match(r.stdout, /^200 \{/);
+    assert.match(r.stdout, /contrast_ratio: 21/);
+    assert.match(r.stdout, /success: true/);
+    assert.match(r.stdout, /transaction: '0x[0-9a-f]{64}'/);
+    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 1000n);
+
+    // llms.txt tells agents the same thing, with this instance's token.
+    const llms = await (await fetch(rig.service.url + '/llms.txt')).text();
+    assert.ok(llms.includes(`client.setSpendControls({ allowedAssets: [{ network: '${devnet.network}', asset: '${rig.service.payment.asset.address}', maxAmountPerPayment: '100000' }] })`), llms);
+
+    // The line the README says is needed is: without it the SDK refuses the token and nothing is paid.
+    writeFileSync(join(dir, 'unallowed.mjs'), snippet.replace(/^client\.setSpendControls\(.*\n/m, ''));
+    const refused = await run(process.execPath, ['unallowed.mjs'], { cwd: dir, env: { ...process.env, DATA_DIR: dataDir } }).catch((e) => e);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /spendControls/);
+  } finally {
+    await rig.close();
+  }
+});
