@@ -201,3 +201,35 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     assert.ok(body.error, 'an error, not everyone\'s tasks');
   });
 });
+
+describe('A2A free skills and the per-client limit of free routes', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig({ env: { RATE_LIMIT_PER_MINUTE: '4', TRUST_PROXY: '1' } });
+  });
+  after(async () => {
+    await rig?.close();
+  });
+
+  test("a free skill's in-process call counts against its caller, so one busy client does not exhaust the others", async () => {
+    const clientFrom = async (address: string) => {
+      const c = await new ClientFactory().createFromUrl(rig.service.url);
+      return (m: Message) => c.sendMessage({ tenant: '', message: m, configuration: undefined, metadata: undefined }, { serviceParameters: { 'X-Forwarded-For': address } });
+    };
+    const busy = await clientFrom('10.0.0.1');
+    let refused = 0;
+    for (let i = 0; i < 5; i++) {
+      try {
+        const r = await busy(userMessage({ skill: 'list-services' }, {}));
+        if (isTask(r)) refused++; // a rejected task: the inner call was limited
+      } catch {
+        refused++; // the /a2a request itself was limited (429)
+      }
+    }
+    assert.ok(refused > 0, 'the busy client meets its own limit');
+    const other = await clientFrom('10.0.0.2');
+    const r = await other(userMessage({ skill: 'list-services' }, {}));
+    assert.ok(!isTask(r), `another client still gets its answer, got ${JSON.stringify(r).slice(0, 300)}`);
+    assert.ok((dataOf(r.parts) as { services: unknown[] }).services.length > 0);
+  });
+});

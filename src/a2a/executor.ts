@@ -29,6 +29,12 @@ export const CALL_SCOPE = 'agent-pay-service/a2a-call-scope';
 export interface CallScope {
   app: Hono;
   base: string;
+  /**
+   * The caller's connection (Hono's env) and X-Forwarded-For, handed to the in-process call so
+   * per-client limits count the caller, not one shared "unknown" client.
+   */
+  env: unknown;
+  forwardedFor: string | undefined;
 }
 
 interface PaidSkill {
@@ -118,11 +124,11 @@ export class ServiceAgentExecutor implements AgentExecutor {
     }
     const r = tool.request(args as Record<string, unknown>);
     const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
-    const res = await scope.app.request(scope.base + r.path + qs, {
-      method: r.method,
-      headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
-      body: r.body === undefined ? undefined : JSON.stringify(r.body),
-    });
+    const headers: Record<string, string> = {
+      ...(scope.forwardedFor === undefined ? {} : { 'x-forwarded-for': scope.forwardedFor }),
+      ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    const res = await scope.app.request(scope.base + r.path + qs, { method: r.method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body) }, scope.env as never);
     const text = await res.text();
     const json = parseJson(text);
     if (res.status >= 400) {

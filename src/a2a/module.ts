@@ -100,7 +100,7 @@ function a2aEndpoint(ctx: ModuleContext) {
     }
     const id = idOf(parsed.value);
     const t = transportFor(base);
-    const scope: CallScope = { app, base };
+    const scope: CallScope = { app, base, env: c.env, forwardedFor: c.req.header('x-forwarded-for') };
     const context = new ServerCallContext({
       requestedExtensions: Extensions.parseServiceParameter(c.req.header(HTTP_EXTENSION_HEADER)),
       user: new UnauthenticatedUser(),
