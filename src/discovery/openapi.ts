@@ -3,6 +3,8 @@
  * operations, with the very schemas that validate requests) and from each
  * module's own description of its free routes.
  */
+import { receiptExtensionSchema, signedQuoteOfferSchema } from '../commitments/schemas.js';
+import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import { ERROR_BODY_SCHEMA, ERROR_CODES } from '../errors.js';
 import type { Capability, JsonSchema } from '../catalog/capability.js';
 import { atomicToDecimal } from '../catalog/price.js';
@@ -99,13 +101,25 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
         description: 'x402 v2 PaymentPayload, base64 JSON. Absent: the answer is 402 with PAYMENT-REQUIRED.',
         schema: { type: 'string' },
       },
+      {
+        name: SIGNED_OFFER_HEADER,
+        in: 'header',
+        required: false,
+        description:
+          'A router quote step\'s signed_offer (#/components/schemas/SignedQuoteOffer), base64 JSON, for this route and this body: until its validUntil the price is its amount (on the 402 and the paid retry). An offer for another body or route, expired, or not signed by this service: 400 invalid_request, before any payment step.',
+        schema: { type: 'string' },
+      },
     ],
     requestBody: { required: true, content },
     responses: {
       '200': {
         description: 'The result; delivered only after settlement. The same payment and request get these bytes again.',
         headers: {
-          'PAYMENT-RESPONSE': { description: 'x402 SettleResponse, base64 JSON (transaction hash, network, payer).', schema: { type: 'string' } },
+          'PAYMENT-RESPONSE': {
+            description:
+              'x402 SettleResponse, base64 JSON (transaction hash, network, payer). When the service signs (signing.signer in /.well-known/x402), extensions["offer-receipt"] holds the signed receipt bound to the request and to these response bytes: #/components/schemas/OfferReceiptExtension. A redelivery carries the same receipt.',
+            schema: { type: 'string' },
+          },
         },
         content: { 'application/json': { schema: outputSchema, examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { value: e.output }])) } },
       },
@@ -160,6 +174,8 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
         ...capabilitySchemas,
         Error: ERROR_SCHEMA,
         ErrorCode: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'Closed set of stable error codes.' },
+        OfferReceiptExtension: receiptExtensionSchema,
+        SignedQuoteOffer: signedQuoteOfferSchema,
         PaymentChallenge: {
           type: 'object',
           description:
