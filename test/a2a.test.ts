@@ -190,6 +190,23 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 1000n, 'charged once');
   });
 
+  test('raw JSON-RPC: the A2A version is required, and a paid call activates the requested x402 extension', async () => {
+    const rpc = (headers: Record<string, string>, message: unknown) =>
+      fetch(base + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 'r1', method: 'SendMessage', params: { message } }) });
+    const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { foreground: '#101010', background: '#ffffff', large_text: false } }], metadata: { skill: CONTRAST } };
+    const noVersion = await (await rpc({}, message)).json();
+    assert.equal(noVersion.id, 'r1');
+    assert.match(noVersion.error.message, /version/i);
+    const res = await rpc({ 'A2A-Version': '1.0', 'A2A-Extensions': X402_URI }, message);
+    assert.equal(res.headers.get('A2A-Extensions'), X402_URI);
+    const body = await res.json();
+    assert.equal(body.result.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.equal(body.result.task.status.message.metadata['x402.payment.status'], 'payment-required');
+    const bad = await fetch(base + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: '{"jsonrpc":' });
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).error.code, -32700);
+  });
+
   test('GET /a2a describes the endpoint; listing tasks is not offered', async () => {
     const d = await (await fetch(base + '/a2a')).json();
     assert.equal(d.endpoint, base + '/a2a');
