@@ -14,7 +14,9 @@ import { PaymentGate } from './gate.js';
 import { payFor, priceFor } from './paid-flow.js';
 import { ScriptedRail } from './scripted-rail.js';
 import { authorizationTypedData } from './authorization.js';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createCommitmentSigner } from '../commitments/signer.js';
+import { verifyReceipt } from '../commitments/verify.js';
 
 const base: Capability<{ n: number }, { n: number }> = {
   id: 'echo',
@@ -61,6 +63,42 @@ test('a fixed price and the canonical-input fingerprint, or the entry\'s own fun
     assert.deepEqual(rows.map((r) => r.f), ['fp-3']);
     const plain = await payFor(gate, offer, { n: 1 }, undefined, 'https://h.example');
     assert.equal(plain.kind, 'challenge');
+  } finally {
+    await ledger.close();
+  }
+});
+
+test('with the operator\'s signer a delivery carries its signed receipt (bound to the stored fingerprint and bytes); a checked signed offer sets the price', async () => {
+  const ledger = await openLedger({ dataDir: mkdtempSync(join(tmpdir(), 'paid-flow-signed-')) });
+  try {
+    const rail = new ScriptedRail();
+    const gate = new PaymentGate({ ledger, rail, leaseMs: 20_000 });
+    const signer = createCommitmentSigner(generatePrivateKey());
+    const offer = { cap: base as Capability, summary: 'Echoes.', extensionCandidates: [] };
+    const honoured = { amount: '700', validUntil: Math.floor(Date.now() / 1000) + 60 };
+    assert.equal(priceFor(base as Capability, { n: 1 }, honoured), '700');
+    const challenge = await payFor(gate, offer, { n: 1 }, undefined, 'https://h.example', { signer, honoured });
+    assert.equal(challenge.kind, 'challenge', 'no receipt without a delivery');
+    assert.equal((challenge as { paymentRequired: { accepts: Array<{ amount: string }> } }).paymentRequired.accepts[0]!.amount, '700');
+
+    const req = (await rail.requirements('700'))[0]!;
+    const account = privateKeyToAccount(generatePrivateKey());
+    const now = Math.floor(Date.now() / 1000);
+    const auth = { from: account.address, to: req.payTo as `0x${string}`, value: '700', validAfter: String(now - 600), validBefore: String(now + 300), nonce: `0x${'34'.repeat(32)}` as `0x${string}` };
+    const payment = { x402Version: 2, accepted: req, payload: { signature: await account.signTypedData(authorizationTypedData(auth, req)), authorization: auth } } as never;
+    const paid = await payFor(gate, offer, { n: 1 }, payment, 'https://h.example', { signer, honoured });
+    assert.equal(paid.kind, 'deliver', JSON.stringify(paid));
+    const d = paid as Extract<typeof paid, { kind: 'deliver' }>;
+    const check = await verifyReceipt({ paymentResponse: d.paymentResponse, responseBody: d.response.body, request: { resource: 'echo', input: { n: 1 } }, signer: signer.address });
+    assert.deepEqual(check.problems, []);
+    assert.equal(check.binding!.amount, '700');
+    assert.equal(check.receipt!.issuedAt, Math.floor(d.boundAt / 1000));
+    // Redelivered: the same receipt.
+    const again = await payFor(gate, offer, { n: 1 }, payment, 'https://h.example', { signer, honoured });
+    assert.deepEqual((again as typeof d).paymentResponse, d.paymentResponse);
+    // Without a signer nothing is added to the settlement.
+    const unsigned = await payFor(gate, offer, { n: 1 }, payment, 'https://h.example', { honoured });
+    assert.equal((unsigned as typeof d).paymentResponse.extensions, undefined);
   } finally {
     await ledger.close();
   }
