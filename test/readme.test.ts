@@ -46,9 +46,9 @@ const COVERED_BY: Record<string, string> = {
   'npm run start:dist': 'test/production-build.test.ts (the script is node dist/src/main.js)',
   'npm run intel -- collect': 'test/intel-collectors-run.test.ts',
   'npm run intel -- collect [--source discovery|npm-releases|chain-census]': 'test/intel-collectors-run.test.ts',
-  // Not run by any test yet: measuring takes minutes, and recompiling rewrites a committed artifact.
+  'npm run build:token': THIS,
+  // Not run by a test: it measures for minutes on the whole machine and rewrites bench/results.json.
   'npm run bench': 'NOT RUN',
-  'npm run build:token': 'NOT RUN',
 };
 
 /** Every command the README shows: each line of a ```sh block, and inline `npm …`, `tsx …`, `node …` spans. */
@@ -166,6 +166,20 @@ test('tsx devnet/cli.ts starts the devnet alone and writes devnet.json', { timeo
     assert.match(facts.asset, /^0x[0-9a-fA-F]{40}$/);
   } finally {
     await devnet.stop();
+  }
+});
+
+test('npm run build:token, in a copy of devnet/, reproduces the committed artifacts byte for byte', { timeout: 180_000 }, async () => {
+  // A copy, so the shared tree's artifacts are never rewritten by a test.
+  const dir = tempDir('readme-token-');
+  mkdirSync(join(dir, 'devnet/contracts'), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+  writeFileSync(join(dir, 'devnet/compile-token.mjs'), readFileSync(join(ROOT, 'devnet/compile-token.mjs')));
+  for (const f of ['DevUSDC.sol', 'Multicall3.sol']) writeFileSync(join(dir, 'devnet/contracts', f), readFileSync(join(ROOT, 'devnet/contracts', f)));
+  await run('npm', ['run', 'build:token'], { cwd: dir });
+  for (const f of ['DevUSDC.json', 'Multicall3.json', 'abis.ts']) {
+    assert.equal(readFileSync(join(dir, 'devnet/artifacts', f), 'utf8'), readFileSync(join(ROOT, 'devnet/artifacts', f), 'utf8'), f);
   }
 });
 
