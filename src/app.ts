@@ -188,26 +188,31 @@ export function createApp(deps: AppDeps): Hono {
     );
   }
 
-  // Large documents (OpenAPI, newswire pages) are compressed for clients that accept gzip. Only GET
+  // Discovery documents get their ETag from the bytes actually sent (outside the compression), so
+  // the gzip and the plain representation each have their own strong validator.
+  for (const path of DISCOVERY_DOCUMENT_PATHS) app.use(path, etag());
+  // Large documents (OpenAPI, newswire lists) are compressed for clients that accept gzip. Only GET
   // answers of at least COMPRESS_MIN_BYTES: gzip through CompressionStream costs about 250 µs of CPU
   // per response even for 1.7 KB (measured), five times the cost of sending it plain, so the POST
-  // answers (402 challenges, results: small) and small documents go uncompressed.
+  // answers (402 challenges, results: small) and small documents go uncompressed. An answer that
+  // already carries its route's strong ETag (the intelligence API and pages) is left as validated.
   const gzip = compress({ encoding: 'gzip', threshold: COMPRESS_MIN_BYTES });
-  app.use('*', (c, next) => {
+  const afterRoute = async () => {};
+  app.use('*', async (c, next) => {
     if (c.req.method !== 'GET' || !/\bgzip\b/i.test(c.req.header('accept-encoding') ?? '')) return next();
-    return gzip(c, async () => {
-      await next();
-      // The threshold needs a Content-Length; our JSON and HTML answers are built in memory, so
-      // measuring them costs a copy (never a stream: event streams are not compressible types).
-      const res = c.res;
-      if (res.body && !res.headers.has('content-length') && COMPRESSIBLE_CONTENT_TYPE_REGEX.test(res.headers.get('content-type') ?? '')) {
-        const bytes = await res.arrayBuffer();
-        c.res = new Response(bytes, res);
-        c.res.headers.set('Content-Length', String(bytes.byteLength));
-      }
-    });
+    await next();
+    const res = c.res;
+    if (!res.body || res.headers.has('etag') || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(res.headers.get('content-type') ?? '')) return;
+    // The threshold needs a Content-Length; our JSON and HTML answers are built in memory, so
+    // measuring them costs a copy (never a stream: event streams are not a compressible type).
+    if (!res.headers.has('content-length')) {
+      const bytes = await res.arrayBuffer();
+      c.res = new Response(bytes, res);
+      c.res.headers.set('Content-Length', String(bytes.byteLength));
+    }
+    // Hono's compress transforms the answer already in c.res (the route has run).
+    await gzip(c, afterRoute);
   });
-  for (const path of DISCOVERY_DOCUMENT_PATHS) app.use(path, etag());
 
   // Bodies are counted as they stream in, so a chunked upload without
   // Content-Length cannot make the process buffer more than the limit. A
