@@ -57,10 +57,11 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     await rig?.close();
   });
 
-  test('the agent card lists the JSON-RPC interface first, MCP next, and declares the a2a-x402 extension', async () => {
+  test('the agent card lists the JSON-RPC interface first (v1.0, then v0.3), MCP next, and declares the a2a-x402 extension', async () => {
     const card = await (await fetch(base + '/.well-known/agent-card.json')).json();
     assert.deepEqual(card.supportedInterfaces[0], { url: base + '/a2a', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' });
-    assert.equal(card.supportedInterfaces[1].protocolBinding, 'MCP');
+    assert.deepEqual(card.supportedInterfaces[1], { url: base + '/a2a', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' });
+    assert.equal(card.supportedInterfaces[2].protocolBinding, 'MCP');
     const ext = card.capabilities.extensions.find((e: { uri: string }) => e.uri === X402_URI);
     assert.ok(ext, 'the extension is declared with its spec URI');
     assert.equal(ext.required, false);
@@ -190,13 +191,13 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 1000n, 'charged once');
   });
 
-  test('raw JSON-RPC: the A2A version is required, and a paid call activates the requested x402 extension', async () => {
+  test('raw JSON-RPC v1.0: a v1.0 method without A2A-Version is read as v0.3 and not found; a paid call activates the requested x402 extension', async () => {
     const rpc = (headers: Record<string, string>, message: unknown) =>
       fetch(base + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 'r1', method: 'SendMessage', params: { message } }) });
     const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { foreground: '#101010', background: '#ffffff', large_text: false } }], metadata: { skill: CONTRAST } };
     const noVersion = await (await rpc({}, message)).json();
     assert.equal(noVersion.id, 'r1');
-    assert.match(noVersion.error.message, /version/i);
+    assert.equal(noVersion.error.code, -32601, 'SendMessage is not a v0.3 method');
     const res = await rpc({ 'A2A-Version': '1.0', 'A2A-Extensions': X402_URI }, message);
     assert.equal(res.headers.get('A2A-Extensions'), X402_URI);
     const body = await res.json();
@@ -205,6 +206,43 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     const bad = await fetch(base + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: '{"jsonrpc":' });
     assert.equal(bad.status, 400);
     assert.equal((await bad.json()).error.code, -32700);
+  });
+
+  test('A2A v0.3 wire form, exactly as the a2a-x402 spec shows it: message/send, input-required, payment-submitted, completed with receipts', async () => {
+    const rpc = async (method: string, params: unknown) => {
+      const res = await fetch(base + '/a2a', { method: 'POST', headers: { 'content-type': 'application/json', 'X-A2A-Extensions': X402_URI }, body: JSON.stringify({ jsonrpc: '2.0', id: 'req-001', method, params }) });
+      return { res, body: await res.json() };
+    };
+    const args = { foreground: '#0a0a0a', background: '#f0f0f0', large_text: false };
+    const first = await rpc('message/send', { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'data', data: args }], metadata: { skill: CONTRAST } } });
+    assert.equal(first.res.headers.get('X-A2A-Extensions'), X402_URI, 'activated under the v0.3 header name');
+    const task = first.body.result;
+    assert.equal(task.kind, 'task');
+    assert.equal(task.status.state, 'input-required');
+    assert.equal(task.status.message.metadata['x402.payment.status'], 'payment-required');
+    const required = task.status.message.metadata['x402.payment.required'] as PaymentRequired;
+    assert.equal(required.x402Version, 2);
+
+    const payload = await buyerClient(rig.devnet).createPaymentPayload(required);
+    const before = await balanceOf(rig.devnet, rig.devnet.payTo);
+    const pay = () =>
+      rpc('message/send', {
+        message: { kind: 'message', messageId: randomUUID(), taskId: task.id, role: 'user', parts: [{ kind: 'text', text: 'Here is the payment authorization.' }], metadata: { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload } },
+      });
+    const done = (await pay()).body.result;
+    assert.equal(done.kind, 'task');
+    assert.equal(done.id, task.id);
+    assert.equal(done.status.state, 'completed');
+    assert.equal(done.status.message.metadata['x402.payment.status'], 'payment-completed');
+    const receipt = done.status.message.metadata['x402.payment.receipts'][0];
+    assert.equal(receipt.success, true);
+    const cap = rig.service.catalog.find((c) => c.id === CONTRAST)!;
+    assert.deepEqual(done.artifacts[0].parts[0], { kind: 'data', data: JSON.parse(JSON.stringify(await cap.run(args))) });
+    const again = (await pay()).body.result;
+    assert.equal(again.status.state, 'completed');
+    assert.deepEqual(again.artifacts, done.artifacts);
+    assert.equal((await transferLogs(rig.devnet, { to: rig.devnet.payTo })).filter((l) => l.txHash === receipt.transaction).length, 1);
+    assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - before, 1000n);
   });
 
   test('GET /a2a describes the endpoint; listing tasks is not offered', async () => {

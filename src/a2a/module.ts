@@ -4,12 +4,17 @@
  * SDK ships an Express adapter only; this file does the same job for Hono:
  * read the body through the shared reader, build the call context (requested
  * extensions, A2A version), dispatch, and answer JSON (the card says no
- * streaming). The agent itself is `executor.ts`; payments go through the one
+ * streaming). A request without `A2A-Version` (or with 0.3) is A2A v0.3, the
+ * wire form the a2a-x402 spec's examples use (`message/send`, `"kind"`,
+ * `input-required`): the SDK's v0.3 compatibility handler serves it over the
+ * same request handler, as its Express adapter does. The agent itself is `executor.ts`; payments go through the one
  * paid flow, so the gate's guarantees hold unchanged.
  */
 import type { Context, Hono } from 'hono';
 import { AgentCard, A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser, validateVersion } from '@a2a-js/sdk/server';
+import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../catalog/json-input.js';
 import { A2A_PATH, A2A_SKILL_KEY, A2A_X402_EXTENSION_URI, agentCard } from '../discovery/documents.js';
 import { buildOpenApi } from '../discovery/openapi.js';
@@ -39,7 +44,7 @@ const isStream = (x: unknown): x is AsyncGenerator<unknown> => x !== null && typ
 function describe(base: string) {
   return {
     endpoint: `${base}${A2A_PATH}`,
-    transport: 'A2A v1.0 JSON-RPC binding: POST JSON-RPC requests here with the A2A-Version: 1.0 header (SendMessage, GetTask, CancelTask). No streaming.',
+    transport: 'A2A JSON-RPC binding: POST JSON-RPC requests here. With the A2A-Version: 1.0 header: SendMessage, GetTask, CancelTask. Without it (or with 0.3): A2A v0.3, message/send, tasks/get, tasks/cancel. No streaming.',
     agent_card: `${base}/.well-known/agent-card.json`,
     how_to_call: `SendMessage with message.metadata.${A2A_SKILL_KEY} = a skill id of the agent card and one data part holding its arguments (for a paid skill: the same JSON body as its HTTP route). Free skills answer with a message carrying a data part.`,
     payment:
@@ -75,13 +80,13 @@ const A2A_OPERATIONS = {
 
 /** The endpoint over one service: SDK objects built on first use, when every module's routes (and so the card) exist. */
 function a2aEndpoint(ctx: ModuleContext) {
-  let transport: { handler: JsonRpcTransportHandler; card: AgentCard } | undefined;
+  let transport: { current: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler; card: AgentCard } | undefined;
   const transportFor = (base: string) => {
     if (!transport) {
       // Only the card's base-independent parts (capabilities, versions, extensions) steer the SDK's handler.
       const card = AgentCard.fromJSON(agentCard(ctx, buildOpenApi(ctx, base), base));
       const handler = new PaidTaskRequestHandler(card, new BoundedTaskStore(undefined, ctx.now), new ServiceAgentExecutor(ctx));
-      transport = { handler: new JsonRpcTransportHandler(handler), card };
+      transport = { current: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler), card };
     }
     return transport;
   };
@@ -100,30 +105,35 @@ function a2aEndpoint(ctx: ModuleContext) {
     }
     const id = idOf(parsed.value);
     const t = transportFor(base);
+    const requestedVersion = c.req.header(A2A_VERSION_HEADER) || A2A_LEGACY_PROTOCOL_VERSION;
+    const legacy = requestedVersion === A2A_LEGACY_PROTOCOL_VERSION;
+    // v0.3 named the header X-A2A-Extensions (the a2a-x402 spec's activation header).
+    const extensionHeader = legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER;
+    const mapError = (e: unknown) => (legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e) : JsonRpcTransportHandler.mapToJSONRPCError(e));
     const scope: CallScope = { app, base, env: c.env, forwardedFor: c.req.header('x-forwarded-for') };
     const context = new ServerCallContext({
-      requestedExtensions: Extensions.parseServiceParameter(c.req.header(HTTP_EXTENSION_HEADER)),
+      requestedExtensions: Extensions.parseServiceParameter(c.req.header(extensionHeader) ?? (legacy ? c.req.header(HTTP_EXTENSION_HEADER) : undefined)),
       user: new UnauthenticatedUser(),
       state: new Map<string, unknown>([[CALL_SCOPE, scope]]),
-      requestedVersion: c.req.header(A2A_VERSION_HEADER),
+      requestedVersion,
     });
     try {
       validateVersion(context.requestedVersion, t.card, 'JSONRPC');
     } catch (e) {
-      const err = JsonRpcTransportHandler.mapToJSONRPCError(e);
-      return c.json({ jsonrpc: '2.0', id, error: err });
+      return c.json({ jsonrpc: '2.0', id, error: mapError(e) });
     }
-    const out = await t.handler.handle(parsed.value as Record<string, unknown>, context);
+    const body = parsed.value as Record<string, unknown>;
+    const out = legacy ? await t.legacy.handle(body, context) : await t.current.handle(body, context);
     const headers: Record<string, string> = {};
-    if (context.activatedExtensions?.length) headers[HTTP_EXTENSION_HEADER] = context.activatedExtensions.join(', ');
+    if (context.activatedExtensions?.length) headers[extensionHeader] = context.activatedExtensions.join(', ');
     if (isStream(out)) {
       // The card says streaming: false; the SDK's stream then fails on its first step, which is the answer.
       try {
         await out.next();
         await out.return(undefined);
-        return jsonRpcError(200, id, -32004, 'Streaming is not offered by this agent (capabilities.streaming is false); use SendMessage.');
+        return jsonRpcError(200, id, -32004, 'Streaming is not offered by this agent (capabilities.streaming is false); use SendMessage (v0.3: message/send).');
       } catch (e) {
-        return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) }, 200, headers);
+        return c.json({ jsonrpc: '2.0', id, error: mapError(e) }, 200, headers);
       }
     }
     return c.json(out, 200, headers);

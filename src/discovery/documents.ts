@@ -138,9 +138,14 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
   return {
     name: 'Agent pay-per-call utilities',
     description: `Paid per call with x402 v2 in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
-    // The first interface is the preferred one: A2A's own JSON-RPC binding, then MCP.
+    // The first interface is the preferred one: A2A's own JSON-RPC binding (v1.0, and v0.3 at the same URL), then MCP.
     supportedInterfaces: [
-      ...(served.has(A2A_PATH) ? [{ url: `${base}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }] : []),
+      ...(served.has(A2A_PATH)
+        ? [
+            { url: `${base}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+            { url: `${base}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+          ]
+        : []),
       ...(served.has('/mcp') ? [{ url: `${base}/mcp`, protocolBinding: 'MCP', tenant: '', protocolVersion: '2025-06-18' }] : []),
     ],
     provider: { url: base, organization: 'agent-pay-service operator' },
