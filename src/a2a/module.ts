@@ -64,11 +64,11 @@ const A2A_OPERATIONS = {
   },
   post: {
     operationId: 'a2aJsonRpc',
-    summary: 'A2A JSON-RPC binding (v1.0): SendMessage to a skill; paid skills answer with the a2a-x402 payment-required task',
-    description: `Send the A2A-Version: 1.0 header. Skill named by message.metadata.${A2A_SKILL_KEY}, arguments in a data part. Paid skills: a2a-x402 extension (${A2A_X402_EXTENSION_URI}) with x402 v2 objects.`,
+    summary: 'A2A JSON-RPC binding: SendMessage to a skill; paid skills answer with the a2a-x402 payment-required task',
+    description: `A2A v1.0 with the A2A-Version: 1.0 header; A2A v0.3 (message/send) without it. Skill named by message.metadata.${A2A_SKILL_KEY}, arguments in a data part. Paid skills: a2a-x402 extension (${A2A_X402_EXTENSION_URI}) with x402 v2 objects.`,
     tags: ['discovery'],
     security: [],
-    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 request (A2A v1.0 method names)', required: ['jsonrpc', 'method'] } } } },
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 request (A2A v1.0 or v0.3 method names)', required: ['jsonrpc', 'method'] } } } },
     responses: {
       '200': { description: 'JSON-RPC response (a result, or an A2A error)', content: { 'application/json': { schema: { type: 'object' } } } },
       '400': { description: 'Body is not JSON (-32700) or nests too deep', content: { 'application/json': { schema: { type: 'object' } } } },
