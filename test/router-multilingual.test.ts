@@ -284,6 +284,10 @@ const NESTED: Row[] = [
   R('en', 'Check contrast of #000 on #fff', DOMAIN, { domain: 'example.com' }),
   R('en', 'Scrape product prices from amazon.com', FETCH),
   R('en', 'Open example.com in a browser and log in', BROWSE),
+  R('de', 'Wer ist der Inhaber von example.de?', DOMAIN),
+  R('pt', 'Firme o permit EIP-2612 para mim', SIGN),
+  R('nl', 'Stuur 10 USDC naar 0x1234567890123456789012345678901234567890', SIGN),
+  R('pt', 'Faz login no site e clica em comprar', BROWSE),
 ];
 
 /** Optional inputs are not demanded. */

@@ -186,7 +186,7 @@ const CATEGORY_TERMS: ReadonlyArray<[UnsupportedCategory, Terms]> = [
     'browsing',
     {
       es: ['navega*', 'abre la pagina', 'abrir la pagina', 'haz clic', 'hacer clic', 'pulsa en', 'inicia sesion', 'iniciar sesion', 'busca en google', 'buscar en google', 'busca en internet', 'buscar en internet', 'busca en la web', 'buscar en la web', 'rellena el formulario', 'llena el formulario'],
-      pt: ['navegue', 'navegar', 'abra a pagina', 'abrir a pagina', 'navega', 'clique em', 'clicar em', 'faca login', 'fazer login', 'entre na conta', 'pesquise no google', 'pesquisar no google', 'pesquise na web', 'pesquisar na internet', 'preencha o formulario'],
+      pt: ['navegue', 'navegar', 'abra a pagina', 'abrir a pagina', 'navega', 'clique em', 'clicar em', 'clica em', 'faca login', 'fazer login', 'faz login', 'entre no site', 'entre na conta', 'pesquise no google', 'pesquisar no google', 'pesquise na web', 'pesquisar na internet', 'preencha o formulario'],
       fr: ['navigue*', 'naviguer', 'ouvre la page', 'ouvrir la page', 'clique sur', 'cliquez sur', 'cliquer sur', 'connecte-toi', 'se connecter', 'connectez-vous', 'cherche sur google', 'recherche sur google', 'chercher sur le web', 'recherche sur internet', 'remplis le formulaire', 'remplir le formulaire'],
       de: ['navigier*', 'klick*', 'offne die seite', 'einloggen', 'logge dich ein', 'melde dich an', 'anmelden', 'im web suchen', 'im internet suchen', 'suche im internet', 'durchsuche das web', 'google nach', 'googeln', 'surfen', 'surfe im', 'formular ausfullen', 'fulle das formular'],
       it: ['naviga*', 'apri la pagina', 'aprire la pagina', 'fai clic', 'clicca*', 'effettua il login', 'accedi al sito', 'accedi all', 'cerca su google', 'cerca sul web', 'cerca su internet', 'compila il modulo'],
@@ -259,6 +259,19 @@ const FETCH_TARGET_RE = compileTerms(FETCH_TARGET_TERMS)!;
 /** "¿está disponible ejemplo.com?", "ist beispiel.de noch frei": a host name and availability in one sentence. */
 const DOMAIN_AVAILABLE =
   /(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w/])[^.?!]{0,40}(?:disponible|disponivel|verfugbar|noch frei|beschikbaar|disponibile|libre|vrij|registriert|registrado|enregistre|registrato|geregistreerd)|(?:disponible|disponivel|verfugbar|beschikbaar|disponibile)[^.?!]{0,30}(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w/])|(?:dominio|domaine|domain|domein)\s+[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w/])/;
+/** Host names: what a domain question is about. */
+const HOST = String.raw`(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w/])`;
+/** "¿quién es el dueño de ejemplo.com?", "Wer ist der Inhaber von example.de?", "example.com の所有者". */
+const DOMAIN_OWNER = new RegExp(
+  String.raw`(?:inhaber|eigentumer|besitzer|propietario|dueno|proprietaire|proprietario|dono|eigenaar|所有者|持ち主|소유자|主人)[^.?!]{0,30}${HOST}|${HOST}[^.?!]{0,20}(?:所有者|持ち主|소유자|登録者|注册人)`,
+);
+/** Signing in the other languages: a signing verb, then (within a few words) what would be signed. */
+const SIGN_FOLDED =
+  /(?<![a-z])(?:firma|firme|firmar|firmare|assine|assinar|assina|signe|signez|signiere|signieren|unterschreibe|unterschreiben|onderteken|ondertekenen|teken)\s+(?:[^\s.?!]+\s+){0,3}?(?:transac\w*|transakt\w*|transazion\w*|transactie\w*|mensaje|mensagem|message|nachricht\w*|messaggio|bericht|permit\w*|typed|eip-?712|orden|ordem|ordre|auftrag|ordine|order|autoriza\w*|autoris\w*|autorizzazion\w*|machtiging)/;
+/** Moving funds in the other languages: "envía 5 USDC", "stuur 10 USDC naar", "überweise 3 ETH". */
+const SEND_FOLDED =
+  /(?<![a-z])(?:envia|enviar|envie|manda|mandar|envoie|envoyer|envoyez|sende|senden|uberweise|uberweisen|invia|inviare|stuur|sturen|verstuur|transfiere|transferir|transfira|transfere|transferer|trasferisci|trasferire|maak)\s+(?:\d+(?:[.,]\d+)?\s+)?(?:usdc|eth|ether|dai|usdt|tokens?|fondos|fundos|fonds|gelder|fondi|geld|dinero|dinheiro|argent|soldi)\b/;
+
 /** MCP named as the one that pays, in the other languages: "que el servidor MCP pague", "MCP soll bezahlen", "让MCP支付". */
 const MCP_PAYS_FOLDED =
   /mcp.{0,60}?(?<![a-z])(?:pague|paguen|pagar|paga|pagara|paie|payer|paye|bezahl\w*|zahl\w*|paghi|pagare|betaal\w*|betalen)(?![a-z])|(?<![a-z])(?:pague|pagar|paie|payer|bezahl\w*|zahle|pagare|betaal|betalen)(?![a-z]).{0,25}?(?:via|por|par|uber|tramite|met|com|con|avec|mit|door|atraves)\s+(?:el |la |o |a |le |den |das |il |de |het )?(?:servidor |server |serveur )?mcp|mcp.{0,20}?(?:支付|付款|付钱|付費|支払|払う|払って|지불|결제)|(?:通过|经由|用|経由で|を通じて|통해|으로|로).{0,6}mcp.{0,10}(?:支付|付款|支払|지불|결제)/;
@@ -434,8 +447,12 @@ export function screen(ctx: ScreenContext): Finding[] {
     const m = re.exec(folded);
     if (m) add(fromWords, category, at, `the objective asks for "${m[0].slice(0, 80)}"`);
   }
+  if (!fromWords.some((f) => f.category === 'wallet_signing')) {
+    const m = SIGN_FOLDED.exec(folded) ?? SEND_FOLDED.exec(folded);
+    if (m) add(fromWords, 'wallet_signing', at, `the objective asks for "${m[0].slice(0, 80)}"`);
+  }
   if (!fromWords.some((f) => f.category === 'domain_registration_lookup')) {
-    const m = DOMAIN_AVAILABLE.exec(folded);
+    const m = DOMAIN_AVAILABLE.exec(folded) ?? DOMAIN_OWNER.exec(folded);
     if (m) add(fromWords, 'domain_registration_lookup', at, `the objective asks about a domain name ("${m[0].slice(0, 80)}")`);
   }
   if (!fromWords.some((f) => f.category === 'mcp_payer')) {
