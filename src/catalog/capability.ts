@@ -52,6 +52,12 @@ export interface Capability<I = unknown, O = unknown, R extends O | Promise<O> =
   title: string;
   description: string;
   inputSchema: JsonSchema;
+  /**
+   * The input tool surfaces (MCP) take when it is narrower than what HTTP
+   * accepts: the canonical form, without conveniences such as aliases. The
+   * reader still runs on it. Defaults to `inputSchema`.
+   */
+  toolInputSchema?: JsonSchema;
   outputSchema: JsonSchema;
   /** Request bodies as sent on the wire, and their results. */
   examples: Array<{ summary: string; input: I; output: O }>;

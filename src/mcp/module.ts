@@ -12,7 +12,8 @@ import type { Context, Hono } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Capability } from '../catalog/capability.js';
+import type { Capability, JsonSchema } from '../catalog/capability.js';
+import { compileValidator, type Validator } from '../catalog/validation.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
 import { offerOf } from '../discovery/bazaar.js';
 import { mcpToolName } from '../discovery/documents.js';
@@ -21,6 +22,7 @@ import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../catalo
 import { makeInputReader } from '../catalog/input-reader.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 import { freeToolsOf } from '../http/free-routes.js';
+import { portableSchema } from './portable-schema.js';
 import type { GateOutcome } from '../payments/gate.js';
 import { payFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
@@ -132,6 +134,14 @@ interface PaidTool {
   cap: Capability;
   reader: ReturnType<typeof makeInputReader>;
   offer: PaidOffer;
+  /** Set when the tool takes a narrower (canonical) form than the HTTP body: its arguments are checked against it first. */
+  canonical?: Validator;
+}
+
+/** Arguments against the tool's published inputSchema (on a copy: defaults are the route's business), or the 400 body. */
+function checkArguments(validate: Validator | undefined, tool: string, args: unknown): CallToolResult | undefined {
+  const details = validate?.(structuredClone(args));
+  return details ? textResult(errorBody('invalid_request', `The arguments do not match the ${tool} tool's inputSchema.`, details), true) : undefined;
 }
 
 function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string) {
@@ -183,25 +193,26 @@ function mcpEndpoint(ctx: ModuleContext) {
 }
 
 function toolTable(ctx: ModuleContext) {
-  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap) }));
+  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap), ...(cap.toolInputSchema ? { canonical: compileValidator(cap.toolInputSchema) } : {}) }));
   const free: FreeTool[] = freeToolsOf(ctx);
+  const freeValidators = new Map(free.map((t) => [t.name, compileValidator(t.inputSchema as JsonSchema)]));
   const tools = [
     ...paid.map((t) => ({
       name: mcpToolName(t.cap.id),
       title: t.cap.title,
       description: `${t.cap.description} Paid: ${t.cap.priceAtomic} atomic units of ${ctx.payment.asset.symbol} per call via x402 (pay with _meta["x402/payment"]).`,
-      inputSchema: t.cap.inputSchema as { type: 'object' },
-      // The same schema as the HTTP 200, or the x402 PaymentRequired of an unpaid call.
+      inputSchema: (t.cap.toolInputSchema ?? t.cap.inputSchema) as { type: 'object' },
+      // The same schema as the HTTP 200, or the x402 PaymentRequired of an unpaid call; spelled portably.
       outputSchema: (() => {
         const { body, defs } = relocateDefs(t.cap.outputSchema, '#/$defs/');
-        return { type: 'object' as const, ...(Object.keys(defs).length ? { $defs: defs } : {}), anyOf: [body, PAYMENT_REQUIRED_SCHEMA] };
+        return portableSchema({ type: 'object' as const, ...(Object.keys(defs).length ? { $defs: defs } : {}), anyOf: [body, PAYMENT_REQUIRED_SCHEMA] });
       })(),
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       _meta: { 'x402/price': { amount: t.cap.priceAtomic, asset: ctx.payment.asset.address, network: ctx.payment.network, payTo: ctx.payment.payTo } },
     })),
     ...free.map((t) => ({ name: t.name, title: t.title, description: `${t.description} Free.`, inputSchema: t.inputSchema as { type: 'object' }, annotations: { readOnlyHint: true } })),
   ];
-  return { paid, free, tools, paidByName: new Map(paid.map((t) => [mcpToolName(t.cap.id), t])), freeByName: new Map(free.map((t) => [t.name, t])) };
+  return { paid, free, tools, freeValidators, paidByName: new Map(paid.map((t) => [mcpToolName(t.cap.id), t])), freeByName: new Map(free.map((t) => [t.name, t])) };
 }
 
 /** In-process, but at the caller's real origin: the answers carry absolute URLs built from it. */
@@ -225,6 +236,8 @@ async function callFree(app: Hono, tool: FreeTool, args: Record<string, unknown>
 }
 
 async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string): Promise<CallToolResult> {
+  const refused = checkArguments(tool.canonical, mcpToolName(tool.cap.id), args ?? {});
+  if (refused) return refused;
   const parsed = tool.reader.fromValue(structuredClone(args ?? {}));
   if (!parsed.ok) return textResult(parsed.body, true);
   const raw = meta?.[PAYMENT_META_KEY];
@@ -251,7 +264,7 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
     const p = t.paidByName.get(name);
     if (p) return callPaid(ctx, p, args, req.params._meta as Record<string, unknown> | undefined, base);
     const f = t.freeByName.get(name);
-    if (f) return callFree(app, f, args, base);
+    if (f) return checkArguments(t.freeValidators.get(name), name, args) ?? callFree(app, f, args, base);
     return textResult(errorBody('not_found', `No tool named "${name}".`), true);
   });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

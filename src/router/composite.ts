@@ -78,6 +78,7 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
     title: 'Outcome router composite',
     description: `${COMPOSITE_DESCRIPTION} Takes the quote request; the price is the plan's total (how_to_pay.composite.price of the quote), the same on the 402 and on the paid retry. Answers a router execution result.`,
     inputSchema: router.requestSchema(),
+    toolInputSchema: router.requestSchema('canonical'),
     outputSchema: executionResultSchema,
     // The wire body (a quote request), not the plan it becomes; its real result with a fixed id and clock.
     examples: example.ok

@@ -152,7 +152,7 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
         title: 'Quote an objective',
         description:
           'Free quote: which live paid resource delivers your objective, the native body to send, its unchanged price and how to pay. The MCP endpoint does not pay; you pay the quoted route yourself.',
-        inputSchema: router.requestSchema(),
+        inputSchema: router.requestSchema('canonical'),
         request: (args) => ({ body: args }),
       },
     },

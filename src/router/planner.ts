@@ -212,8 +212,8 @@ export class OutcomeRouter {
   }
 
   /** The published quote request schema for this catalog. */
-  requestSchema() {
-    return quoteRequestSchema(this.foldable);
+  requestSchema(form: 'http' | 'canonical' = 'http') {
+    return quoteRequestSchema(this.foldable, { canonical: form === 'canonical' });
   }
 
   isOwnUrl = (url: string): boolean => {

@@ -44,7 +44,7 @@ const objectiveSchema = (alias?: string): JsonSchema => ({
  * The published schema says "exactly one objective field" with `oneOf`; the
  * service validates that rule itself to name the field in its error.
  */
-export function quoteRequestSchema(folded: ReadonlyMap<string, string>, opts: { forValidation?: boolean } = {}): JsonSchema {
+export function quoteRequestSchema(folded: ReadonlyMap<string, string>, opts: { forValidation?: boolean; canonical?: boolean } = {}): JsonSchema {
   const properties: Record<string, unknown> = {
     objective: objectiveSchema(),
     goal: objectiveSchema('goal'),
@@ -64,6 +64,11 @@ export function quoteRequestSchema(folded: ReadonlyMap<string, string>, opts: { 
     preferred_protocol: { type: 'string', enum: [...PREFERRED_PROTOCOLS], default: 'any', description: 'Every route is paid with x402 v2 over HTTP; mcp only changes the advice (the MCP endpoint hands the challenge back, it never pays).' },
     buyer_metadata: { type: 'object', description: 'Free-form non-secret hints. Secret-like keys (password, secret, token, api key, private key, mnemonic, seed, authorization, cookie, session, …) are stripped at any depth on arrival, never logged and never persisted; the quote reports how many.' },
   };
+  if (opts.canonical) {
+    // The canonical form tool surfaces (MCP) take: objective and the router's own fields; the aliases stay an HTTP convenience.
+    for (const alias of OBJECTIVE_FIELDS.slice(1)) delete properties[alias];
+    return { $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'Router quote request', type: 'object', additionalProperties: false, required: ['objective'], properties };
+  }
   for (const [field, target] of [...folded.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (ROUTER_FIELDS.includes(field)) continue;
     properties[field] = { description: field === target ? `Folded into inputs.${field}.` : `Folded into inputs.${target}.` };
