@@ -162,6 +162,36 @@ export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' 
   };
 }
 
+/** The payment header of x402 v1 (v2 uses PAYMENT-SIGNATURE). */
+const V1_PAYMENT_HEADER = 'x-payment';
+
+export const V1_REFUSAL_MESSAGE =
+  'x402 v1 payments (X-PAYMENT) are not accepted: this server speaks x402 v2 only. The PAYMENT-REQUIRED header of this response is the x402 v2 PaymentRequired: sign one of its accepts and repeat the request with PAYMENT-SIGNATURE (any x402 v2 client, e.g. @x402/fetch, does this). Nothing was verified or charged.';
+
+/**
+ * The answer to an x402 v1 payment, in the shape a v1 client reads: v1's
+ * payment-required response (`x402Version` 1, `error` from v1's own reason
+ * list, no v1 requirements to offer), our explanation in `problem`, and the
+ * v2 challenge for the same request in PAYMENT-REQUIRED. v1 payments are not
+ * accepted at all: the one gate takes x402 v2 only.
+ */
+function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string): Response {
+  const pr = outcome.paymentRequired;
+  const body = {
+    x402Version: 1,
+    error: 'invalid_x402_version',
+    accepts: [],
+    problem: {
+      code: 'payment_invalid',
+      message: V1_REFUSAL_MESSAGE,
+      details: [{ path: 'header:X-PAYMENT', rule: 'x402-version' }],
+      price: { amount_atomic: priceAtomic, asset: pr.accepts[0]?.asset, network: pr.accepts[0]?.network, pay_to: pr.accepts[0]?.payTo },
+      how_to_pay: HOW_TO_PAY,
+    },
+  };
+  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(outcome) });
+}
+
 // The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled).
 const origins = new Map<string, string>();
 function originOf(url: string): string {
@@ -186,7 +216,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
    * payment step: the payment is never verified, bound or settled).
    */
   const withoutBody = async (c: Context): Promise<Response> => {
-    if (c.req.header('payment-signature') !== undefined) {
+    if (c.req.header('payment-signature') !== undefined || c.req.header(V1_PAYMENT_HEADER) !== undefined) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
     const base = opts.publicBaseUrl ?? originOf(c.req.url);
@@ -203,6 +233,12 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
     const sig = c.req.header('payment-signature');
+    if (sig === undefined && c.req.header(V1_PAYMENT_HEADER) !== undefined) {
+      // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
+      const base = opts.publicBaseUrl ?? originOf(c.req.url);
+      const outcome = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
+      return outcome.kind === 'challenge' ? v1Refusal(outcome, priceFor(cap, parsed.input)) : respond(c, outcome, priceFor(cap, parsed.input));
+    }
     let payment: PaymentPayload | undefined;
     if (sig !== undefined) {
       payment = decodePayment(sig);
