@@ -41,7 +41,7 @@ export interface LoadTarget {
  */
 export interface LoadPlan {
   targets: LoadTarget[];
-  method: 'POST';
+  method: 'GET' | 'POST';
   headers: Record<string, string>;
   body: string;
   connections: number;
@@ -199,7 +199,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-function listen(app: Hono): Promise<TestServer> {
+export function listen(app: Hono): Promise<TestServer> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
       resolve({

@@ -58,6 +58,12 @@ import { openDatabase, type Database } from '../src/store/index.js';
 import type { SqlDriver } from '../src/store/sql-driver.js';
 import { fmt, markdownTable, round, summarize, type Summary } from './stats.js';
 import { registerModule } from '../src/http/free-routes.js';
+import { Hono as HonoApp } from 'hono';
+import { QUERY_PARAMETERS } from '../src/intel/api/query-parameters.js';
+import { parseQuery } from '../src/intel/http.js';
+import { buildNewswire } from '../src/intel/newswire.js';
+import { intelRuntime } from '../src/intel/runtime.js';
+import { listen, runLoadPlan, type LoadResult } from './http.js';
 
 // ------------------------------------------------------------------ settings
 
@@ -693,8 +699,8 @@ function scenarios(fill: FillResult): Scenario[] {
     { key: 'newswire-retracted', label: 'GET /v1/newswire?include_retracted=true', path: '/v1/newswire?include_retracted=true' },
     { key: 'graph', label: 'GET /v1/graph (summary)', path: '/v1/graph' },
     { key: 'changes-sample', label: 'GET /v1/intelligence/changes-since?cursor=(mid) (free sample)', path: `/v1/intelligence/changes-since?cursor=${since}` },
-    { key: 'changes-100', label: 'paid changes-since run: 100 compact deltas after (mid)', input: { cursor: fill.midCursor, max_items: 100 } },
-    { key: 'changes-500-hr', label: 'paid changes-since run: 500 high-resolution deltas after (mid)', input: { cursor: fill.midCursor, include_high_resolution: true, max_items: 500 } },
+    { key: 'changes-100', label: 'paid changes-since run: 100 compact deltas after (mid)', input: { cursor: fill.midCursor, maxItems: 100 } },
+    { key: 'changes-500-hr', label: 'paid changes-since run: 500 high-resolution deltas after (mid)', input: { cursor: fill.midCursor, include_high_resolution: true, maxItems: 500 } },
     // Plans only: the other shapes of the newswire query.
     {
       key: 'newswire-protocol-tier',
@@ -940,6 +946,88 @@ export interface SizeResult {
   fill: FillResult;
   rows: IntelRow[];
   plans: StatementPlan[];
+  /** The newswire filter rows uncached (query + build + JSON.stringify), limit UNCACHED_LIMIT. */
+  uncached: IntelRow[];
+  /** Free feeds over HTTP against a bare Hono route serving the same bytes (smallest SQLite size only). */
+  freeFeeds?: FreeFeedResult[];
+}
+
+/**
+ * Items per answer in the uncached filter rows: every filter matches at least
+ * this many items after (mid) at 1,000 items, so both sizes return the same
+ * number of items and the 100k/1k ratio measures only the work that grows
+ * with the store (the walk), not a larger answer.
+ */
+const UNCACHED_LIMIT = 3;
+const RATIO_TARGET = 1.5;
+const FREE_FEED_TARGET = 0.8;
+
+export interface FreeFeedResult {
+  path: string;
+  bytes: number;
+  feed: LoadResult;
+  bare: LoadResult;
+}
+
+/** The free feeds over real HTTP (autocannon, interleaved rounds) against a bare Hono route answering the same captured bytes and headers. */
+async function measureFreeFeeds(app: Hono, progress: (m: string) => void): Promise<FreeFeedResult[]> {
+  const svc = await listen(app);
+  const out: FreeFeedResult[] = [];
+  try {
+    for (const path of ['/v1/newswire', '/v1/graph']) {
+      const res = await fetch(svc.url + path);
+      const body = new Uint8Array(await res.arrayBuffer());
+      const headers: Array<[string, string]> = [];
+      res.headers.forEach((v, k) => {
+        if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(k)) headers.push([k, v]);
+      });
+      const bareApp = new HonoApp();
+      bareApp.get(path, () => new Response(body, { status: 200, headers }));
+      const bare = await listen(bareApp);
+      try {
+        progress(`  free feed ${path}: ${body.byteLength} bytes, autocannon vs a bare route`);
+        const [feed, bareRes] = await runLoadPlan({
+          targets: [
+            { name: `service ${path}`, url: svc.url + path, expectStatus: 200 },
+            { name: `bare ${path}`, url: bare.url + path, expectStatus: 200 },
+          ],
+          method: 'GET',
+          headers: {},
+          body: '',
+          connections: 10,
+          durationSec: 2,
+          rounds: 2,
+          warmupSec: 1,
+        });
+        out.push({ path, bytes: body.byteLength, feed: feed!, bare: bareRes! });
+      } finally {
+        await bare.close();
+      }
+    }
+  } finally {
+    await svc.close();
+  }
+  return out;
+}
+
+/** The newswire filter scenarios without the feed cache: what a changed store costs per distinct query. */
+async function measureUncached(backend: 'sqlite' | 'postgres', items: number, db: SqlDriver, list: Scenario[], o: LoopOptions): Promise<IntelRow[]> {
+  const rt = intelRuntime(db);
+  if (!rt) throw new Error('no intel runtime for this database');
+  const deps = { store: rt.store, movements: rt.movements, revenue: rt.revenue, operatorWallets: [] };
+  const rows: IntelRow[] = [];
+  for (const s of list) {
+    if (!s.path?.startsWith('/v1/newswire')) continue;
+    const q = parseQuery(QUERY_PARAMETERS.newswire, new URL('http://bench' + s.path));
+    if (!q.ok) throw new Error(`bad scenario ${s.path}`);
+    const values = { ...q.values, limit: UNCACHED_LIMIT };
+    const t0 = performance.now();
+    const first = JSON.stringify(await buildNewswire(deps, values));
+    const firstMs = performance.now() - t0;
+    const loop = await timeLoop(async () => JSON.stringify(await buildNewswire(deps, values)).length, o);
+    rows.push({ backend, items, key: s.key, scenario: `${s.label.replace('(default, limit 50)', '(default)')} uncached, limit ${UNCACHED_LIMIT}`, ...loop, firstMs, responseBytes: Buffer.byteLength(first), result: describeResult(JSON.parse(first)) });
+  }
+  return rows;
 }
 
 async function benchOneSize(
@@ -949,6 +1037,7 @@ async function benchOneSize(
   progress: (m: string) => void,
   /** Run on the filled database after the measurements, before it is dropped. */
   then?: (database: Database, fill: FillResult) => Promise<void>,
+  opts: { freeFeeds?: boolean } = {},
 ): Promise<SizeResult> {
   const { database, dataDir, cleanup } = await open();
   try {
@@ -968,10 +1057,13 @@ async function benchOneSize(
       const last = rows[rows.length - 1]!;
       progress(`  ${s.key}: p50 ${fmt(last.ms.p50)} ms, p99 ${fmt(last.ms.p99)} ms (${last.iterations} calls)`);
     }
+    const uncached = await measureUncached(backend, items, database.db, list, o);
+    for (const u of uncached) progress(`  ${u.key} uncached: p50 ${fmt(u.ms.p50)} ms`);
+    const freeFeeds = opts.freeFeeds ? await measureFreeFeeds(ia.app, progress) : undefined;
     const recorder = new RecordingDriver(database.db);
     const plans = await capturePlans(backend, items, recorder, await buildIntelApp(recorder, database, dataDir), list, database.db);
     if (then) await then(database, fill);
-    return { backend, items, fill, rows, plans };
+    return { backend, items, fill, rows, plans, uncached, freeFeeds };
   } finally {
     await cleanup();
   }
@@ -1153,7 +1245,7 @@ export async function runIntelBench(progress: (m: string) => void = () => {}): P
   const deadline = started + SECTION_BUDGET_MS;
   const sizes = sizesFromEnv();
   const sqlite: SizeResult[] = [];
-  for (const n of sizes) sqlite.push(await benchOneSize('sqlite', n, openSqliteFresh, progress));
+  for (const n of sizes) sqlite.push(await benchOneSize('sqlite', n, openSqliteFresh, progress, undefined, { freeFeeds: n === Math.min(...sizes) }));
 
   let postgres: IntelBenchResult['postgres'];
   const base = process.env.TEST_DATABASE_URL;
@@ -1296,6 +1388,42 @@ export function intelReport(r: IntelBenchResult): string[] {
     ),
     '',
   );
+  // Free feeds over HTTP against a bare route (issue 15 target: >= 0.8x).
+  const ff = r.sqlite.flatMap((sz) => (sz.freeFeeds ?? []).map((f) => ({ items: sz.items, ...f })));
+  if (ff.length) {
+    out.push(
+      `#### Free feeds vs a bare Hono route serving the same bytes (req/s, autocannon, 10 connections, 2 interleaved rounds of 2 s, SQLite at ${ff[0]!.items.toLocaleString('en-US')} items; the feed answers from its cache keyed by the content generation, one indexed read per request)`,
+      '',
+      markdownTable(
+        ['route', 'bytes', 'service req/s', 'bare req/s', 'ratio', 'target', 'met'],
+        ff.map((f) => {
+          const ratio = f.feed.rps / f.bare.rps;
+          return [`GET ${f.path}`, fmt(f.bytes), fmt(f.feed.rps), fmt(f.bare.rps), `${fmt(ratio)}×`, `≥ ${FREE_FEED_TARGET}×`, ratio >= FREE_FEED_TARGET ? 'yes' : '**no**'];
+        }),
+        ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
+      ),
+      '',
+    );
+  }
+  // Uncached filter rows: 100k vs 1k (issue 15 target: every row <= 1.5x).
+  const small = Math.min(...r.sizes);
+  const large = Math.max(...r.sizes);
+  const uncachedRows = (backend: 'sqlite' | 'postgres', n: number) => all.filter((sz) => sz.backend === backend && sz.items === n).flatMap((sz) => sz.uncached);
+  if (large > small) {
+    const lo = new Map(uncachedRows('sqlite', small).map((x) => [x.key, x]));
+    const rowsOut = uncachedRows('sqlite', large).flatMap((x) => {
+      const base = lo.get(x.key);
+      if (!base) return [];
+      const ratio = x.ms.p50 / base.ms.p50;
+      return [[x.scenario, fmt(base.ms.p50), fmt(x.ms.p50), `${fmt(ratio)}×`, `≤ ${RATIO_TARGET}×`, ratio <= RATIO_TARGET ? 'yes' : '**no**', `${base.result} / ${x.result}`]];
+    });
+    out.push(
+      `#### Newswire filters uncached, SQLite ${large.toLocaleString('en-US')} vs ${small.toLocaleString('en-US')} items (query + build + JSON.stringify, no feed cache; limit ${UNCACHED_LIMIT} so both sizes return the same number of items and the ratio measures the walk, not a larger answer)`,
+      '',
+      markdownTable(['scenario', `p50 ms at ${small.toLocaleString('en-US')}`, `p50 ms at ${large.toLocaleString('en-US')}`, 'ratio', 'target', 'met', 'result'], rowsOut, ['l', 'r', 'r', 'r', 'r', 'l', 'l']),
+      '',
+    );
+  }
   const scenarioLabel = (k: string) => all.flatMap((sz) => sz.rows).find((row) => row.key === k)?.scenario ?? k;
   for (const backend of ['sqlite', 'postgres'] as const) {
     const g = growthBy(r, backend);

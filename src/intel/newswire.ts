@@ -3,13 +3,13 @@
  * eventDate first, with market movements and this service's independent
  * revenue. Two ways to read it:
  *
- * - Latest (no `since`): the `limit` newest items (newest eventDate, then
- *   newest lastUpdatedAt) stored up to min(until, watermark). `truncated`
+ * - Latest (neither `since` nor `until`): the `limit` newest items (newest
+ *   eventDate, then newest lastUpdatedAt) stored up to the watermark. `truncated`
  *   says older items exist; `olderCursor` pages back through them (an opaque
  *   keyset, exact across items that share an eventDate). `nextCursor` is
  *   generatedAt: poll from there with `since`.
- * - Polling (`since`): items whose lastUpdatedAt falls in
- *   (since, min(until, watermark)]. When more match than `limit`, the
+ * - Polling (`since` and/or `until`): items whose lastUpdatedAt falls in
+ *   (since or the epoch, min(until, watermark)]. When more match than `limit`, the
  *   oldest-updated ones are kept, `truncated` is true and `nextCursor` is the
  *   lastUpdatedAt of the last kept item; the next poll with since=nextCursor
  *   continues exactly there. Otherwise `nextCursor` equals `generatedAt`.
@@ -121,7 +121,8 @@ export interface NewswireDeps {
 }
 
 export async function buildNewswire(deps: NewswireDeps, q: QueryValues): Promise<NewswireFeed> {
-  const polling = q.since !== undefined;
+  // `until` bounds a polling window too: (since or the epoch, until], oldest-updated first.
+  const polling = q.since !== undefined || q.until !== undefined;
   const sinceUs = cursorMicros(q.since as string | undefined);
   const untilUs = q.until === undefined ? undefined : cursorMicros(q.until as string);
   const materialOnly = q.material_only === true;
@@ -149,7 +150,7 @@ export async function buildNewswire(deps: NewswireDeps, q: QueryValues): Promise
   return {
     schemaVersion: NEWSWIRE_SCHEMA_VERSION,
     product: NEWSWIRE_PRODUCT,
-    since: polling ? formatMicros(sinceUs) : EPOCH_ISO,
+    since: q.since === undefined ? EPOCH_ISO : formatMicros(sinceUs),
     generatedAt,
     nextCursor,
     count: page.items.length,

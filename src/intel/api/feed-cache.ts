@@ -17,7 +17,7 @@
  * key share one build.
  */
 import type { Context } from 'hono';
-import { ifNoneMatchHits, strongEtag } from '../http.js';
+import { ifNoneMatchHits, parseQuery, strongEtag, type ParameterDef, type ParsedQuery } from '../http.js';
 
 export const DEFAULT_FEED_CACHE_BYTES = 32 * 1024 * 1024;
 
@@ -98,4 +98,28 @@ export function normalizedQuery(values: Record<string, unknown>): string {
       .sort()
       .map((k) => [k, values[k]]),
   );
+}
+
+/** Parsed queries by their raw text: a poller repeats the same query string, so it is parsed once. */
+export class QueryMemo {
+  private readonly memo = new Map<string, { values: ParsedQuery & { ok: true }; key: string }>();
+
+  constructor(
+    private readonly defs: readonly ParameterDef[],
+    private readonly max = 1024,
+  ) {}
+
+  /** The parsed query and its normalized key; a bad query is parsed every time (and never kept). */
+  parse(url: string): { parsed: ParsedQuery; key?: string } {
+    const at = url.indexOf('?');
+    const raw = at < 0 ? '' : url.slice(at + 1);
+    const hit = this.memo.get(raw);
+    if (hit) return { parsed: hit.values, key: hit.key };
+    const parsed = parseQuery(this.defs, new URL(url));
+    if (!parsed.ok) return { parsed };
+    const key = normalizedQuery(parsed.values);
+    if (this.memo.size >= this.max) this.memo.clear();
+    this.memo.set(raw, { values: parsed, key });
+    return { parsed, key };
+  }
 }

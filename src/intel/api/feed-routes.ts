@@ -14,7 +14,7 @@ import { badQuery, errorResponse, parseQuery, type QueryValues } from '../http.j
 import { buildNewswire, decodeOlderCursor, type NewswireDeps } from '../newswire.js';
 import { CHANGES_SINCE_INPUT_SCHEMA, CHANGES_SINCE_OUTPUT_SCHEMA, CHANGES_SINCE_SAMPLE_SCHEMA, NEWSWIRE_FEED_SCHEMA } from '../schemas.js';
 import { NEWSWIRE_SCHEMA_VERSION, USAGE_RIGHTS } from '../types.js';
-import { normalizedQuery, type FeedCache } from './feed-cache.js';
+import { normalizedQuery, QueryMemo, type FeedCache } from './feed-cache.js';
 import { badRequest, notModified, operation, queryArgsSchema, toQuery } from './operation.js';
 import { QUERY_PARAMETERS } from './query-parameters.js';
 
@@ -35,8 +35,8 @@ export interface FeedRouteDeps extends CachedFeedDeps {
 /** Problems the parameter declarations cannot express. */
 function newswireQueryProblem(c: Context, q: QueryValues): Response | undefined {
   if (q.cursor === undefined) return undefined;
-  if (q.since !== undefined) {
-    return errorResponse(c, 'invalid_parameter', 'cursor pages back through the newest items; it does not combine with since (polling).', [{ path: 'query:cursor', rule: 'conflict', message: 'not with since' }]);
+  if (q.since !== undefined || q.until !== undefined) {
+    return errorResponse(c, 'invalid_parameter', 'cursor pages back through the newest items; it does not combine with since or until (polling).', [{ path: 'query:cursor', rule: 'conflict', message: 'not with since or until' }]);
   }
   if (!decodeOlderCursor(q.cursor as string)) return errorResponse(c, 'invalid_cursor', 'The cursor is not an olderCursor this service issued.', [{ path: 'query:cursor', rule: 'cursor' }]);
   return undefined;
@@ -46,12 +46,14 @@ function newswireQueryProblem(c: Context, q: QueryValues): Response | undefined 
  * The newswire's bytes depend on the content (the generation) and on the
  * independent revenue figure (settlements); both are in the version.
  */
-export async function newswireResponse(c: Context, deps: CachedFeedDeps, route: string, q: QueryValues, render: (q: QueryValues) => Promise<unknown>): Promise<Response> {
-  const [generation, revenue] = await Promise.all([deps.store.generation(), deps.revenue.paidRevenue(deps.operatorWallets)]);
-  return deps.feedCache.serve(c, `${route}?${normalizedQuery(q)}`, `${generation}:${revenue.atomic}`, () => render(q));
+export async function newswireResponse(c: Context, deps: CachedFeedDeps, route: string, q: QueryValues, render: (q: QueryValues) => Promise<unknown>, key = normalizedQuery(q)): Promise<Response> {
+  const generation = await deps.store.generation();
+  const revenue = await deps.revenue.paidRevenue(deps.operatorWallets);
+  return deps.feedCache.serve(c, `${route}?${key}`, `${generation}:${revenue.atomic}`, () => render(q));
 }
 
 export function newswireRoute(deps: CachedFeedDeps): FreeRoute {
+  const queries = new QueryMemo(QUERY_PARAMETERS.newswire);
   return {
     method: 'GET',
     path: NEWSWIRE_PATH,
@@ -62,11 +64,11 @@ export function newswireRoute(deps: CachedFeedDeps): FreeRoute {
       responses: { 200: { description: 'Feed', schema: NEWSWIRE_FEED_SCHEMA }, 304: notModified, 400: badRequest },
     }),
     async handle(c) {
-      const q = parseQuery(QUERY_PARAMETERS.newswire, new URL(c.req.url));
+      const { parsed: q, key } = queries.parse(c.req.url);
       if (!q.ok) return badQuery(c, q);
       const problem = newswireQueryProblem(c, q.values);
       if (problem) return problem;
-      return newswireResponse(c, deps, NEWSWIRE_PATH, q.values, (v) => buildNewswire(deps, v));
+      return newswireResponse(c, deps, NEWSWIRE_PATH, q.values, (v) => buildNewswire(deps, v), key);
     },
     mcpTool: {
       name: 'newswire',

@@ -29,7 +29,7 @@ export const QUERY_PARAMETERS = {
         'Polling: only items whose lastUpdatedAt is strictly after this timestamp (pass the previous nextCursor), oldest-updated kept when more match. Store time: when the item last changed here ("stored since"), not when its event happened (see event_since). Without it the feed shows the newest items.',
       schema: TIMESTAMP_PARAM,
     },
-    { name: 'until', in: 'query', description: 'Only items whose lastUpdatedAt is at or before this timestamp. nextCursor and generatedAt never exceed it.', schema: TIMESTAMP_PARAM },
+    { name: 'until', in: 'query', description: 'Only items whose lastUpdatedAt is at or before this timestamp (a polling window, oldest-updated first, like since). nextCursor and generatedAt never exceed it.', schema: TIMESTAMP_PARAM },
     {
       name: 'event_since',
       in: 'query',
@@ -38,9 +38,9 @@ export const QUERY_PARAMETERS = {
     },
     {
       ...limitParam(50),
-      description: 'Most items to return, 1–200 (default 50). Without `since`: the newest (by eventDate, then lastUpdatedAt). With `since`: the oldest-updated after it; truncated is true when more match.',
+      description: 'Most items to return, 1–200 (default 50). Without `since` and `until`: the newest (by eventDate, then lastUpdatedAt). With either (polling): the oldest-updated in the window; truncated is true when more match.',
     },
-    { name: 'cursor', in: 'query', description: 'Without `since`: the olderCursor of the previous page, for the next older page.', schema: PAGE_CURSOR },
+    { name: 'cursor', in: 'query', description: 'Without `since` and `until`: the olderCursor of the previous page, for the next older page.', schema: PAGE_CURSOR },
     { name: 'type', in: 'query', description: 'Only items of this type.', schema: { type: 'string', enum: [...ITEM_TYPES] } },
     { name: 'topic', in: 'query', description: 'Only items tagged with this topic.', schema: TOPIC },
     { name: 'entity', in: 'query', description: 'Only items that involve this graph entity id.', schema: ENTITY_ID },

@@ -14,7 +14,7 @@ import { TAG_FILTER, type TagKind } from './tags.js';
 const SELECTIVITY_PROBE = 256;
 
 export class ItemQueries {
-  private readonly tagCounts = new Map<string, number>();
+  private readonly tagProbes = new Map<string, { n: number; lastUs: number }>();
 
   constructor(
     private readonly db: SqlDriver,
@@ -136,7 +136,7 @@ export class ItemQueries {
     const order = 'ORDER BY i.event_date DESC, i.updated_us DESC LIMIT ?';
     if (tags.length) {
       const driver = await this.mostSelective(tags, 0, upperUs);
-      if ((await this.boundedTagCount(driver, 0, upperUs)) < SELECTIVITY_PROBE) {
+      if ((await this.tagProbe(driver, 0, upperUs)).n < SELECTIVITY_PROBE) {
         const others = tags.filter((t) => t !== driver);
         return {
           sql:
@@ -154,31 +154,40 @@ export class ItemQueries {
     };
   }
 
-  /** The tag with the fewest rows in (lo, hi]; counts stop at SELECTIVITY_PROBE, so a common tag costs no more than that. */
+  /**
+   * The tag with the fewest rows per unit of store time in (lo, hi]. Each tag
+   * costs at most SELECTIVITY_PROBE steps of its (kind, value, updated_us)
+   * index: either the window holds fewer rows than that (their count is
+   * exact) or the probe's last row tells how much store time that many rows
+   * span, and a rare tag spans far more than a common one.
+   */
   private async mostSelective(tags: Array<[TagKind, string]>, lo: number, hi: number): Promise<[TagKind, string]> {
     if (tags.length === 1) return tags[0]!;
     let best = tags[0]!;
-    let bestN = Infinity;
+    let bestDensity = Infinity;
     for (const t of tags) {
-      const n = await this.boundedTagCount(t, lo, hi);
-      if (n < bestN) [best, bestN] = [t, n];
+      const p = await this.tagProbe(t, lo, hi);
+      const density = p.n < SELECTIVITY_PROBE ? p.n / Math.max(1, hi - lo) : p.n / Math.max(1, p.lastUs - lo);
+      if (density < bestDensity) [best, bestDensity] = [t, density];
     }
     return best;
   }
 
-  private async boundedTagCount([kind, value]: [TagKind, string], lo: number, hi: number): Promise<number> {
+  /** Rows of a tag in (lo, hi], counted up to SELECTIVITY_PROBE, and the store time of the last one counted. */
+  private async tagProbe([kind, value]: [TagKind, string], lo: number, hi: number): Promise<{ n: number; lastUs: number }> {
     const key = `${kind}\u0000${value}\u0000${lo}\u0000${hi}`;
-    const memo = this.tagCounts.get(key);
+    const memo = this.tagProbes.get(key);
     if (memo !== undefined) return memo;
-    const rows = await this.db.all<{ n: number | string }>(
-      'SELECT COUNT(*) AS n FROM (SELECT 1 FROM newswire_item_tags WHERE tag_kind = ? AND tag_value = ? AND updated_us > ? AND updated_us <= ? LIMIT ?) t',
+    const rows = await this.db.all<{ n: number | string; last_us: number | string | null }>(
+      'SELECT COUNT(*) AS n, MAX(updated_us) AS last_us FROM (SELECT updated_us FROM newswire_item_tags WHERE tag_kind = ? AND tag_value = ? AND updated_us > ? AND updated_us <= ? ORDER BY updated_us LIMIT ?) t',
       [kind, value, lo, hi, SELECTIVITY_PROBE],
     );
-    const n = Number(rows[0]?.n ?? 0);
-    // Rows in (lo, hi] never change once hi is at or below the watermark: memoize a few.
-    if (this.tagCounts.size >= 256) this.tagCounts.clear();
-    this.tagCounts.set(key, n);
-    return n;
+    const p = { n: Number(rows[0]?.n ?? 0), lastUs: Number(rows[0]?.last_us ?? lo) };
+    // Tag rows are never deleted and new ones carry times above the watermark:
+    // for hi at or below it the answer never changes. Keep a few.
+    if (this.tagProbes.size >= 256) this.tagProbes.clear();
+    this.tagProbes.set(key, p);
+    return p;
   }
 
   /**
