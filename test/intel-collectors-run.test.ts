@@ -9,6 +9,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, parseInterval } from '../src/config.js';
 import { planFromConfig, startCollectorSchedule } from '../src/intel/collectors/runner.js';
+import { createIntelModule } from '../src/intel/module.js';
+import type { ModuleInit } from '../src/module.js';
+import { fixtureLookup } from './support/collector-fixtures.js';
+import { openTestStore } from './support/intel.js';
+import pino from 'pino';
+import dns from 'node:dns';
 import { SqlContentStore } from '../src/intel/store.js';
 import { openDatabase } from '../src/store/index.js';
 import { fixture, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
@@ -137,5 +143,45 @@ describe('the service schedule', () => {
     } finally {
       mock.timers.reset();
     }
+  });
+});
+
+describe('the intelligence module schedules the collectors in the service', () => {
+  test('with INTEL_COLLECT_INTERVAL the module runs them on its store, and stop waits for the run before the database closes', async () => {
+    const srv = await startFixtureServer();
+    srv.set('registry', '/@x402%2fcore', { body: fixture('npm-x402-core.1.json') });
+    const ts = await openTestStore('sqlite');
+    // The service resolves names with DNS; point *.fixture.test at the fixture server for this test.
+    const realLookup = dns.lookup;
+    dns.lookup = fixtureLookup as typeof dns.lookup;
+    const { syncBuiltinESMExports } = await import('node:module');
+    syncBuiltinESMExports();
+    const config = loadConfig({ INTEL_COLLECT_INTERVAL: '60', INTEL_NPM_REGISTRY: srv.url('registry', ''), INTEL_NPM_PACKAGES: '@x402/core', DATA_DIR: tempDir('intel-mod-') });
+    const module = createIntelModule({ loadStarter: false });
+    const init = {
+      config,
+      db: ts.db,
+      ledger: ts.ledger,
+      log: pino({ level: 'silent' }),
+      now: Date.now,
+      payment: { network: 'eip155:84532', asset: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' } },
+      presence: [],
+    } as unknown as ModuleInit;
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      await module.capabilities!(init);
+      assert.equal(srv.seen.length, 0, 'nothing is fetched at start-up');
+      mock.timers.tick(60_000);
+    } finally {
+      mock.timers.reset();
+    }
+    await module.stop!();
+    assert.deepEqual(srv.seen, ['registry /@x402%2fcore'], 'one scheduled run read the registry');
+    const events = await ts.store.events({ limit: 10, type: 'version_update' });
+    assert.equal(events.items.length, 1, 'and its item is in the module\'s store before stop returned');
+    dns.lookup = realLookup;
+    syncBuiltinESMExports();
+    await ts.close();
+    await srv.close();
   });
 });
