@@ -22,6 +22,7 @@
  * `npx tsx bench/throughput.ts` runs it alone; bench/run.ts calls
  * `runThroughputBench`.
  */
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startDevnet, transferLogs, type StartDevnetOptions } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
@@ -55,11 +56,48 @@ interface Scenario {
   name: string;
   baseline: boolean;
   facilitator: NonNullable<StartDevnetOptions['facilitator']>;
+  /** Run the service in a process of its own (as deployed) instead of beside the buyers and the facilitator. */
+  ownProcess?: boolean;
 }
 
 /** What the devnet facilitator was before issue 15: one signer, one queue, 250 ms receipt polling. */
 const BASELINE: Scenario = { name: 'baseline: 1 signer, 250 ms polling', baseline: true, facilitator: { signers: 1, pollingIntervalMs: 250 } };
 const CURRENT: Scenario = { name: 'devnet defaults', baseline: false, facilitator: {} };
+const OWN_PROCESS: Scenario = { name: 'devnet defaults, service in its own process', baseline: false, facilitator: {}, ownProcess: true };
+
+/** A service started by bench/service-process.ts: its URL, its ledger's paid deliveries, and how to stop it. */
+async function serviceProcess(env: Record<string, string>): Promise<{ url: string; paidDeliveries(): Promise<number>; stop(): Promise<void> }> {
+  const script = fileURLToPath(new URL('./service-process.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const next = <T>(key: string) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the service process did not send ${key} within 60 s`)), 60_000);
+      const onMessage = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(m[key] as T);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`the service process exited with ${code}`)));
+    });
+  const url = await next<string>('url');
+  return {
+    url,
+    async paidDeliveries() {
+      const summary = next<{ paidDeliveries: number }>('summary');
+      child.send('summary');
+      return (await summary).paidDeliveries;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
 
 function serverTiming(header: string | null): Record<string, number> {
   const out: Record<string, number> = {};
@@ -80,9 +118,13 @@ export async function runScenario(
   const devnet = await startDevnet({ facilitator: scenario.facilitator });
   const extra: Record<string, string> = { DATA_DIR: tempDir('bench-throughput-') };
   if (database === 'postgres') extra.DATABASE_URL = await freshPgUrl();
-  const service = await startService(loadConfig(devnetEnv(devnet, devnet.facilitatorUrl, extra)));
+  const env = devnetEnv(devnet, devnet.facilitatorUrl, extra);
+  const inProcess = scenario.ownProcess ? undefined : await startService(loadConfig(env));
+  const child = scenario.ownProcess ? await serviceProcess(env) : undefined;
+  // Deliveries are counted in the ledger itself, by the process that holds it.
+  const paidDeliveries = async () => (inProcess ? (await inProcess.ledger.summary()).paidDeliveries : child!.paidDeliveries());
   try {
-    const url = service.url + CONTRAST;
+    const url = (inProcess?.url ?? child!.url) + CONTRAST;
     const init = () => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BLACK_ON_WHITE) });
     const fetches = devnet.buyers.map((b) => payingFetch(devnet, b));
     // Warm-up (connections, JIT, prepared statements), not counted.
@@ -92,7 +134,7 @@ export async function runScenario(
       if (r.status !== 200) throw new Error(`warm-up paid call answered ${r.status}`);
     }
     const transfersBefore = (await transferLogs(devnet, { to: devnet.payTo })).length;
-    const settledBefore = (await service.ledger.summary()).paidDeliveries;
+    const settledBefore = await paidDeliveries();
 
     const latencies: number[] = [];
     const parts = { ledger: [] as number[], verify: [] as number[], handler: [] as number[], settle: [] as number[] };
@@ -119,7 +161,7 @@ export async function runScenario(
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
-    const settledRows = (await service.ledger.summary()).paidDeliveries - settledBefore;
+    const settledRows = (await paidDeliveries()) - settledBefore;
     const onChainTransfers = (await transferLogs(devnet, { to: devnet.payTo })).length - transfersBefore;
     if (ok200 !== calls) progress(`${scenario.name}/${database}: statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
     const lat = summarize(latencies);
@@ -144,7 +186,8 @@ export async function runScenario(
       baseline: scenario.baseline,
     };
   } finally {
-    await service.close().catch(() => {});
+    await inProcess?.close().catch(() => {});
+    await child?.stop().catch(() => {});
     await devnet.stop().catch(() => {});
   }
 }
@@ -159,7 +202,7 @@ export async function runThroughputBench(
   const databases: Array<'sqlite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
   const rows: ThroughputRow[] = [];
   for (const database of databases) {
-    for (const scenario of withBaseline ? [BASELINE, CURRENT] : [CURRENT]) {
+    for (const scenario of withBaseline ? [BASELINE, CURRENT, OWN_PROCESS] : [CURRENT, OWN_PROCESS]) {
       progress(`throughput: ${scenario.name}, ${database}, ${calls} calls × ${concurrency} buyers`);
       rows.push(await runScenario(scenario, database, calls, concurrency, progress));
     }
