@@ -107,6 +107,15 @@ describe('npm releases collector (recorded registry documents)', () => {
     assert.match(beta.stored.item.retractionReason ?? '', /no longer lists/);
   });
 
+  test('first sight counts every listed version as seen: a prerelease published before it is not reported later', async () => {
+    srv.set('registry', '/@x402%2fevm', { body: fixture('npm-x402-evm.json') });
+    const first = await run(['@x402/evm']);
+    assert.equal(first.records.created, 1);
+    assert.match(first.notes.join(' '), /@x402\/evm 2\.0\.0: reported/);
+    const second = await run(['@x402/evm']);
+    assert.equal(second.records.created, 0, second.notes.join(' '));
+  });
+
   test('wrong types, HTML and a missing package are failures; nothing is written from them', async () => {
     srv.set('registry', '/x402-fetch', { body: fixture('npm-wrong-types.json') });
     srv.set('registry', '/x402-axios', { body: '<!doctype html><title>Cloudflare</title>', contentType: 'text/html' });

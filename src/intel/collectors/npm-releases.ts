@@ -5,8 +5,9 @@
  *
  * Rules (src/intel/README.md, "Collectors"):
  * - First sight of a package: only its current `latest` is reported (no
- *   history flood). Afterwards every version whose registry `time` is newer
- *   than the newest one reported, oldest first, at most 20 per run.
+ *   history flood); every version listed then counts as seen. Afterwards
+ *   every version whose registry `time` is newer than the newest one seen,
+ *   oldest first, at most 20 per run.
  * - Dated by the registry's `time[version]`: the source states the date.
  * - Source type `protocol_release` (the registry entry is the release's
  *   primary record), so TIER_A.
@@ -139,6 +140,16 @@ function deprecationItem(rc: ReleaseContext, doc: RegistryDoc, version: string, 
   };
 }
 
+/** The registry time of the newest version listed (the epoch when none is dated). */
+function newestListed(doc: RegistryDoc): string {
+  let best = '1970-01-01T00:00:00Z';
+  for (const v of Object.keys(doc.versions)) {
+    const t = doc.time[v];
+    if (t !== undefined && parseTimestamp(t)! > parseTimestamp(best)!) best = t;
+  }
+  return best;
+}
+
 /** Versions to report now: the current latest on first sight; afterwards everything newer than what was reported. */
 function versionsToReport(doc: RegistryDoc, state: PackageState | undefined): string[] {
   if (!state) {
@@ -165,7 +176,8 @@ async function collectPackage(ctx: CollectorContext, report: CollectorReport, op
   const rc: ReleaseContext = { ctx, report, url, excerptHash: got.excerptHash, retrievedAtMs: ctx.now(), protocols: x402 ? ['x402'] : [] };
   const pkgState = state.packages[name];
   const fresh = versionsToReport(doc, pkgState);
-  const next: PackageState = pkgState ?? { newestTime: '1970-01-01T00:00:00Z', reported: {} };
+  // First sight: everything listed now counts as seen, so later runs report only what is published after it.
+  const next: PackageState = pkgState ?? { newestTime: newestListed(doc), reported: {} };
   for (const v of fresh) {
     const item = releaseItem(rc, doc, v);
     if (!isCalendarDate(item.eventDate)) continue;
