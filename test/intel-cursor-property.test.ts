@@ -21,12 +21,14 @@ import type { ContentRecord } from '../src/intel/types.js';
 import { itemRecord, openTestStore, TEST_ENTITIES } from './support/intel.js';
 
 type Op =
-  | { op: 'new' }
+  | { op: 'new' | 'newSignal' }
   | { op: 'update' | 'cosmetic' | 'retract'; pick: number }
   | { op: 'pollFeed' | 'pollChanges'; limit: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Op>({ op: 'new' }) },
+  // Not material: changes-since must leave its changes out (issue 13).
+  { weight: 1, arbitrary: fc.constant<Op>({ op: 'newSignal' }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('update' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('cosmetic' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('retract' as const), pick: fc.nat() }) },
@@ -52,7 +54,7 @@ describe('cursor chains never skip or repeat (property)', () => {
         try {
           for (const e of TEST_ENTITIES) await apply(t.store, e);
           const deps = { store: t.store, movements: new MarketMovementsSource(t.store), revenue: new LedgerPaidRevenue(t.ledger), operatorWallets: [] };
-          const items: Array<{ rec: Record<string, unknown>; retracted: boolean; n: number }> = [];
+          const items: Array<{ rec: Record<string, unknown>; retracted: boolean; n: number; signal?: boolean }> = [];
           const published: number[] = [];
           // Two feed chains: unfiltered (items table in time order) and filtered
           // by an entity every test item has (tag rows in time order).
@@ -95,13 +97,18 @@ describe('cursor chains never skip or repeat (property)', () => {
               const rec = itemRecord();
               items.push({ rec, retracted: false, n: 0 });
               published.push((await apply(t.store, rec))!.updatedUs!);
+            } else if (op.op === 'newSignal') {
+              const rec = itemRecord({ type: 'community_signal' });
+              items.push({ rec, retracted: false, n: 0, signal: true });
+              await apply(t.store, rec);
             } else if (op.op === 'update' || op.op === 'cosmetic' || op.op === 'retract') {
               if (!items.length) continue;
               const it = items[op.pick % items.length]!;
               if (it.retracted) continue;
               if (op.op === 'update') {
                 it.rec = { ...it.rec, headline: `${it.rec.headline} (rev ${++it.n})` };
-                published.push((await apply(t.store, it.rec))!.updatedUs!);
+                const r = (await apply(t.store, it.rec))!;
+                if (!it.signal) published.push(r.updatedUs!);
               } else if (op.op === 'cosmetic') {
                 it.rec = { ...it.rec, observedAt: new Date(1_780_000_000_000 + ++it.n * 1000).toISOString() };
                 const r = (await apply(t.store, it.rec))!;
@@ -110,7 +117,7 @@ describe('cursor chains never skip or repeat (property)', () => {
                 it.retracted = true;
                 const r = await t.store.retract(it.rec.eventId as string, 'property test');
                 assert.equal(r.ok, true);
-                published.push((r as WriteOk).updatedUs!);
+                if (!it.signal) published.push((r as WriteOk).updatedUs!);
               }
             } else if (op.op === 'pollFeed') {
               await pollFeed(op.limit);
@@ -124,10 +131,13 @@ describe('cursor chains never skip or repeat (property)', () => {
 
           for (const it of items) {
             const cur = (await t.store.getItem(it.rec.eventId as string))!.stored.item;
-            for (const chain of chains) assert.ok(chain.seen.has(`${cur.eventId}@${cur.lastUpdatedAt}`), `final state of ${cur.eventId} never seen (${JSON.stringify(chain.filter)})`);
+            for (const chain of chains) {
+              if (it.signal && 'type' in chain.filter) continue;
+              assert.ok(chain.seen.has(`${cur.eventId}@${cur.lastUpdatedAt}`), `final state of ${cur.eventId} never seen (${JSON.stringify(chain.filter)})`);
+            }
           }
           const seenUs = seenChanges.map((s) => parseTimestamp(s)!);
-          assert.deepEqual(seenUs, [...published].sort((a, b) => a - b), 'every published material change exactly once, in order');
+          assert.deepEqual(seenUs, [...published].sort((a, b) => a - b), 'every published change of a material item exactly once, in order (opaque cursors when truncated), none of the signals');
         } finally {
           await t.close();
         }
