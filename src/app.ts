@@ -9,6 +9,7 @@ import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { routePath } from 'hono/route';
+import { timing } from 'hono/timing';
 import { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
@@ -239,10 +240,13 @@ export function createApp(deps: AppDeps): Hono {
 
   registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail, lifecycle: deps.lifecycle, metricsToken: ops.metricsToken }));
 
+  // A delivered paid call reports where its time went (ledger, verify, handler, settle, chain) as
+  // Server-Timing; other answers carry none.
+  const serverTiming = timing({ total: false, autoEnd: false, enabled: (c) => (c.get('metric')?.headers.length ?? 0) > 0 });
   for (const cap of deps.catalog) {
     const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
     const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    app.on(cap.method, cap.path, streamingLimit(limit), handler);
+    app.on(cap.method, cap.path, streamingLimit(limit), serverTiming, handler);
   }
 
   for (const register of deps.modules ?? []) register(app);

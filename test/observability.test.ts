@@ -66,12 +66,20 @@ test('a paid call moves the request, payment, settlement, facilitator, ledger an
   });
   assert.equal(res.status, 200, await res.clone().text());
   assert.equal(res.headers.get('x-request-id'), reqId);
+  // Where the time went (Hono's timing helper): every phase of the paid call, and only on a delivery.
+  const phases = Object.fromEntries((res.headers.get('server-timing') ?? '').split(',').map((p) => /^\s*(\w+);dur=([0-9.]+)$/.exec(p)).filter((m) => m !== null).map((m) => [m[1], Number(m[2])]));
+  assert.deepEqual(Object.keys(phases).sort(), ['chain', 'handler', 'ledger', 'settle', 'verify']);
+  assert.ok(phases.settle! > 0 && phases.verify! > 0, JSON.stringify(phases));
   await res.arrayBuffer();
+  const challenge = await fetch(rig.service.url + CONTRAST, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BLACK_ON_WHITE) });
+  assert.equal(challenge.status, 402);
+  assert.equal(challenge.headers.get('server-timing'), null);
+  await challenge.arrayBuffer();
   const after = await scrape();
 
   const route = `route="${CONTRAST}"`;
   assert.equal(sum(after, 'http_requests_total', route, 'status="200"') - sum(before, 'http_requests_total', route, 'status="200"'), 1);
-  assert.equal(sum(after, 'http_requests_total', route, 'status="402"') - sum(before, 'http_requests_total', route, 'status="402"'), 1);
+  assert.equal(sum(after, 'http_requests_total', route, 'status="402"') - sum(before, 'http_requests_total', route, 'status="402"'), 2, 'the client\'s 402 and ours');
   for (const state of ['reserved', 'verified', 'settled']) {
     assert.equal(sum(after, 'payment_attempts_total', `state="${state}"`) - sum(before, 'payment_attempts_total', `state="${state}"`), 1, state);
   }

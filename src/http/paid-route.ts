@@ -17,6 +17,7 @@ import type { CommitmentSigner } from '../commitments/signer.js';
 import { verifyQuoteOffer } from '../commitments/verify.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
+import { setMetric } from 'hono/timing';
 
 
 /** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
@@ -266,6 +267,8 @@ export function respond(c: Context, outcome: GateOutcome, priceAtomic: string): 
       return challengeResponse(outcome, priceAtomic);
     case 'deliver': {
       const t = outcome.timings;
+      // Where the time went, as Server-Timing (Hono's timing middleware on every paid route, src/app.ts).
+      for (const [name, ms] of [['ledger', t.ledgerMs], ['verify', t.verifyMs], ['handler', t.handlerMs], ['settle', t.settleMs], ['chain', t.chainMs]] as const) setMetric(c, name, ms, undefined, 2);
       return new Response(outcome.response.body, {
         status: outcome.response.status,
         headers: {
@@ -273,7 +276,6 @@ export function respond(c: Context, outcome: GateOutcome, priceAtomic: string): 
           'PAYMENT-RESPONSE': encodePaymentResponseHeader(outcome.paymentResponse),
           'Cache-Control': 'no-store',
           'X-Payment-Replayed': outcome.replayed ? 'true' : 'false',
-          'Server-Timing': `ledger;dur=${t.ledgerMs.toFixed(2)}, verify;dur=${t.verifyMs.toFixed(2)}, handler;dur=${t.handlerMs.toFixed(2)}, settle;dur=${t.settleMs.toFixed(2)}, chain;dur=${t.chainMs.toFixed(2)}`,
         },
       });
     }
