@@ -378,8 +378,14 @@ test('unused inputs explain themselves, one sentence each', () => {
   for (const u of r.value.unusedExplained) assert.match(u.reason, /^[^.]+\.$/, u.reason);
 });
 
-test('negated wording does not refuse: "sin descargar", "ohne herunterzuladen", "不要下载"', () => {
-  for (const objective of ['Extrae las ofertas de este HTML sin descargar ninguna página', 'Extrahiere die Angebote aus diesem HTML, ohne die Seite herunterzuladen']) {
+test('negated wording does not refuse: "sin descargar", "ohne herunterzuladen", "取得せずに", "가져오지 않고", "不要抓取"', () => {
+  for (const objective of [
+    'Extrae las ofertas de este HTML sin descargar ninguna página',
+    'Extrahiere die Angebote aus diesem HTML, ohne die Seite herunterzuladen',
+    'ページを取得せずに、このHTMLから商品価格を抽出して',
+    '페이지를 가져오지 않고 이 HTML에서 상품 가격을 추출해 주세요',
+    '不要抓取网页，从这个HTML中提取产品价格',
+  ]) {
     const r = router.quote({ objective, inputs: { html: HTML } });
     assert.ok(r.ok, `${objective}: ${r.ok ? '' : r.error.code}`);
   }

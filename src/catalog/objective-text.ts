@@ -477,9 +477,9 @@ export function readTimestamp(text: string): Timestamp | undefined {
 
 const NEGATION =
   /\b(?:without|no|not|never|don't|dont|do not|doesn't|does not|won't|will not|nor|avoid|avoiding|instead of)\b(?:\s+(?:any|the|a|an|it|them|to|be|being|need|needing|doing|further|additional|extra|outbound|external|real|actual|live|remote|use|using|via|through|an?|my|mcp|wallet|server|endpoint))*\s+[\w-]+/gi;
-/** The same in the other routed languages, over folded text: "sin descargar", "ohne abzurufen", "sans télécharger", "不要下载". */
+/** The same in the other routed languages, over folded text: "sin descargar", "ohne abzurufen", "sans télécharger", "不要下载", "取得せずに", "가져오지 않고". */
 const NEGATION_FOLDED =
-  /(?<![a-z])(?:sin|sem|sans|ohne|senza|zonder|nao|nicht|niet|kein\w*|geen|ne pas|pas de|non|no)(?:\s+(?:la|el|los|las|lo|o|a|os|as|le|les|l'|die|der|das|den|zu|il|lo|de|het|een|un|una|uma|une|ein\w*|se|ni|pas|hacer|fazer|faire))*\s+[\w'-]+|(?:不要|不用|无需|無需|无须|請勿|请勿|勿|别|別)[\u4e00-\u9fff]{1,4}/g;
+  /(?<![a-z])(?:sin|sem|sans|ohne|senza|zonder|nao|nicht|niet|kein\w*|geen|ne pas|pas de|non|no)(?:\s+(?:la|el|los|las|lo|o|a|os|as|le|les|l'|die|der|das|den|zu|il|lo|de|het|een|un|una|uma|une|ein\w*|se|ni|pas|hacer|fazer|faire))*\s+[\w'-]+|(?:不要|不用|无需|無需|无须|請勿|请勿|勿|别|別)[\u4e00-\u9fff]{1,4}|[^\s、。,.!?]{1,12}(?:せずに|せず|しないで|しないで|なしで|지 않고|지 말고|없이)/g;
 
 /** The text with negated phrases ("without fetching", "do not browse") blanked out. */
 export function withoutNegations(text: string): string {
