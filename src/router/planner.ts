@@ -553,7 +553,7 @@ export class OutcomeRouter {
         'missing_inputs',
         `The request is valid but inputs are missing: ${invalid.map((m) => `${m.path} (${m.message})`).join('; ')}. Nothing was charged.`,
         invalid,
-        `The route this request maps to requires fields that neither the inputs nor the objective's text supply, so nothing was quoted or charged.`,
+        `The route this request maps to requires ${[...new Set(invalid.map((d) => d.path.split('/').pop()))].join(', ')}, which neither the inputs nor the objective's text supply, so nothing was quoted or charged.`,
       );
     }
     if (invalid.length) return fail('invalid_inputs', `The inputs do not make a valid request for ${[...new Set(drafts.map((d) => d.route.cap.id))].join(', ')}.`, invalid);
