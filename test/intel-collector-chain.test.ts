@@ -92,6 +92,7 @@ describe('on-chain census on the devnet', () => {
       maxBlocksPerRun: 10_000n,
       startBlock: 0n,
       timeoutMs: 5000,
+      maxBytes: 1024 * 1024,
     };
   });
   after(async () => {
@@ -157,6 +158,20 @@ describe('on-chain census on the devnet', () => {
     const again = await collectChainCensus(ctx, opts);
     assert.equal(again.snapshot, undefined, 'no new blocks: no snapshot');
     assert.match(again.notes.join(' '), /No new blocks/);
+  });
+
+  test('an RPC answer over the size limit fails the run: nothing written, the checkpoint stays', async () => {
+    const [b0] = devnet.buyers as [DevnetAccount];
+    await eip3009(b0.privateKey, payee1(), 10_000n);
+    const before = (await ts.store.latestCensusIds(1))[0];
+    const tiny = await collectChainCensus(ctx, { ...opts, maxBytes: 200 });
+    assert.equal(tiny.failures.length, 1, JSON.stringify(tiny.failures));
+    assert.equal(tiny.failures[0]!.failure, 'rpc');
+    assert.match(tiny.failures[0]!.detail, /over 200 bytes|limit is 200/);
+    assert.equal(tiny.records.lines, 0);
+    assert.equal((await ts.store.latestCensusIds(1))[0], before);
+    const ok = await collectChainCensus(ctx, opts);
+    assert.equal(ok.snapshot?.distinctPayers, 1, 'the same blocks are read on the next run');
   });
 
   test('classification rules on their own: a three-hop cycle is circular, an unrelated payment back is not', () => {

@@ -1,7 +1,8 @@
 /**
  * On-chain census: payments to the payees of known x402 resources, read from
  * the asset's `Transfer` and `AuthorizationUsed` logs over an EVM JSON-RPC
- * endpoint, in bounded block ranges from a stored checkpoint.
+ * endpoint, in bounded block ranges from a stored checkpoint, every RPC call
+ * bounded in time and response size.
  *
  * Honesty rules (src/intel/README.md, "Collectors"), kept here in code:
  * - Only transfers count. A 402 answer, a request or a listing is never a
@@ -28,6 +29,7 @@ import { computeMovements, zeroMovements } from '../census.js';
 import type { CensusRecord, CensusResource } from '../types.js';
 import { clip, idFragment, loadState, newReport, provenanceOf, saveState, slugFragment, utcDay, write, type CollectorContext, type CollectorReport } from './context.js';
 import { isListed, loadDiscoveryState } from './discovery.js';
+import { sizeLimitedFetch } from './fetch.js';
 
 export const CHAIN_COLLECTOR = 'chain-census';
 
@@ -55,6 +57,8 @@ export interface ChainCensusOptions {
   startBlock?: bigint;
   /** Per-request timeout of the RPC, ms. */
   timeoutMs: number;
+  /** Largest RPC response body accepted, bytes. */
+  maxBytes: number;
 }
 
 interface ChainState {
@@ -159,24 +163,43 @@ async function knownPayees(ctx: CollectorContext): Promise<Map<string, PayeeInfo
   return out;
 }
 
+/** The RPC client: bounded per request in time and in response size. */
+function rpcClient(opts: ChainCensusOptions) {
+  return createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: 1, fetchFn: sizeLimitedFetch(opts.maxBytes) }) });
+}
+
+/** viem's errors say what failed in `shortMessage` and why in `details` (e.g. the size limit). */
+function rpcError(e: unknown): string {
+  const v = e as { shortMessage?: string; details?: string; message?: string };
+  return clip(`${v.shortMessage ?? v.message ?? String(e)}${v.details ? ` (${v.details})` : ''}`, 300);
+}
+
+/** Topic OR-lists stay short: AuthorizationUsed is asked for these many authorizers at a time. */
+const AUTHORIZER_BATCH = 200;
+
 type TransferLog = Log<bigint, number, false, (typeof TOKEN_EVENTS)[0], true>;
 type AuthLog = Log<bigint, number, false, (typeof TOKEN_EVENTS)[1], true>;
 
 /** Every transfer to or from a payee, and the AuthorizationUsed logs, in [from, to], in chunks of blockRange. */
 async function readLogs(opts: ChainCensusOptions, payees: `0x${string}`[], fromBlock: bigint, toBlock: bigint): Promise<Transfer[]> {
-  const client = createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: 1 }) });
+  const client = rpcClient(opts);
   const address = opts.asset as `0x${string}`;
   const seen = new Map<string, Transfer>();
   const authorizers = new Set<string>();
   for (let start = fromBlock; start <= toBlock; start += opts.blockRange) {
     const end = start + opts.blockRange - 1n < toBlock ? start + opts.blockRange - 1n : toBlock;
     const range = { fromBlock: start, toBlock: end };
-    const [toPayees, fromPayees, auths] = await Promise.all([
+    const [toPayees, fromPayees] = await Promise.all([
       client.getLogs({ address, event: TOKEN_EVENTS[0], args: { to: payees }, strict: true, ...range }) as Promise<TransferLog[]>,
       client.getLogs({ address, event: TOKEN_EVENTS[0], args: { from: payees }, strict: true, ...range }) as Promise<TransferLog[]>,
-      client.getLogs({ address, event: TOKEN_EVENTS[1], strict: true, ...range }) as Promise<AuthLog[]>,
     ]);
-    for (const a of auths) if (!a.removed) authorizers.add(`${a.transactionHash}:${a.args.authorizer.toLowerCase()}`);
+    // Only the payers of this range's payments can have authorized them: ask for their AuthorizationUsed logs, not every one of the token.
+    const payers = [...new Set(toPayees.map((l) => l.args.from))];
+    for (let i = 0; i < payers.length; i += AUTHORIZER_BATCH) {
+      const batch = payers.slice(i, i + AUTHORIZER_BATCH);
+      const auths = (await client.getLogs({ address, event: TOKEN_EVENTS[1], args: { authorizer: batch }, strict: true, ...range })) as AuthLog[];
+      for (const a of auths) if (!a.removed) authorizers.add(`${a.transactionHash}:${a.args.authorizer.toLowerCase()}`);
+    }
     for (const l of [...toPayees, ...fromPayees]) {
       if (l.removed) continue;
       const key = `${l.transactionHash}:${l.logIndex}`;
@@ -205,14 +228,14 @@ export async function collectChainCensus(ctx: CollectorContext, given: ChainCens
     return report;
   }
   const state = await loadState<ChainState>(ctx, CHAIN_COLLECTOR, () => ({}));
-  const client = createPublicClient({ transport: http(given.rpcUrl, { timeout: given.timeoutMs, retryCount: 1 }) });
+  const client = rpcClient(given);
   let head: bigint;
   let opts: ResolvedOptions;
   try {
     head = await client.getBlockNumber({ cacheTime: 0 });
     opts = { ...given, network: given.network ?? `eip155:${await client.getChainId()}` };
   } catch (e) {
-    report.failures.push({ url: given.sourceUrl, failure: 'rpc', detail: clip((e as Error).message, 300) });
+    report.failures.push({ url: given.sourceUrl, failure: 'rpc', detail: rpcError(e) });
     return report;
   }
   const first = state.checkpoint !== undefined ? BigInt(state.checkpoint) + 1n : (opts.startBlock ?? (head >= opts.maxBlocksPerRun ? head - opts.maxBlocksPerRun + 1n : 0n));
@@ -225,7 +248,7 @@ export async function collectChainCensus(ctx: CollectorContext, given: ChainCens
   try {
     transfers = await readLogs(opts, [...payees.keys()] as `0x${string}`[], first, last);
   } catch (e) {
-    report.failures.push({ url: opts.sourceUrl, failure: 'rpc', detail: clip((e as Error).message, 300) });
+    report.failures.push({ url: opts.sourceUrl, failure: 'rpc', detail: rpcError(e) });
     return report;
   }
   report.fromBlock = first;

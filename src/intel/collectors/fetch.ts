@@ -88,3 +88,35 @@ export function fetchJson(url: string, limits: FetchLimits, accept = 'applicatio
     req.end();
   });
 }
+
+/**
+ * A `fetch` that refuses a response body over `maxBytes` (declared or
+ * streamed), for clients that bring their own HTTP transport (viem's JSON-RPC
+ * `fetchFn`): the body is read under the limit and handed back whole.
+ */
+export function sizeLimitedFetch(maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const declared = Number(res.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await res.body?.cancel();
+      throw new Error(`response declares ${declared} bytes; the limit is ${maxBytes}`);
+    }
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    if (res.body) {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.length;
+        if (bytes > maxBytes) {
+          await reader.cancel();
+          throw new Error(`response over ${maxBytes} bytes`);
+        }
+        chunks.push(value);
+      }
+    }
+    return new Response(Buffer.concat(chunks), { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}

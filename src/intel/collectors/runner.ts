@@ -59,6 +59,7 @@ export function planFromConfig(intel: IntelCollectorConfig, rail: RailFacts | un
       maxBlocksPerRun: BigInt(intel.chainBlockRange) * 50n,
       ...(intel.chainStartBlock !== undefined ? { startBlock: intel.chainStartBlock } : {}),
       timeoutMs: intel.fetchTimeoutMs,
+      maxBytes: intel.fetchMaxBytes,
     };
   }
   return plan;
