@@ -19,15 +19,15 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-test('npm run build, then node dist/src/main.js serves and sells on the devnet without tsx', { timeout: 300_000 }, async () => {
+test('npm run build, then npm run start:dist (node dist/src/main.js) serves and sells on the devnet without tsx', { timeout: 300_000 }, async () => {
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(build.status, 0, `npm run build failed:\n${build.stdout}\n${build.stderr}`);
   assert.ok(existsSync(join(ROOT, 'dist/src/main.js')));
   assert.ok(existsSync(join(ROOT, 'dist/src/store/migrations/0001_ledger_payment_attempts.sql')), 'run-time files are copied next to the JavaScript');
 
   const dataDir = mkdtempSync(join(tmpdir(), 'dist-service-'));
-  // Plain node, no loader flags inherited from the test runner.
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+  // `npm run start:dist` execs plain node on dist/src/main.js, with no loader flags inherited from the test runner.
+  const child = spawn('npm', ['run', 'start:dist'], {
     cwd: ROOT,
     env: { ...process.env, NODE_OPTIONS: '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,7 +48,7 @@ test('npm run build, then node dist/src/main.js serves and sells on the devnet w
         }
       });
     });
-    assert.doesNotMatch(out, /tsx/);
+    assert.doesNotMatch(out.replace(/^> .*$/gm, ''), /tsx/);
     assert.equal((await fetch(url + '/healthz')).status, 200);
     assert.equal((await fetch(url + '/readyz')).status, 200);
 
