@@ -371,6 +371,25 @@ test('changes-since without a cursor routes (the feed starts from the beginning)
   assert.ok(r.value.assumptions.some((a) => /starts from the beginning/.test(a)));
 });
 
+test('every 422 the planner gives carries error.reason, one sentence', () => {
+  const cases: unknown[] = [
+    { objective: 'contrast of #000 on #fff', max_price: '1' },
+    { objective: 'contrast', inputs: { pairs: Array.from({ length: 25 }, () => ['#000000', '#ffffff']) } },
+    { objective: 'contrast of #000 on #fff', latency: 'interactive', evidence: 'sourced' },
+    { objective: 'do these', inputs: { items: [{ colour: 'red' }] } },
+    { objective: 'Write me a poem about the sea' },
+    { objective: 'Normalize the NFT metadata URI' },
+    { objective: 'Take a screenshot' },
+  ];
+  for (const c of cases) {
+    const r = router.quote(c);
+    assert.ok(!r.ok && r.error.status === 422, JSON.stringify(c));
+    const reason = errorBodyOf(r.error).error.reason;
+    assert.ok(typeof reason === 'string' && reason.length > 20, `${JSON.stringify(c)}: ${reason}`);
+    assert.match(reason!.replace(/"[^"]*"/g, '""'), /^[^.!?]+[.!?]$/, reason);
+  }
+});
+
 test('unused inputs explain themselves, one sentence each', () => {
   const r = router.quote({ objective: 'contrast of #000 on #fff', inputs: { colour_profile: 'srgb', text: 'hello' } });
   assert.ok(r.ok);

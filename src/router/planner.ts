@@ -435,7 +435,14 @@ export class OutcomeRouter {
       itemUnits.set(route, list);
       if (!matched.has(route)) matched.set(route, [`inputs.items (${named !== undefined ? 'capability_id' : 'its fields'})`]);
     });
-    if (problems.length) return fail('no_matching_outcome', 'Some inputs.items match no single supported outcome.', problems);
+    if (problems.length) {
+      return fail(
+        'no_matching_outcome',
+        'Some inputs.items match no single supported outcome.',
+        problems,
+        `${problems.length} of the items in inputs match no single supported outcome by their fields, so nothing was quoted or charged; add capability_id to each.`,
+      );
+    }
     return { ok: true, value: itemUnits };
   }
 
@@ -529,7 +536,12 @@ export class OutcomeRouter {
       );
     }
     if (drafts.length > this.maxSteps) {
-      return fail('batch_too_large', `The plan has ${drafts.length} steps; a quote takes at most ${this.maxSteps}. Split the batch.`, [{ path: '/inputs', rule: 'maxItems', message: `at most ${this.maxSteps} items` }]);
+      return fail(
+        'batch_too_large',
+        `The plan has ${drafts.length} steps; a quote takes at most ${this.maxSteps}. Split the batch.`,
+        [{ path: '/inputs', rule: 'maxItems', message: `at most ${this.maxSteps} items` }],
+        `The request makes ${drafts.length} paid calls and one quote plans at most ${this.maxSteps}, so nothing was quoted or charged.`,
+      );
     }
     return { ok: true, value: { drafts, assumptions } };
   }
@@ -571,7 +583,14 @@ export class OutcomeRouter {
     if (r.latency === 'interactive') {
       for (const rt of routes) if (rt.d.expectedLatencyMs > 1000) unsatisfied.push({ path: '/latency', rule: 'interactive', message: `${rt.cap.id} typically takes ${rt.d.expectedLatencyMs} ms` });
     }
-    if (unsatisfied.length) return fail('constraint_unsatisfiable', 'The plan cannot meet the evidence or latency asked for. Nothing was charged.', unsatisfied);
+    if (unsatisfied.length) {
+      return fail(
+        'constraint_unsatisfiable',
+        'The plan cannot meet the evidence or latency asked for. Nothing was charged.',
+        unsatisfied,
+        `The outcome asked for cannot meet the ${[...new Set(unsatisfied.map((d) => d.path.slice(1)))].join(' and ')} constraint set on the request, so nothing was quoted or charged.`,
+      );
+    }
     const notes: string[] = [];
     if (r.freshness !== 'any') notes.push('Every step is computed when it is called, from the inputs sent with it; nothing is served from a cache.');
     if (r.latency === 'batch' || steps.length > 1) notes.push('Steps are separate calls made one after another; each is typically well under a second plus its settlement.');
@@ -602,7 +621,7 @@ export class OutcomeRouter {
     if (r.max_price !== undefined && total > BigInt(r.max_price)) {
       return fail('price_above_max', `The plan costs ${total} atomic units (${steps.length} paid call${steps.length === 1 ? '' : 's'}), above max_price ${r.max_price}. Prices are fixed; raise max_price or send fewer items. Nothing was charged.`, [
         { path: '/max_price', rule: 'maximum', message: `total ${total} > ${r.max_price}` },
-      ]);
+      ], `The plan costs ${total} atomic units, above the max_price of ${r.max_price} set on the request, so nothing was quoted or charged.`);
     }
     return { ok: true, value: { total, cogs } };
   }
