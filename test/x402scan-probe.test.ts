@@ -170,8 +170,9 @@ describe('x402scan probe (@agentcash/discovery, probing on)', () => {
   });
 
   test('/.well-known/x402 stays for its existing clients; discovery is OpenAPI-first, so the validator never falls back to it', async () => {
-    const manifest = (await (await fetch(base + '/.well-known/x402')).json()) as { resources: string[] };
+    const manifest = (await (await fetch(base + '/.well-known/x402')).json()) as { resources: string[]; openapi: string };
     for (const path of paidPaths) assert.ok(manifest.resources.includes(base + path), path);
+    assert.equal(manifest.openapi, base + '/openapi.json', 'the manifest points its readers at the OpenAPI document');
     const discovered = await discoverOriginSchema({ target: base });
     assert.equal(discovered.found && discovered.source, 'openapi');
   });

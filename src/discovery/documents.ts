@@ -44,12 +44,18 @@ export function mcpToolName(capabilityId: string): string {
   return capabilityId;
 }
 
+/**
+ * The legacy manifest, kept for the clients that read it. Discovery tools now
+ * read OpenAPI (`x-payment-info` per operation) and no longer parse this
+ * document, so it points there by URL as well as in words.
+ */
 export function wellKnownX402(openapi: Record<string, unknown>, base: string) {
   return {
     version: 1,
     resources: operations(openapi)
       .filter((o) => o.paid)
       .map((o) => base + o.path),
+    openapi: `${base}/openapi.json`,
     instructions:
       `${HOW_TO_PAY} Schemas and prices: ${base}/openapi.json. Guide: ${base}/llms.txt.`,
   };

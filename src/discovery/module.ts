@@ -43,7 +43,12 @@ function discoveryPaths(): OpenApiPaths {
       json('The manifest', {
         type: 'object',
         required: ['version', 'resources'],
-        properties: { version: { type: 'integer', const: 1 }, resources: { type: 'array', items: { type: 'string', format: 'uri' } }, instructions: { type: 'string' } },
+        properties: {
+          version: { type: 'integer', const: 1 },
+          resources: { type: 'array', items: { type: 'string', format: 'uri' } },
+          openapi: { type: 'string', format: 'uri', description: 'Where discovery lives now: the OpenAPI document (x-payment-info per paid operation). This manifest is kept for its existing readers.' },
+          instructions: { type: 'string' },
+        },
       }),
     ),
     '/.well-known/agent-card.json': get('getAgentCard', 'A2A agent card: one skill per capability and free resource', json('The agent card', { type: 'object', required: ['name', 'description', 'skills'] })),
