@@ -173,6 +173,7 @@ describe('x402scan probe (@agentcash/discovery, probing on)', () => {
     const manifest = (await (await fetch(base + '/.well-known/x402')).json()) as { resources: string[]; openapi: string };
     for (const path of paidPaths) assert.ok(manifest.resources.includes(base + path), path);
     assert.equal(manifest.openapi, base + '/openapi.json', 'the manifest points its readers at the OpenAPI document');
+    assert.match(await (await fetch(base + '/llms.txt')).text(), /POST with no body at all answers the discovery challenge/);
     const discovered = await discoverOriginSchema({ target: base });
     assert.equal(discovered.found && discovered.source, 'openapi');
   });

@@ -208,6 +208,7 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
       : []),
     '3. The 200 carries the result and PAYMENT-RESPONSE (the settlement receipt). If the response is lost, repeat the same request with the same PAYMENT-SIGNATURE: you get the same result and are not charged again.',
     '4. Invalid requests get 400 with a stable error code before any payment step. 503 means nothing was delivered and nothing was charged; retry with the same payment.',
+    '   The 402 JSON body is the same PaymentRequired plus "problem" (code, price, how to pay). A POST with no body at all answers the discovery challenge: the input and output shapes and an example input in extensions.bazaar; it cannot be paid, because a payment pays for one request body. x402 v1 (X-PAYMENT) is not accepted.',
     '',
     '## Paid resources',
     ...paid.map((o) => `- ${o.method} ${base}${o.path} — ${o.op['x-payment-info']?.amount_atomic} atomic ${a.symbol}: ${o.op.summary ?? ''}`),
