@@ -17,6 +17,7 @@
  * BENCH_PAID_CALLS (default 100), BENCH_INTEL_SIZES (default 1000,100000),
  * BENCH_INTEL_PG_SCALE=1 (PostgreSQL plans at the largest size even past the
  * intelligence section's time budget).
+ * BENCH_ONLY=402 (only the unpaid 402 scenarios 1–3, then stop).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { cpus, platform, arch, totalmem } from 'node:os';
@@ -62,7 +63,16 @@ const SETTINGS = {
   connections: envInt('BENCH_CONNECTIONS', 50, 1, 1000),
   paidCalls: envInt('BENCH_PAID_CALLS', 100, 5, 1000),
   paidWarmup: 3,
+  /** BENCH_ONLY=402: only the 402 challenge scenarios (service, bare Hono, @x402/hono), then stop. */
+  only: onlySection(),
 };
+
+function onlySection(): '402' | undefined {
+  const raw = process.env.BENCH_ONLY;
+  if (!raw) return undefined;
+  if (raw !== '402') throw new Error('BENCH_ONLY must be 402 (or unset for the whole run)');
+  return raw;
+}
 
 /** Nothing in a run should take this long; a hang must not outlive the job. */
 const WATCHDOG_MS = 6 * 60_000;
@@ -167,6 +177,12 @@ async function main(): Promise<void> {
       warmupSec: SETTINGS.warmupSec,
     })) as [LoadResult, LoadResult, LoadResult];
     for (const s of servers.splice(0)) await s.close();
+    if (SETTINGS.only === '402') {
+      // BENCH_ONLY=402: just the challenge table (quick A/B of the 402 path).
+      console.log(challengeReport({ svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts }).join('\n'));
+      clearTimeout(watchdog);
+      return;
+    }
 
     // 3b. The free router quote (planning from the catalog, no payment step).
     const quoteBody = JSON.stringify(benchQuoteInput());
@@ -228,12 +244,9 @@ interface ReportInput {
   intel: IntelBenchResult;
 }
 
-function report(r: ReportInput): void {
+/** Section 1–3: the unpaid 402 challenge vs the bare route and @x402/hono (markdown lines). */
+function challengeReport(r: Pick<ReportInput, 'svc' | 'bareRes' | 'x402Res' | 'captured' | 'x402Captured' | 'serviceAccepts' | 'x402Accepts'>): string[] {
   const out: string[] = [];
-  const m = r.machine;
-  out.push(`## Benchmark (${m.node}, ${m.platform}, ${m.cores} × ${m.cpu}; loopback, one run)`, '');
-
-  // ---- 1–3
   out.push(
     `### Unpaid 402 challenge: POST ${CONTRAST} with a valid JSON body, no payment header`,
     `autocannon in a separate process, ${SETTINGS.connections} connections, keep-alive; ${SETTINGS.warmupSec} s discarded warm-up per scenario, then ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.durationSec} s (A B C, A B C, …). req/s, p50 and p99 are medians over the rounds (p50/p99 of each round from every 402 response's latency); the range is the slowest and fastest round; any status other than 402, socket error or timeout counts as an error.`,
@@ -268,6 +281,16 @@ function report(r: ReportInput): void {
     `Differences in what is done per request: the service reads and schema-validates the body before challenging, and answers a ${r.captured.body.length}-byte JSON body explaining the price; @x402/hono does not read the body and answers \`${Buffer.from(r.x402Captured.body).toString('utf8').slice(0, 40)}\` (${r.x402Captured.body.length} bytes). Both send PAYMENT-REQUIRED (service ${headerLen(r.captured, 'payment-required')} bytes, @x402/hono ${headerLen(r.x402Captured, 'payment-required')} bytes).`,
     '',
   );
+  return out;
+}
+
+function report(r: ReportInput): void {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`## Benchmark (${m.node}, ${m.platform}, ${m.cores} × ${m.cpu}; loopback, one run)`, '');
+
+  out.push(...challengeReport(r));
+  const base = r.bareRes;
 
   // ---- 3b
   out.push(

@@ -131,22 +131,101 @@ function routeLabel(c: Context): string {
   return path === '*' || path === '' || path === '/*' ? 'unmatched' : path;
 }
 
+// Bodies are counted as they stream in, so a chunked upload without
+// Content-Length cannot make the process buffer more than the limit. A
+// declared Content-Length within the limit is left to the route, without
+// touching the body stream (reading it through the middleware would slow
+// every call). Paid routes carry their capability's own limit; every other
+// route shares one.
+function streamingLimit(limit: number): MiddlewareHandler {
+  return (c, next) => {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+      const n = Number(declared);
+      if (!(n > limit)) return next();
+      // Known too large: drain it (keep-alive) when that is cheap, else answer at once and close.
+      return n > limit + OVERSIZE_DRAIN_MAX_BYTES ? Promise.resolve(tooLarge(c, limit, true)) : countedBody(c, next, limit);
+    }
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    return countedBody(c, next, limit);
+  };
+};
+
+interface PaidRouteEnvelope {
+  observe(c: Context, next: () => Promise<void>, id: string, route: (c: Context) => string): Promise<void>;
+  corsAllowOrigin: '*' | string[];
+  serverTiming: MiddlewareHandler;
+}
+
+/**
+ * Paid routes are registered before the middleware of every other route, so
+ * a paid call (the 402 path above all) runs none of what does not apply to it
+ * (rate limit, ETag, gzip, the free-route body limit) and gets what does —
+ * request id, metrics and log line, CORS, the forwarded origin — from this
+ * one envelope. Its headers are set on the route's own Response after it ran:
+ * Hono's cors and requestId write through `c.res`/`c.header`, which made Hono
+ * copy every 402 into a fresh Response (materialising the body stream), about
+ * a third of the challenge path's CPU under load (measured with --cpu-prof).
+ * CORS preflights (OPTIONS) and other methods on these paths still go through
+ * the shared middleware below.
+ */
+function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): void {
+  const origins = env.corsAllowOrigin;
+  const exposed = CORS_EXPOSE_HEADERS.join(',');
+  const forwarded = deps.operations?.trustProxy ? forwardedOrigin() : undefined;
+  for (const cap of deps.catalog) {
+    const route = () => cap.path;
+    const envelope: MiddlewareHandler = async (c, next) => {
+      const id = paidRequestId(c);
+      c.set('requestId', id);
+      await env.observe(c, next, id, route);
+      // The same headers Hono's requestId and cors middleware give every other answer.
+      const h = c.res.headers;
+      h.set('X-Request-Id', id);
+      if (origins === '*') h.set('Access-Control-Allow-Origin', '*');
+      else {
+        const origin = c.req.header('origin') ?? '';
+        if (origins.includes(origin)) h.set('Access-Control-Allow-Origin', origin);
+        h.append('Vary', 'Origin');
+      }
+      h.set('Access-Control-Expose-Headers', exposed);
+    };
+    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
+    const limit = streamingLimit(cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    // A delivered paid call reports where its time went (ledger, verify, handler, settle, chain) as
+    // Server-Timing; other answers carry none.
+    if (forwarded) app.on(cap.method, cap.path, envelope, forwarded, limit, env.serverTiming, handler);
+    else app.on(cap.method, cap.path, envelope, limit, env.serverTiming, handler);
+  }
+}
+
+/** A caller's X-Request-Id is kept when it is at most this long (and word characters, `-`, `=`), else one is made. */
+const REQUEST_ID_MAX_CHARS = 64;
+
+/** The request id of a paid call: the same rule as Hono's requestId middleware on every other route. */
+function paidRequestId(c: Context): string {
+  const given = c.req.header('x-request-id');
+  return given && given.length <= REQUEST_ID_MAX_CHARS && !/[^\w\-=]/.test(given) ? given : crypto.randomUUID();
+}
+
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
   const ops = deps.operations ?? {};
   const log = deps.log;
-  // A caller's X-Request-Id (word characters, at most 64) is kept, else one is made; it is echoed on the response.
-  app.use('*', requestId({ limitLength: 64 }));
-  app.use('*', async (c, next) => {
-    const id = c.get('requestId');
+
+  /**
+   * Request id context, metrics, the request log line and draining: one for
+   * every route. `route` is the metric label (a paid route knows its own).
+   */
+  const observe = async (c: Context, next: () => Promise<void>, id: string, route: (c: Context) => string) => {
     const start = performance.now();
     // Everything this request awaits (gate, facilitator, ledger) logs with its id.
     await withRequestId(id, next);
     const status = c.res.status;
-    const route = routeLabel(c);
-    metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
-    metrics.httpDuration.observe({ method: c.req.method, route }, secondsSince(start));
+    const label = route(c);
+    metrics.httpRequests.inc({ method: c.req.method, route: label, status: String(status) });
+    metrics.httpDuration.observe({ method: c.req.method, route: label }, secondsSince(start));
     if (deps.lifecycle?.draining) {
       // Shutting down: this connection is not reused; the client reconnects to an instance that stays.
       nodeOutgoing(c)?.setHeader('Connection', 'close');
@@ -158,7 +237,15 @@ export function createApp(deps: AppDeps): Hono {
         'request',
       );
     }
-  });
+  };
+
+  const corsAllowOrigin = ops.corsOrigins === undefined || ops.corsOrigins === '*' ? '*' : [...ops.corsOrigins];
+  const serverTiming = timing({ total: false, autoEnd: false, enabled: (c) => (c.get('metric')?.headers.length ?? 0) > 0 });
+  registerPaidRoutes(app, deps, { observe, corsAllowOrigin, serverTiming });
+
+  // Every other route. A caller's X-Request-Id (word characters, at most 64) is kept, else one is made; it is echoed on the response.
+  app.use('*', requestId({ limitLength: REQUEST_ID_MAX_CHARS }));
+  app.use('*', (c, next) => observe(c, next, c.get('requestId'), routeLabel));
 
   // Behind a trusted proxy the request URL (and so every origin the service derives) is the proxy's public one.
   if (ops.trustProxy) app.use('*', forwardedOrigin());
@@ -166,7 +253,7 @@ export function createApp(deps: AppDeps): Hono {
   app.use(
     '*',
     cors({
-      origin: ops.corsOrigins === undefined || ops.corsOrigins === '*' ? '*' : [...ops.corsOrigins],
+      origin: corsAllowOrigin,
       allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
       allowHeaders: CORS_ALLOW_HEADERS,
       exposeHeaders: CORS_EXPOSE_HEADERS,
@@ -215,39 +302,11 @@ export function createApp(deps: AppDeps): Hono {
     await gzip(c, afterRoute);
   });
 
-  // Bodies are counted as they stream in, so a chunked upload without
-  // Content-Length cannot make the process buffer more than the limit. A
-  // declared Content-Length within the limit is left to the route, without
-  // touching the body stream (reading it through the middleware would slow
-  // every call). Paid routes carry their capability's own limit; every other
-  // route shares one.
-  const streamingLimit = (limit: number): MiddlewareHandler => {
-    return (c, next) => {
-      const declared = c.req.header('content-length');
-      if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
-        const n = Number(declared);
-        if (!(n > limit)) return next();
-        // Known too large: drain it (keep-alive) when that is cheap, else answer at once and close.
-        return n > limit + OVERSIZE_DRAIN_MAX_BYTES ? Promise.resolve(tooLarge(c, limit, true)) : countedBody(c, next, limit);
-      }
-      if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-      return countedBody(c, next, limit);
-    };
-  };
   const paidPaths = new Set(deps.catalog.map((c) => c.path));
   const freeRouteLimit = streamingLimit(FREE_ROUTE_MAX_BODY_BYTES);
   app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : freeRouteLimit(c, next)));
 
   registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail, lifecycle: deps.lifecycle, metricsToken: ops.metricsToken }));
-
-  // A delivered paid call reports where its time went (ledger, verify, handler, settle, chain) as
-  // Server-Timing; other answers carry none.
-  const serverTiming = timing({ total: false, autoEnd: false, enabled: (c) => (c.get('metric')?.headers.length ?? 0) > 0 });
-  for (const cap of deps.catalog) {
-    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
-    const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    app.on(cap.method, cap.path, streamingLimit(limit), serverTiming, handler);
-  }
 
   for (const register of deps.modules ?? []) register(app);
 

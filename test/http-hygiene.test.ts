@@ -144,6 +144,19 @@ test('configured service: CORS origins, TRUST_PROXY, in-memory rate limit', asyn
     assert.equal(other.headers.get('access-control-allow-origin'), null);
   });
 
+  await t.test('a paid route answers with the same CORS and request-id headers as every other route', async () => {
+    // Paid routes have their own envelope (src/app.ts registerPaidRoutes), not the shared middleware.
+    const ok = await postJson(url + CONTRAST, BLACK_ON_WHITE, { Origin: 'https://allowed.example', 'X-Request-Id': 'paid-cors-1' });
+    assert.equal(ok.status, 402);
+    assert.equal(ok.headers.get('access-control-allow-origin'), 'https://allowed.example');
+    assert.match(ok.headers.get('vary') ?? '', /origin/i);
+    assert.match(ok.headers.get('access-control-expose-headers') ?? '', /PAYMENT-REQUIRED/);
+    assert.equal(ok.headers.get('x-request-id'), 'paid-cors-1');
+    const other = await postJson(url + CONTRAST, BLACK_ON_WHITE, { Origin: 'https://other.example', 'X-Request-Id': 'not valid!' });
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+    assert.match(other.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, 'an invalid caller id is replaced');
+  });
+
   await t.test('with TRUST_PROXY, the 402 names the public origin the proxy reports', async () => {
     const res = await postJson(url + CONTRAST, BLACK_ON_WHITE, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'api.public.example', 'X-Forwarded-For': '198.51.100.7' });
     assert.equal(res.status, 402);
