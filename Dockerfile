@@ -11,11 +11,12 @@
 # X402_FACILITATOR_URL for a real network (README, Configuration).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# Compile TypeScript (needs the dev dependencies: typescript).
+# Compile TypeScript (needs the dev dependencies: typescript). No install
+# scripts: compiling needs no native module, so nothing is downloaded or built.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
