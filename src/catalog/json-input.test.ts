@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeUtf8, jsonNestingExceeds, MAX_JSON_DEPTH, parseJsonBody, rawTextBody } from './json-input.js';
+import { decodeUtf8, jsonBodyText, jsonNestingExceeds, MAX_JSON_DEPTH, PARSE_FIRST_MAX_CHARS, parseJsonBody, rawTextBody, valueNestingExceeds } from './json-input.js';
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
@@ -62,4 +62,56 @@ test('rawTextBody: UTF-8 (or ASCII) only; other charsets are 415', () => {
   assert.equal(!latin1.ok && latin1.error.code, 'unsupported_media_type');
   const bad = rawTextBody('text/html', Buffer.from([0x3c, 0xff]));
   assert.equal(!bad.ok && bad.error.code, 'invalid_request');
+});
+
+test('property: the depth read from a parsed value agrees with the text scan', () => {
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 10 }), (v, max) => {
+      assert.equal(valueNestingExceeds(v, max), jsonNestingExceeds(JSON.stringify(v), max));
+    }),
+  );
+  assert.equal(valueNestingExceeds(JSON.parse(arrays(MAX_JSON_DEPTH))), false);
+  assert.equal(valueNestingExceeds(JSON.parse(arrays(MAX_JSON_DEPTH + 1))), true);
+  assert.equal(valueNestingExceeds(JSON.parse('{"__proto__":' + arrays(MAX_JSON_DEPTH) + '}')), true, 'an own __proto__ key is a member like any other');
+});
+
+/** What parseJsonBody answered before it parsed first: jsonBodyText, then the empty check, then JSON.parse. */
+function scanFirst(text: string): string {
+  const t = jsonBodyText(text);
+  if (!t.ok) return t.error.details[0]!.rule;
+  if (t.value.trim() === '') return 'required';
+  try {
+    return JSON.stringify(JSON.parse(t.value));
+  } catch {
+    return 'json';
+  }
+}
+const outcome = (text: string) => {
+  const r = parseJsonBody(text);
+  return r.ok ? JSON.stringify(r.value) : r.error.details[0]!.rule;
+};
+
+test('parseJsonBody: deep bodies are max-depth whether they parse or not, on both sides of the parse-first size', () => {
+  const small = 20_000; // 40,000 characters: parsed first
+  assert.ok(2 * small <= PARSE_FIRST_MAX_CHARS);
+  const large = PARSE_FIRST_MAX_CHARS; // scanned first
+  for (const n of [MAX_JSON_DEPTH + 1, small, large]) {
+    assert.equal(outcome(arrays(n)), 'max-depth', `${n} valid levels`);
+    assert.equal(outcome('['.repeat(n)), 'max-depth', `${n} unclosed levels`);
+    assert.equal(outcome('{"a":'.repeat(n) + '1' + '}'.repeat(n)), 'max-depth', `${n} object levels`);
+    assert.equal(outcome(' ' + arrays(n) + ' x'), 'max-depth', `${n} levels then garbage`);
+  }
+  assert.equal(outcome(arrays(MAX_JSON_DEPTH)), JSON.stringify(JSON.parse(arrays(MAX_JSON_DEPTH))));
+});
+
+test('property: parseJsonBody gives the same value or rule as scanning before parsing', () => {
+  const deepish = fc.integer({ min: 0, max: MAX_JSON_DEPTH + 3 }).map((n) => arrays(n));
+  const text = fc.oneof(
+    fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),
+    fc.string(),
+    deepish,
+    fc.tuple(deepish, fc.constantFrom('', ' ', '}', ']', '[', '"', 'x', '\n')).map(([a, b]) => a + b),
+    fc.constantFrom('', '   ', '\t\n', 'null', '"["', '["\\"]', '[' + '"]"'.repeat(3) + ']'),
+  );
+  fc.assert(fc.property(text, (t) => assert.equal(outcome(t), scanFirst(t))), { numRuns: 1000 });
 });

@@ -2,9 +2,9 @@
  * Reading request bodies, shared by every surface that takes JSON (paid
  * routes, the router quote and composite, the admin API, MCP). A body is read
  * as bytes, decoded as strict UTF-8 and, for JSON, its nesting is bounded
- * before anything parses or walks it, so every rejection here is a 400 before
- * any payment step and no later recursion (ajv, canonical JSON, structuredClone,
- * JSON.stringify) can overflow the stack.
+ * before anything but JSON.parse walks it, so every rejection here is a 400
+ * before any payment step and no later recursion (ajv, canonical JSON,
+ * structuredClone, JSON.stringify) can overflow the stack.
  *
  * Framework-free: takes anything with `arrayBuffer()` (Hono's `c.req` caches it).
  */
@@ -86,22 +86,71 @@ export function jsonNestingExceeds(text: string, max = MAX_JSON_DEPTH): boolean 
 export function jsonBodyText(body: Uint8Array | string): BodyResult<string> {
   const text = typeof body === 'string' ? body : decodeUtf8(body);
   if (text === undefined) return fail('invalid_json', 'The request body is not valid UTF-8.', 'utf-8');
-  if (jsonNestingExceeds(text)) {
-    return fail('invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`, 'max-depth');
-  }
+  if (jsonNestingExceeds(text)) return tooDeep();
   return { ok: true, value: text };
 }
 
-/** A JSON body's value: jsonBodyText, then non-empty and JSON.parse; every failure is 400 invalid_json. */
+/**
+ * True when a parsed JSON value nests arrays and objects more than `max`
+ * levels (the same measure as jsonNestingExceeds on its text). Descends at
+ * most `max + 1` levels, so the recursion is bounded whatever the value.
+ */
+export function valueNestingExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  return typeof value === 'object' && value !== null && deeperThan(value, max);
+}
+
+function deeperThan(container: object, room: number): boolean {
+  if (room === 0) return true;
+  if (Array.isArray(container)) {
+    for (let i = 0; i < container.length; i++) {
+      const x: unknown = container[i];
+      if (typeof x === 'object' && x !== null && deeperThan(x, room - 1)) return true;
+    }
+    return false;
+  }
+  // Own keys only (Object.keys), as JSON.parse creates them: an inherited enumerable name must not count.
+  const obj = container as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  for (let i = 0; i < keys.length; i++) {
+    const x = obj[keys[i]!];
+    if (typeof x === 'object' && x !== null && deeperThan(x, room - 1)) return true;
+  }
+  return false;
+}
+
+/** Texts up to this many UTF-16 code units are parsed before their depth is checked (see parseJsonBody). */
+export const PARSE_FIRST_MAX_CHARS = 64 * 1024;
+
+function tooDeep(): { ok: false; error: BodyError } {
+  return fail('invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`, 'max-depth');
+}
+
+/**
+ * A JSON body's value: strict UTF-8, non-empty, JSON.parse, nested at most
+ * MAX_JSON_DEPTH levels; every failure is 400 invalid_json, with the same
+ * rule as jsonBodyText then JSON.parse would give (utf-8, max-depth,
+ * required, json, in that order).
+ *
+ * Up to PARSE_FIRST_MAX_CHARS, JSON.parse runs first and the depth is read
+ * from the value (V8's JSON.parse does not recurse, and at that size the
+ * deepest body builds at most 32 Ki arrays), which is cheaper than scanning
+ * every character of a valid body; a body that does not parse is then
+ * scanned, so a deep one is still reported as max-depth. A longer text is
+ * scanned before it is parsed, so nothing large and deep is ever built.
+ */
 export function parseJsonBody(body: Uint8Array | string): BodyResult<unknown> {
-  const text = jsonBodyText(body);
-  if (!text.ok) return text;
-  if (text.value.trim() === '') return fail('invalid_json', 'A JSON request body is required.', 'required');
+  const text = typeof body === 'string' ? body : decodeUtf8(body);
+  if (text === undefined) return fail('invalid_json', 'The request body is not valid UTF-8.', 'utf-8');
+  if (text.length > PARSE_FIRST_MAX_CHARS && jsonNestingExceeds(text)) return tooDeep();
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text.value) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (e) {
+    if (jsonNestingExceeds(text)) return tooDeep();
+    if (text.trim() === '') return fail('invalid_json', 'A JSON request body is required.', 'required');
     return fail('invalid_json', `The request body is not valid JSON: ${(e as Error).message}`, 'json');
   }
+  return valueNestingExceeds(value) ? tooDeep() : { ok: true, value };
 }
 
 /** readBodyBytes, then parseJsonBody. */

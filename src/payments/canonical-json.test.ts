@@ -101,3 +101,32 @@ test('edge values keep their original canonical form', () => {
   // As RFC 8785 for I-JSON input: keys by UTF-16 code units (U+1F600 is 0xD83D 0xDE00, before U+E000), ES numbers, minimal escapes.
   assert.equal(canonicalJson({ '\ue000': 1, '\ud83d\ude00': 2, a: [1e-7, 100, -0, 4.5e21] }), '{"a":[1e-7,100,0,4.5e+21],"\ud83d\ude00":2,"\ue000":1}');
 });
+
+test('property: sibling objects with the same, reordered or overlapping keys (the key-order reuse) keep the original bytes', () => {
+  const key = fc.constantFrom('a', 'b', 'B', '_', 'é', '10', '2', '__proto__x', '\ud83d\ude00', '\ue000');
+  const record = fc.dictionary(key, fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined)), { maxKeys: 5 });
+  const check = (v: unknown) => {
+    assert.equal(canonicalJson(v), referenceCanonicalJson(v));
+    assert.equal(requestFingerprint('r', v), referenceFingerprint('r', v));
+  };
+  fc.assert(fc.property(fc.array(record, { maxLength: 12 }), check), { numRuns: 500 });
+  // The same keys in another order, and another key set of the same length, right after one another.
+  check([{ a: 1, b: 2 }, { b: 3, a: 4 }, { a: 5, c: 6 }, { c: 7, a: 8 }, { a: 9, b: 10 }]);
+  check({ list: [{ name: 'x', type: 'string', required: true, nullable: false }, { nullable: true, name: 'y', required: false, type: 'number' }] });
+  // An omitted first member must not leave a leading comma.
+  check([{ a: undefined, b: 1 }, { a: undefined, b: undefined, c: 2 }, { a: undefined }]);
+});
+
+test('JSON.parse own __proto__ keys, null-prototype objects and non-plain values keep the original bytes', () => {
+  const check = (v: unknown) => {
+    assert.equal(canonicalJson(v), referenceCanonicalJson(v));
+    assert.equal(requestFingerprint('r', v), referenceFingerprint('r', v));
+  };
+  check(JSON.parse('{"b":1,"__proto__":{"x":[1]},"a":2}'));
+  check([JSON.parse('{"__proto__":1}'), { __proto__: null, b: 1, a: 2 }]);
+  const nullProto = Object.create(null) as Record<string, unknown>;
+  nullProto.z = [nullProto.y, 1];
+  nullProto.y = 'y';
+  check({ n: nullProto, d: new Date(0), m: new Map([[1, 2]]), f: () => 1, s: Symbol('s'), arr: Object.assign([1, 2], { extra: 3 }) });
+  check([1, () => 1, Symbol('s'), undefined]);
+});

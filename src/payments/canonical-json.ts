@@ -42,75 +42,114 @@ function written(value: unknown): string {
   return w.out;
 }
 
-/** Below this many object members an unsorted value is written by `Writer` (cheaper than a property list). */
-const SMALL_MEMBERS = 64;
-
 /**
- * The fast path, for plain JSON data (small unsorted values are simply written) (what JSON.parse returns): the native
- * `JSON.stringify` writes the canonical bytes when every object's keys
- * already come in order, and otherwise when given the sorted list of every
- * key in the value as its property list (the spec then writes each object's
- * members in that list's order, skipping keys the object lacks; inherited
- * names like `constructor` are functions and skipped too). Returns undefined
- * where the two could differ, so `Writer` streams it instead: `__proto__`
- * keys, objects that are not plain, functions, symbols, bigints, a top-level
- * `undefined`, or a key list so long compared with the members that the
- * property-list walk would cost more than writing.
+ * The fast path, for plain JSON data (what JSON.parse returns, plus defaults
+ * filled in): one walk that writes the canonical text as it goes. Returns
+ * undefined, without a result, at anything else (`__proto__` keys, objects
+ * that are not plain, functions, symbols, bigints, a top-level `undefined`),
+ * so `Writer` handles those.
+ *
+ * Objects of one request usually share their key order (every descriptor of
+ * a list has the same keys, in the same order), so the sorted order and the
+ * quoted `"key":` heads of the last key list seen are kept and reused when the
+ * next object's keys are the same: no sort and no key quoting per object.
+ * Cheaper than scanning the value and then asking the native JSON.stringify
+ * for the sorted form (a property list makes it look every listed key up on
+ * every object).
  */
 function canonicalText(value: unknown): string | undefined {
-  const s: Scan = { sorted: true, keys: new Set(), objects: 0, members: 0 };
-  if (!scan(value, s)) return undefined;
-  if (s.sorted) return JSON.stringify(value);
-  if (s.members <= SMALL_MEMBERS) return written(value);
-  if (s.objects * s.keys.size > 8 * s.members + 1024) return undefined;
-  return JSON.stringify(value, [...s.keys].sort());
+  const w = new FastWriter();
+  return w.value(value) ? w.out : undefined;
 }
 
-/** What one walk over a value found: whether every object's keys are already in order, and every key used. */
-interface Scan {
-  sorted: boolean;
-  keys: Set<string>;
-  objects: number;
-  members: number;
+/** The sorted member order of one key list, with each member's `"key":` head. */
+interface KeyOrder {
+  keys: string[];
+  /** Indexes into `keys`, in sorted (UTF-16 code unit) order. */
+  order: number[];
+  heads: string[];
 }
 
-function scan(v: unknown, s: Scan): boolean {
-  switch (typeof v) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return true;
-    case 'object':
-      break;
-    default:
-      return false;
-  }
-  if (v === null) return true;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const x: unknown = v[i];
-      // undefined (or a hole) is written as null by both.
-      if (x !== undefined && !scan(x, s)) return false;
+function keyOrderOf(keys: string[]): KeyOrder {
+  const order = keys.map((_, i) => i);
+  let sorted = true;
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) sorted = false;
+  // Keys of one object are distinct, so this comparison is Array.prototype.sort's default order.
+  if (!sorted) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+  return { keys, order, heads: order.map((i) => quote(keys[i]!) + ':') };
+}
+
+class FastWriter {
+  out = '';
+  private last: KeyOrder | undefined;
+
+  /** Appends the canonical form of `v`; false when `v` holds something only `Writer` writes. */
+  value(v: unknown): boolean {
+    switch (typeof v) {
+      case 'string':
+        this.out += quote(v);
+        return true;
+      case 'number':
+        this.out += Number.isFinite(v) ? String(v) : 'null';
+        return true;
+      case 'boolean':
+        this.out += v ? 'true' : 'false';
+        return true;
+      case 'object':
+        if (v === null) {
+          this.out += 'null';
+          return true;
+        }
+        return Array.isArray(v) ? this.array(v) : this.object(v);
+      default:
+        return false;
     }
+  }
+
+  private array(a: unknown[]): boolean {
+    this.out += '[';
+    for (let i = 0; i < a.length; i++) {
+      if (i) this.out += ',';
+      const x = a[i];
+      // undefined (or a hole) is written as null.
+      if (x === undefined) this.out += 'null';
+      else if (!this.value(x)) return false;
+    }
+    this.out += ']';
     return true;
   }
-  const proto: unknown = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return false;
-  const obj = v as Record<string, unknown>;
-  const keys = Object.keys(obj);
-  s.objects++;
-  s.members += keys.length;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    if (k === '__proto__') return false;
-    // Object.keys lists integer-like keys first, in numeric order: "2" before "10" is caught here as unsorted.
-    if (i && keys[i - 1]! > k) s.sorted = false;
-    s.keys.add(k);
-    const x = obj[k];
-    // An undefined member is omitted by both.
-    if (x !== undefined && !scan(x, s)) return false;
+
+  private object(v: object): boolean {
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const obj = v as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    const ko = this.orderOf(keys);
+    this.out += '{';
+    let first = true;
+    for (let j = 0; j < ko.order.length; j++) {
+      const k = keys[ko.order[j]!]!;
+      if (k === '__proto__') return false;
+      const x = obj[k];
+      // A member whose value is undefined is omitted.
+      if (x === undefined) continue;
+      this.out += first ? ko.heads[j] : ',' + ko.heads[j];
+      first = false;
+      if (!this.value(x)) return false;
+    }
+    this.out += '}';
+    return true;
   }
-  return true;
+
+  private orderOf(keys: string[]): KeyOrder {
+    const last = this.last;
+    if (last !== undefined && last.keys.length === keys.length) {
+      let i = 0;
+      while (i < keys.length && keys[i] === last.keys[i]) i++;
+      if (i === keys.length) return last;
+    }
+    return (this.last = keyOrderOf(keys));
+  }
 }
 
 /** Flush the pending text into the hash past this many UTF-16 code units. */
