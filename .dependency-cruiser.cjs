@@ -136,6 +136,13 @@ const RULES = [
     to: { path: ['^(node:)?(net|http|https|http2|dns|tls|dgram)$', '(^|/)node_modules/viem/'] },
   },
   {
+    name: 'no-dev-dependency-at-run-time',
+    severity: 'error',
+    comment: 'The container installs production dependencies only (npm ci --omit=dev): the service must not import a devDependency (tests may).',
+    from: { path: '^src/', pathNot: TEST },
+    to: { dependencyTypes: ['npm-dev'] },
+  },
+  {
     name: 'not-to-unresolvable',
     severity: 'error',
     comment: 'An import that does not resolve would hide an edge from every rule above.',
