@@ -102,7 +102,7 @@ export function normalizedQuery(values: Record<string, unknown>): string {
 
 /** Parsed queries by their raw text: a poller repeats the same query string, so it is parsed once. */
 export class QueryMemo {
-  private readonly memo = new Map<string, { values: ParsedQuery & { ok: true }; key: string }>();
+  private readonly memo = new Map<string, { parsed: Extract<ParsedQuery, { ok: true }>; key: string }>();
 
   constructor(
     private readonly defs: readonly ParameterDef[],
@@ -110,16 +110,16 @@ export class QueryMemo {
   ) {}
 
   /** The parsed query and its normalized key; a bad query is parsed every time (and never kept). */
-  parse(url: string): { parsed: ParsedQuery; key?: string } {
+  parse(url: string): { parsed: Extract<ParsedQuery, { ok: false }> } | { parsed: Extract<ParsedQuery, { ok: true }>; key: string } {
     const at = url.indexOf('?');
     const raw = at < 0 ? '' : url.slice(at + 1);
     const hit = this.memo.get(raw);
-    if (hit) return { parsed: hit.values, key: hit.key };
+    if (hit) return hit;
     const parsed = parseQuery(this.defs, new URL(url));
     if (!parsed.ok) return { parsed };
-    const key = normalizedQuery(parsed.values);
+    const entry = { parsed, key: normalizedQuery(parsed.values) };
     if (this.memo.size >= this.max) this.memo.clear();
-    this.memo.set(raw, { values: parsed, key });
-    return { parsed, key };
+    this.memo.set(raw, entry);
+    return entry;
   }
 }

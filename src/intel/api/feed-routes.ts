@@ -46,10 +46,10 @@ function newswireQueryProblem(c: Context, q: QueryValues): Response | undefined 
  * The newswire's bytes depend on the content (the generation) and on the
  * independent revenue figure (settlements); both are in the version.
  */
-export async function newswireResponse(c: Context, deps: CachedFeedDeps, route: string, q: QueryValues, render: (q: QueryValues) => Promise<unknown>, key = normalizedQuery(q)): Promise<Response> {
+async function newswireBytes(c: Context, deps: CachedFeedDeps, q: QueryValues, key: string): Promise<Response> {
   const generation = await deps.store.generation();
   const revenue = await deps.revenue.paidRevenue(deps.operatorWallets);
-  return deps.feedCache.serve(c, `${route}?${key}`, `${generation}:${revenue.atomic}`, () => render(q));
+  return deps.feedCache.serve(c, `${NEWSWIRE_PATH}?${key}`, `${generation}:${revenue.atomic}`, () => buildNewswire(deps, q));
 }
 
 export function newswireRoute(deps: CachedFeedDeps): FreeRoute {
@@ -64,11 +64,11 @@ export function newswireRoute(deps: CachedFeedDeps): FreeRoute {
       responses: { 200: { description: 'Feed', schema: NEWSWIRE_FEED_SCHEMA }, 304: notModified, 400: badRequest },
     }),
     async handle(c) {
-      const { parsed: q, key } = queries.parse(c.req.url);
-      if (!q.ok) return badQuery(c, q);
-      const problem = newswireQueryProblem(c, q.values);
+      const p = queries.parse(c.req.url);
+      if (!('key' in p)) return badQuery(c, p.parsed);
+      const problem = newswireQueryProblem(c, p.parsed.values);
       if (problem) return problem;
-      return newswireResponse(c, deps, NEWSWIRE_PATH, q.values, (v) => buildNewswire(deps, v), key);
+      return newswireBytes(c, deps, p.parsed.values, p.key);
     },
     mcpTool: {
       name: 'newswire',
