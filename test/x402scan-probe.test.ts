@@ -18,7 +18,9 @@ import {
   getWarningsForL2,
   getWarningsForL3,
   getWarningsForL4,
+  getWarningsForLegacyWellKnown,
   getWarningsForOpenAPI,
+  probeLegacyWellKnown,
   validatePaymentRequiredDetailed,
 } from '@agentcash/discovery';
 import { parsePaymentRequired } from '@x402/core/schemas';
@@ -176,5 +178,9 @@ describe('x402scan probe (@agentcash/discovery, probing on)', () => {
     assert.match(await (await fetch(base + '/llms.txt')).text(), /POST with no body at all answers the discovery challenge/);
     const discovered = await discoverOriginSchema({ target: base });
     assert.equal(discovered.found && discovered.source, 'openapi');
+    // Asked directly, the legacy check is advice only (info): no error, no warning.
+    const legacy = await probeLegacyWellKnown(base);
+    assert.ok(legacy.isOk());
+    assert.deepEqual(problems(getWarningsForLegacyWellKnown(legacy._unsafeUnwrap()) as Issue[]), []);
   });
 });
