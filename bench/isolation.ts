@@ -7,10 +7,12 @@
  */
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
+import { sharedHandlerPool } from '../src/isolation/pool.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, signFor, tempDir } from '../test/support/harness.js';
 import { LARGE_INPUTS } from './inputs.js';
 import { fmt, markdownTable, round, summarize } from './stats.js';
@@ -57,7 +59,9 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
   progress('isolation: starting devnet and service');
   const devnet = await startDevnet();
   const dataDir = tempDir('bench-iso-');
-  const service = await startService(loadConfig(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' })));
+  // HANDLER_WORKERS from the bench's environment, for A/B runs of the pool size (default: the service's).
+  const workers: Record<string, string> = process.env.HANDLER_WORKERS ? { HANDLER_WORKERS: process.env.HANDLER_WORKERS } : {};
+  const service = await startService(loadConfig(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...workers })));
   try {
     const cap = service.catalog.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
     const page = LARGE_INPUTS[cap.id]!(cap)[0]!.input as { html: string; base_url: string };
@@ -95,7 +99,7 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
     };
     const rows = [row('GET /healthz', idle.healthz, loaded.healthz), row(`POST ${CONTRAST} (402 path)`, idle.challenge, loaded.challenge)];
     const markdown = [
-      `### Isolation: probes idle vs during 4 concurrent paid 2 MiB extractor calls (${rounds} rounds, workers: ${service.config.handlers.workers ?? 'one per core'})`,
+      `### Isolation: probes idle vs during 4 concurrent paid 2 MiB extractor calls (${rounds} rounds, workers: ${sharedHandlerPool()?.size ?? 'none'} on ${availableParallelism()} cores)`,
       '',
       markdownTable(
         ['probe', 'idle p99 ms', 'loaded p99 ms', 'loaded max ms', 'samples', 'ratio', 'target', 'met'],

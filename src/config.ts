@@ -85,7 +85,7 @@ export interface Config {
   operatorWallets: string[];
   /** OUTCOME_ROUTER_COMPOSITE=1 enables the paid composite resource /x402/v1/outcome-router. */
   outcomeRouterComposite: boolean;
-  /** Handler isolation (src/isolation): worker threads (default one per core) and the per-call budget of an offloaded call, ms. */
+  /** Handler isolation (src/isolation): worker threads (default cores − 1, at least 1) and the per-call budget of an offloaded call, ms. */
   handlers: { workers: number | undefined; budgetMs: number };
   /** Intelligence collectors (src/intel/collectors): schedule, sources and limits. */
   intel: IntelCollectorConfig;

@@ -12,7 +12,7 @@ import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { LARGE_INPUTS } from '../bench/inputs.js';
 import { CATALOG } from '../src/capabilities/index.js';
-import { sharedHandlerPool } from '../src/isolation/pool.js';
+import { defaultHandlerWorkers, sharedHandlerPool } from '../src/isolation/pool.js';
 import { balanceOf, postJson, signFor, startRig, tempDir, type Rig } from './support/harness.js';
 
 /** GET /healthz on a fresh connection (no keep-alive socket the server may be closing): its status. */
@@ -46,6 +46,12 @@ function page(n: number) {
   const input = LARGE_INPUTS[EXTRACTOR.id]!(EXTRACTOR)[0]!.input as { html: string; base_url: string };
   return { ...input, base_url: `${input.base_url}?n=${n}` };
 }
+
+test('the default pool leaves one core to the event loop (at least one worker)', () => {
+  assert.equal(defaultHandlerWorkers(1), 1);
+  assert.equal(defaultHandlerWorkers(2), 1);
+  assert.equal(defaultHandlerWorkers(8), 7);
+});
 
 describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
   let rig: Rig;

@@ -14,7 +14,7 @@
  * the same JSON string the inline path produces.
  *
  * One pool per process (threads are a machine resource), sized to the
- * machine, shared by every service started in the process and closed when the
+ * machine (a core left to the event loop), shared by every service started in the process and closed when the
  * last one closes; each service binds it to its payment gate with its own budget.
  */
 import { availableParallelism } from 'node:os';
@@ -28,8 +28,18 @@ import type { WorkerReply, WorkerTask } from './protocol.js';
 export const ISOLATE_MIN_INPUT_CHARS = 16 * 1024;
 
 export interface HandlerPoolOptions {
-  /** Worker threads; default: one per core. */
+  /** Worker threads; default: `defaultHandlerWorkers()`. */
   size?: number;
+}
+
+/**
+ * One worker per core but one, at least one: the event loop that answers
+ * /healthz, 402s and ledger writes keeps a core of its own. With one worker
+ * per core, 4 heavy calls kept both cores of a 2-core machine busy and the
+ * main thread had to share a core with a worker (and the workers' GC).
+ */
+export function defaultHandlerWorkers(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
 }
 
 interface Pending {
@@ -81,7 +91,7 @@ export class HandlerPool {
   private readyWaiters: Array<{ resolve(): void; reject(e: Error): void }> = [];
 
   constructor(opts: HandlerPoolOptions) {
-    this.size = Math.max(1, opts.size ?? availableParallelism());
+    this.size = Math.max(1, opts.size ?? defaultHandlerWorkers());
     for (let i = 0; i < this.size; i++) this.spawn();
   }
 
