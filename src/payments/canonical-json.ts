@@ -44,30 +44,64 @@ function written(value: unknown): string {
 
 /**
  * The fast path, for plain JSON data (what JSON.parse returns, plus defaults
- * filled in): one walk that writes the canonical text as it goes. Returns
- * undefined, without a result, at anything else (`__proto__` keys, objects
- * that are not plain, functions, symbols, bigints, a top-level `undefined`),
- * so `Writer` handles those.
+ * filled in): one walk that writes the canonical form's UTF-8 bytes as it
+ * goes (`prefix` first). Returns undefined, without a result, at anything
+ * else (`__proto__` keys, objects that are not plain, functions, symbols,
+ * bigints, a top-level `undefined`), so `Writer` handles those.
+ *
+ * Why bytes: the text is what gets hashed, and a string built from thousands
+ * of small pieces must be flattened and then re-encoded before hashing, which
+ * cost more than writing it. ASCII without escapes (most keys and values) is
+ * copied code unit by code unit; any other string is written as
+ * JSON.stringify writes it, encoded.
  *
  * Objects of one request usually share their key order (every descriptor of
  * a list has the same keys, in the same order), so the sorted order and the
- * quoted `"key":` heads of the last key list seen are kept and reused when the
+ * encoded `"key":` heads of the last key list seen are kept and reused when the
  * next object's keys are the same: no sort and no key quoting per object.
  * Cheaper than scanning the value and then asking the native JSON.stringify
  * for the sorted form (a property list makes it look every listed key up on
  * every object).
  */
-function canonicalText(value: unknown): string | undefined {
-  const w = new FastWriter();
-  return w.value(value) ? w.out : undefined;
+function canonicalBytes<T>(prefix: string, value: unknown, use: (bytes: Uint8Array) => T): T | undefined {
+  const w = new ByteWriter(takeScratch());
+  try {
+    w.text(prefix);
+    return w.value(value) ? use(w.bytes()) : undefined;
+  } finally {
+    giveScratch(w.buf);
+  }
 }
 
-/** The sorted member order of one key list, with each member's `"key":` head. */
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+function canonicalText(value: unknown): string | undefined {
+  return canonicalBytes('', value, (bytes) => utf8Decoder.decode(bytes));
+}
+
+/** One reusable output buffer; a nested call (a getter that canonicalizes) takes a fresh one. */
+let scratch: Uint8Array | undefined;
+const SCRATCH_BYTES = 64 * 1024;
+/** A buffer grown past this is dropped after use rather than kept. */
+const SCRATCH_KEEP_MAX = 1024 * 1024;
+
+function takeScratch(): Uint8Array {
+  const b = scratch ?? new Uint8Array(SCRATCH_BYTES);
+  scratch = undefined;
+  return b;
+}
+
+function giveScratch(b: Uint8Array): void {
+  if (b.length <= SCRATCH_KEEP_MAX) scratch = b;
+}
+
+/** The sorted member order of one key list, with each member's encoded `"key":` head. */
 interface KeyOrder {
   keys: string[];
   /** Indexes into `keys`, in sorted (UTF-16 code unit) order. */
   order: number[];
-  heads: string[];
+  heads: Uint8Array[];
 }
 
 function keyOrderOf(keys: string[]): KeyOrder {
@@ -76,28 +110,85 @@ function keyOrderOf(keys: string[]): KeyOrder {
   for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) sorted = false;
   // Keys of one object are distinct, so this comparison is Array.prototype.sort's default order.
   if (!sorted) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
-  return { keys, order, heads: order.map((i) => quote(keys[i]!) + ':') };
+  return { keys, order, heads: order.map((i) => utf8.encode(quote(keys[i]!) + ':')) };
 }
 
-class FastWriter {
-  out = '';
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+
+class ByteWriter {
+  pos = 0;
   private last: KeyOrder | undefined;
+  constructor(public buf: Uint8Array) {}
+
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.bytes());
+    this.buf = grown;
+  }
+
+  private byte(b: number): void {
+    this.room(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** Any text, UTF-8 encoded (at most 3 bytes per UTF-16 code unit). */
+  text(s: string): void {
+    this.room(s.length * 3);
+    this.pos += utf8.encodeInto(s, this.buf.subarray(this.pos)).written;
+  }
+
+  /** Text known to be ASCII (numbers, literals). */
+  private ascii(s: string): void {
+    this.room(s.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
+    this.pos = pos;
+  }
+
+  private string(s: string): void {
+    this.room(s.length + 2);
+    const buf = this.buf;
+    const start = this.pos;
+    let pos = start;
+    buf[pos++] = QUOTE;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      // `"`, `\`, controls and anything non-ASCII: written the way JSON.stringify writes it, then encoded.
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) {
+        this.pos = start;
+        this.text(JSON.stringify(s));
+        return;
+      }
+      buf[pos++] = c;
+    }
+    buf[pos++] = QUOTE;
+    this.pos = pos;
+  }
 
   /** Appends the canonical form of `v`; false when `v` holds something only `Writer` writes. */
   value(v: unknown): boolean {
     switch (typeof v) {
       case 'string':
-        this.out += quote(v);
+        this.string(v);
         return true;
       case 'number':
-        this.out += Number.isFinite(v) ? String(v) : 'null';
+        this.ascii(Number.isFinite(v) ? String(v) : 'null');
         return true;
       case 'boolean':
-        this.out += v ? 'true' : 'false';
+        this.ascii(v ? 'true' : 'false');
         return true;
       case 'object':
         if (v === null) {
-          this.out += 'null';
+          this.ascii('null');
           return true;
         }
         return Array.isArray(v) ? this.array(v) : this.object(v);
@@ -107,15 +198,15 @@ class FastWriter {
   }
 
   private array(a: unknown[]): boolean {
-    this.out += '[';
+    this.byte(0x5b);
     for (let i = 0; i < a.length; i++) {
-      if (i) this.out += ',';
+      if (i) this.byte(COMMA);
       const x = a[i];
       // undefined (or a hole) is written as null.
-      if (x === undefined) this.out += 'null';
+      if (x === undefined) this.ascii('null');
       else if (!this.value(x)) return false;
     }
-    this.out += ']';
+    this.byte(0x5d);
     return true;
   }
 
@@ -125,7 +216,7 @@ class FastWriter {
     const obj = v as Record<string, unknown>;
     const keys = Object.keys(obj);
     const ko = this.orderOf(keys);
-    this.out += '{';
+    this.byte(0x7b);
     let first = true;
     for (let j = 0; j < ko.order.length; j++) {
       const k = keys[ko.order[j]!]!;
@@ -133,11 +224,17 @@ class FastWriter {
       const x = obj[k];
       // A member whose value is undefined is omitted.
       if (x === undefined) continue;
-      this.out += first ? ko.heads[j] : ',' + ko.heads[j];
+      if (!first) this.byte(COMMA);
       first = false;
+      const head = ko.heads[j]!;
+      this.room(head.length);
+      const buf = this.buf;
+      let pos = this.pos;
+      for (let i = 0; i < head.length; i++) buf[pos++] = head[i]!;
+      this.pos = pos;
       if (!this.value(x)) return false;
     }
-    this.out += '}';
+    this.byte(0x7d);
     return true;
   }
 
@@ -258,8 +355,8 @@ export function sha256Hex(data: string | Uint8Array): string {
  * building that string.
  */
 export function requestFingerprint(resource: string, input: unknown): string {
-  const text = canonicalText(input);
-  if (text !== undefined) return sha256Hex(resource + '\n' + text);
+  const fast = canonicalBytes(resource + '\n', input, sha256Hex);
+  if (fast !== undefined) return fast;
   const hash = createHash('sha256');
   const w = new Writer(hash);
   w.out = resource + '\n';
