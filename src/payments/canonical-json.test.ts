@@ -130,3 +130,13 @@ test('JSON.parse own __proto__ keys, null-prototype objects and non-plain values
   check({ n: nullProto, d: new Date(0), m: new Map([[1, 2]]), f: () => 1, s: Symbol('s'), arr: Object.assign([1, 2], { extra: 3 }) });
   check([1, () => 1, Symbol('s'), undefined]);
 });
+
+test('a getter that canonicalizes during the walk, and a large value then a small one, keep the original bytes', () => {
+  const outer: Record<string, unknown> = { b: [1, 'x'] };
+  Object.defineProperty(outer, 'a', { enumerable: true, get: () => canonicalJson({ inner: ['nested', 2], z: 'é' }) });
+  assert.equal(canonicalJson(outer), referenceCanonicalJson(outer));
+  assert.equal(requestFingerprint('r', outer), referenceFingerprint('r', outer));
+  const big = { s: 'x'.repeat(3 * 1024 * 1024), t: 'é'.repeat(1000) };
+  assert.equal(requestFingerprint('r', big), referenceFingerprint('r', big));
+  assert.equal(canonicalJson({ b: 2, a: 1 }), '{"a":1,"b":2}');
+});
