@@ -96,21 +96,41 @@ function giveScratch(b: Uint8Array): void {
   if (b.length <= SCRATCH_KEEP_MAX) scratch = b;
 }
 
-/** The sorted member order of one key list, with each member's encoded `"key":` head. */
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/** The sorted member order of one key list, with each member's `"key":` head. */
 interface KeyOrder {
   keys: string[];
-  /** Indexes into `keys`, in sorted (UTF-16 code unit) order. */
-  order: number[];
-  heads: Uint8Array[];
+  /** The same keys in sorted (UTF-16 code unit) order. */
+  sorted: string[];
+  /** `"key":` as JSON.stringify writes the key, per sorted key. */
+  heads: string[];
+  /** Every head is ASCII (one byte per code unit). */
+  ascii: boolean;
 }
 
 function keyOrderOf(keys: string[]): KeyOrder {
-  const order = keys.map((_, i) => i);
-  let sorted = true;
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) sorted = false;
-  // Keys of one object are distinct, so this comparison is Array.prototype.sort's default order.
-  if (!sorted) order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
-  return { keys, order, heads: order.map((i) => utf8.encode(quote(keys[i]!) + ':')) };
+  // Array.prototype.sort's default order is by UTF-16 code units.
+  const sorted = [...keys].sort();
+  const heads = sorted.map((k) => quote(k) + ':');
+  return { keys, sorted, heads, ascii: heads.every((h) => !NON_ASCII.test(h)) };
+}
+
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The key orders used lately, across calls: requests of one kind repeat their few key lists. */
+const recentOrders: KeyOrder[] = [];
+const RECENT_ORDERS = 8;
+
+function recentKeyOrder(keys: string[]): KeyOrder {
+  for (const ko of recentOrders) if (sameKeys(keys, ko.keys)) return ko;
+  const ko = keyOrderOf(keys);
+  if (recentOrders.unshift(ko) > RECENT_ORDERS) recentOrders.pop();
+  return ko;
 }
 
 const QUOTE = 0x22;
@@ -218,20 +238,17 @@ class ByteWriter {
     const ko = this.orderOf(keys);
     this.byte(0x7b);
     let first = true;
-    for (let j = 0; j < ko.order.length; j++) {
-      const k = keys[ko.order[j]!]!;
+    const sortedKeys = ko.sorted;
+    for (let j = 0; j < sortedKeys.length; j++) {
+      const k = sortedKeys[j]!;
       if (k === '__proto__') return false;
       const x = obj[k];
       // A member whose value is undefined is omitted.
       if (x === undefined) continue;
       if (!first) this.byte(COMMA);
       first = false;
-      const head = ko.heads[j]!;
-      this.room(head.length);
-      const buf = this.buf;
-      let pos = this.pos;
-      for (let i = 0; i < head.length; i++) buf[pos++] = head[i]!;
-      this.pos = pos;
+      if (ko.ascii) this.ascii(ko.heads[j]!);
+      else this.text(ko.heads[j]!);
       if (!this.value(x)) return false;
     }
     this.byte(0x7d);
@@ -240,12 +257,8 @@ class ByteWriter {
 
   private orderOf(keys: string[]): KeyOrder {
     const last = this.last;
-    if (last !== undefined && last.keys.length === keys.length) {
-      let i = 0;
-      while (i < keys.length && keys[i] === last.keys[i]) i++;
-      if (i === keys.length) return last;
-    }
-    return (this.last = keyOrderOf(keys));
+    if (last !== undefined && sameKeys(keys, last.keys)) return last;
+    return (this.last = recentKeyOrder(keys));
   }
 }
 
