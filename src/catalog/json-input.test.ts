@@ -115,3 +115,15 @@ test('property: parseJsonBody gives the same value or rule as scanning before pa
   );
   fc.assert(fc.property(text, (t) => assert.equal(outcome(t), scanFirst(t))), { numRuns: 1000 });
 });
+
+test('an enumerable name on Object.prototype is not a member of parsed values', () => {
+  const proto = Object.prototype as Record<string, unknown>;
+  proto.polluted = JSON.parse(arrays(MAX_JSON_DEPTH + 5));
+  try {
+    assert.equal(valueNestingExceeds({ a: [1, { b: 2 }] }), false);
+    assert.deepEqual(parseJsonBody('{"a":[1,{"b":2}]}'), { ok: true, value: { a: [1, { b: 2 }] } });
+    assert.equal(valueNestingExceeds(JSON.parse(arrays(MAX_JSON_DEPTH + 1))), true);
+  } finally {
+    delete proto.polluted;
+  }
+});

@@ -96,24 +96,34 @@ export function jsonBodyText(body: Uint8Array | string): BodyResult<string> {
  * most `max + 1` levels, so the recursion is bounded whatever the value.
  */
 export function valueNestingExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  return typeof value === 'object' && value !== null && deeperThan(value, max);
+  if (typeof value !== 'object' || value === null) return false;
+  // The walk lists members with for-in (no key array per object), which would also list an enumerable name on
+  // Object.prototype: then Object.keys instead.
+  for (const _ in Object.prototype) return deeperThan(value, max, true);
+  return deeperThan(value, max, false);
 }
 
-function deeperThan(container: object, room: number): boolean {
+function deeperThan(container: object, room: number, ownKeys: boolean): boolean {
   if (room === 0) return true;
   if (Array.isArray(container)) {
     for (let i = 0; i < container.length; i++) {
       const x: unknown = container[i];
-      if (typeof x === 'object' && x !== null && deeperThan(x, room - 1)) return true;
+      if (typeof x === 'object' && x !== null && deeperThan(x, room - 1, ownKeys)) return true;
     }
     return false;
   }
-  // Own keys only (Object.keys), as JSON.parse creates them: an inherited enumerable name must not count.
   const obj = container as Record<string, unknown>;
-  const keys = Object.keys(obj);
-  for (let i = 0; i < keys.length; i++) {
-    const x = obj[keys[i]!];
-    if (typeof x === 'object' && x !== null && deeperThan(x, room - 1)) return true;
+  if (ownKeys) {
+    const keys = Object.keys(obj);
+    for (let i = 0; i < keys.length; i++) {
+      const x = obj[keys[i]!];
+      if (typeof x === 'object' && x !== null && deeperThan(x, room - 1, ownKeys)) return true;
+    }
+    return false;
+  }
+  for (const k in obj) {
+    const x = obj[k];
+    if (typeof x === 'object' && x !== null && deeperThan(x, room - 1, ownKeys)) return true;
   }
   return false;
 }
