@@ -133,6 +133,9 @@ function recentKeyOrder(keys: string[]): KeyOrder {
   return ko;
 }
 
+const TRUE: readonly number[] = [0x74, 0x72, 0x75, 0x65];
+const FALSE: readonly number[] = [0x66, 0x61, 0x6c, 0x73, 0x65];
+const NULL: readonly number[] = [0x6e, 0x75, 0x6c, 0x6c];
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 
@@ -165,7 +168,15 @@ class ByteWriter {
     this.pos += utf8.encodeInto(s, this.buf.subarray(this.pos)).written;
   }
 
-  /** Text known to be ASCII (numbers, literals). */
+  private literal(bytes: readonly number[]): void {
+    this.room(bytes.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < bytes.length; i++) buf[pos++] = bytes[i]!;
+    this.pos = pos;
+  }
+
+  /** Text known to be ASCII (numbers, key heads). */
   private ascii(s: string): void {
     this.room(s.length);
     const buf = this.buf;
@@ -204,11 +215,11 @@ class ByteWriter {
         this.ascii(Number.isFinite(v) ? String(v) : 'null');
         return true;
       case 'boolean':
-        this.ascii(v ? 'true' : 'false');
+        this.literal(v ? TRUE : FALSE);
         return true;
       case 'object':
         if (v === null) {
-          this.ascii('null');
+          this.literal(NULL);
           return true;
         }
         return Array.isArray(v) ? this.array(v) : this.object(v);
@@ -223,7 +234,7 @@ class ByteWriter {
       if (i) this.byte(COMMA);
       const x = a[i];
       // undefined (or a hole) is written as null.
-      if (x === undefined) this.ascii('null');
+      if (x === undefined) this.literal(NULL);
       else if (!this.value(x)) return false;
     }
     this.byte(0x5d);
