@@ -110,3 +110,26 @@ describe('MCP challenge-handoff endpoint', () => {
     assert.ok(d.tools.some((t: { name: string; paid: boolean }) => t.name === 'accessibility-contrast-calculator' && t.paid));
   });
 });
+
+describe('MCP free tools and the per-client limit of free routes', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig({ env: { RATE_LIMIT_PER_MINUTE: '6', TRUST_PROXY: '1' } });
+  });
+  after(async () => {
+    await rig?.close();
+  });
+
+  test("a free tool's in-process call counts against its caller, not one client shared by every MCP caller", async () => {
+    // Each client connects (a few requests to /mcp), makes one tools/call and the tool's inner request:
+    // within its own 6. Were the inner requests counted as one shared client, the seventh caller's would be refused.
+    for (let i = 1; i <= 8; i++) {
+      const address = `10.0.0.${i}`;
+      const client = new Client({ name: 'test-agent', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(rig.service.url + '/mcp'), { requestInit: { headers: { 'X-Forwarded-For': address } } }));
+      const r = (await client.callTool({ name: 'list-services', arguments: {} })) as { isError?: boolean; content: Array<{ text: string }> };
+      assert.ok(!r.isError, `${address} gets its answer, got ${r.content[0]?.text.slice(0, 200)}`);
+      await client.close();
+    }
+  });
+});

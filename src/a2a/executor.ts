@@ -18,7 +18,7 @@ import { makeInputReader } from '../catalog/input-reader.js';
 import { offerOf } from '../discovery/bazaar.js';
 import { A2A_SKILL_KEY, A2A_X402_EXTENSION_URI } from '../discovery/documents.js';
 import { errorBody, type ErrorBody } from '../errors.js';
-import { freeToolsOf } from '../http/free-routes.js';
+import { callFreeTool, freeToolsOf, type ToolCaller } from '../http/free-routes.js';
 import type { FreeTool, ModuleContext } from '../module.js';
 import { payFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
@@ -26,15 +26,9 @@ import { paidStep, X402_ERROR, X402_PAYLOAD, X402_STATUS, type PaidStep } from '
 
 /** What the HTTP side hands each call through `ServerCallContext.state`: the app (for free skills) and the caller's origin. */
 export const CALL_SCOPE = 'agent-pay-service/a2a-call-scope';
-export interface CallScope {
+/** The app (for free skills) and who the call is for (origin, connection, X-Forwarded-For). */
+export interface CallScope extends ToolCaller {
   app: Hono;
-  base: string;
-  /**
-   * The caller's connection (Hono's env) and X-Forwarded-For, handed to the in-process call so
-   * per-client limits count the caller, not one shared "unknown" client.
-   */
-  env: unknown;
-  forwardedFor: string | undefined;
 }
 
 interface PaidSkill {
@@ -122,18 +116,11 @@ export class ServiceAgentExecutor implements AgentExecutor {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('invalid_request', 'The data part must be a JSON object of the skill\'s arguments.', [{ path: '/parts', rule: 'type' }]));
     }
-    const r = tool.request(args as Record<string, unknown>);
-    const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
-    const headers: Record<string, string> = {
-      ...(scope.forwardedFor === undefined ? {} : { 'x-forwarded-for': scope.forwardedFor }),
-      ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
-    };
-    const res = await scope.app.request(scope.base + r.path + qs, { method: r.method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body) }, scope.env as never);
-    const text = await res.text();
+    const { status, text } = await callFreeTool(scope.app, tool, args as Record<string, unknown>, scope);
     const json = parseJson(text);
-    if (res.status >= 400) {
+    if (status >= 400) {
       const body = (json as ErrorBody | undefined)?.error ? (json as ErrorBody) : errorBody('service_unavailable', text.slice(0, 500));
-      return this.finish(rc, bus, res.status >= 500 ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_REJECTED, body);
+      return this.finish(rc, bus, status >= 500 ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_REJECTED, body);
     }
     bus.publish(AgentEvent.message(this.agentMessage(rc, [json === undefined ? textPart(text) : dataPart(json)], undefined, false)));
     bus.finished();

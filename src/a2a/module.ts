@@ -10,6 +10,7 @@
  * same request handler, as its Express adapter does. The agent itself is `executor.ts`; payments go through the one
  * paid flow, so the gate's guarantees hold unchanged.
  */
+import { toolCallerOf } from '../http/free-routes.js';
 import type { Context, Hono } from 'hono';
 import { AgentCard, A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser, validateVersion } from '@a2a-js/sdk/server';
@@ -110,7 +111,7 @@ function a2aEndpoint(ctx: ModuleContext) {
     // v0.3 named the header X-A2A-Extensions (the a2a-x402 spec's activation header).
     const extensionHeader = legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER;
     const mapError = (e: unknown) => (legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(e) : JsonRpcTransportHandler.mapToJSONRPCError(e));
-    const scope: CallScope = { app, base, env: c.env, forwardedFor: c.req.header('x-forwarded-for') };
+    const scope: CallScope = { app, ...toolCallerOf(c, base) };
     const context = new ServerCallContext({
       requestedExtensions: Extensions.parseServiceParameter(c.req.header(extensionHeader) ?? (legacy ? c.req.header(HTTP_EXTENSION_HEADER) : undefined)),
       user: new UnauthenticatedUser(),

@@ -3,7 +3,7 @@
  * (`{param}` paths become Hono's `:param`), then any routes it registers by
  * hand. OpenAPI and the MCP tools read the same descriptors.
  */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody } from '../errors.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
@@ -51,4 +51,29 @@ function toolOfRoute(r: FreeRoute): FreeTool[] {
 /** Every free MCP tool of the service, from the modules' free routes. */
 export function freeToolsOf(ctx: ModuleContext): FreeTool[] {
   return ctx.modules.flatMap((m) => (m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute));
+}
+
+/** Who a free tool is called for when another surface (MCP, A2A) runs it in process. */
+export interface ToolCaller {
+  /** The caller's origin (or PUBLIC_BASE_URL): the answer's absolute URLs are built from it. */
+  base: string;
+  /** The caller's connection (Hono's env) and X-Forwarded-For, so per-client limits count this caller, not one shared "unknown" client. */
+  env: unknown;
+  forwardedFor: string | undefined;
+}
+
+export function toolCallerOf(c: Context, base: string): ToolCaller {
+  return { base, env: c.env, forwardedFor: c.req.header('x-forwarded-for') };
+}
+
+/** One free tool called in process through the app, exactly as its HTTP route answers it. */
+export async function callFreeTool(app: Hono, tool: FreeTool, args: Record<string, unknown>, caller: ToolCaller): Promise<{ status: number; text: string }> {
+  const r = tool.request(args);
+  const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
+  const headers: Record<string, string> = {
+    ...(caller.forwardedFor === undefined ? {} : { 'x-forwarded-for': caller.forwardedFor }),
+    ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
+  };
+  const res = await app.request(caller.base + r.path + qs, { method: r.method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body) }, caller.env as never);
+  return { status: res.status, text: await res.text() };
 }

@@ -21,7 +21,7 @@ import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../catalog/json-input.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
-import { freeToolsOf } from '../http/free-routes.js';
+import { callFreeTool, freeToolsOf, toolCallerOf, type ToolCaller } from '../http/free-routes.js';
 import { portableSchema } from './portable-schema.js';
 import type { GateOutcome } from '../payments/gate.js';
 import { payFor, type PaidOffer } from '../payments/paid-flow.js';
@@ -216,15 +216,8 @@ function toolTable(ctx: ModuleContext) {
 }
 
 /** In-process, but at the caller's real origin: the answers carry absolute URLs built from it. */
-async function callFree(app: Hono, tool: FreeTool, args: Record<string, unknown>, base: string): Promise<CallToolResult> {
-  const r = tool.request(args);
-  const qs = r.query && Object.keys(r.query).length ? '?' + new URLSearchParams(r.query).toString() : '';
-  const res = await app.request(base + r.path + qs, {
-    method: r.method,
-    headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
-    body: r.body === undefined ? undefined : JSON.stringify(r.body),
-  });
-  const text = await res.text();
+async function callFree(app: Hono, tool: FreeTool, args: Record<string, unknown>, caller: ToolCaller): Promise<CallToolResult> {
+  const { status, text } = await callFreeTool(app, tool, args, caller);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -232,7 +225,7 @@ async function callFree(app: Hono, tool: FreeTool, args: Record<string, unknown>
     parsed = undefined;
   }
   const structured = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-  return textResult(text, res.status >= 400, res.status >= 400 ? undefined : structured);
+  return textResult(text, status >= 400, status >= 400 ? undefined : structured);
 }
 
 async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string): Promise<CallToolResult> {
@@ -264,7 +257,7 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
     const p = t.paidByName.get(name);
     if (p) return callPaid(ctx, p, args, req.params._meta as Record<string, unknown> | undefined, base);
     const f = t.freeByName.get(name);
-    if (f) return checkArguments(t.freeValidators.get(name), name, args) ?? callFree(app, f, args, base);
+    if (f) return checkArguments(t.freeValidators.get(name), name, args) ?? callFree(app, f, args, toolCallerOf(c, base));
     return textResult(errorBody('not_found', `No tool named "${name}".`), true);
   });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
