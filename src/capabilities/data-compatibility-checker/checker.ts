@@ -220,6 +220,19 @@ function copyDescriptor(d: FieldDescriptor): FieldDescriptor {
   return { name: d.name, type: d.type, required: d.required, nullable: d.nullable };
 }
 
+/** Whether two descriptors share a canonical name: one Set insertion per name, the common answer being no. */
+function repeatsAName(list: readonly FieldDescriptor[], mode: CanonicalizationMode): boolean {
+  const seen = new Set<string>();
+  for (let index = 0; index < list.length; index++) {
+    const descriptor = list[index];
+    if (descriptor === null || typeof descriptor !== 'object' || typeof descriptor.name !== 'string') continue;
+    const size = seen.size;
+    seen.add(canonicalName(descriptor.name, mode));
+    if (seen.size === size) return true;
+  }
+  return false;
+}
+
 /**
  * Rule beyond the JSON Schema: no two descriptors of one contract may share a
  * name after canonicalization. Reports every repeat (not the first use) with
@@ -230,7 +243,7 @@ export function findDuplicateFieldNames(input: CheckerRequest): InputProblem | u
   const details: ErrorDetail[] = [];
   for (const side of ['source_fields', 'target_fields'] as const) {
     const list = input[side];
-    if (!Array.isArray(list)) continue;
+    if (!Array.isArray(list) || !repeatsAName(list, mode)) continue;
     const firstIndex = new Map<string, number>();
     for (let index = 0; index < list.length; index++) {
       const descriptor = list[index];
@@ -517,9 +530,10 @@ function indexByCanonicalName(
 ): Map<string, FieldDescriptor> | undefined {
   const map = new Map<string, FieldDescriptor>();
   for (const d of fields) {
-    const key = canonicalName(d.name, mode);
-    if (map.has(key)) return undefined;
-    map.set(key, d);
+    const size = map.size;
+    map.set(canonicalName(d.name, mode), d);
+    // One lookup per name: a repeat leaves the size unchanged (and the map is dropped).
+    if (map.size === size) return undefined;
   }
   return map;
 }
