@@ -57,8 +57,9 @@ function written(value: unknown): string {
  *
  * Objects of one request usually share their key order (every descriptor of
  * a list has the same keys, in the same order), so the sorted order and the
- * encoded `"key":` heads of the last key list seen are kept and reused when the
- * next object's keys are the same: no sort and no key quoting per object.
+ * quoted `"key":` heads of the last few key lists seen (across calls too) are
+ * kept and reused when an object's keys are the same: no sort and no key
+ * quoting per object.
  * Cheaper than scanning the value and then asking the native JSON.stringify
  * for the sorted form (a property list makes it look every listed key up on
  * every object).
@@ -74,7 +75,8 @@ function canonicalBytes<T>(prefix: string, value: unknown, use: (bytes: Uint8Arr
 }
 
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
+// ignoreBOM: a leading U+FEFF is text to keep (canonical text never starts with one, but decoding must not drop bytes).
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function canonicalText(value: unknown): string | undefined {
   return canonicalBytes('', value, (bytes) => utf8Decoder.decode(bytes));
