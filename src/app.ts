@@ -178,16 +178,24 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
     const envelope: MiddlewareHandler = async (c, next) => {
       const id = paidRequestId(c);
       c.set('requestId', id);
+      // The same headers Hono's requestId and cors middleware give every other answer. Under
+      // @hono/node-server they go straight onto the Node response, which merges them with the
+      // route's own when it writes the head: no Headers object is built from the route's record.
+      const outgoing = nodeOutgoing(c);
+      const origin = origins === '*' ? '*' : origins.includes(c.req.header('origin') ?? '') ? c.req.header('origin')! : undefined;
+      if (outgoing) {
+        outgoing.setHeader('X-Request-Id', id);
+        if (origin !== undefined) outgoing.setHeader('Access-Control-Allow-Origin', origin);
+        if (origins !== '*') outgoing.setHeader('Vary', 'Origin');
+        outgoing.setHeader('Access-Control-Expose-Headers', exposed);
+      }
       await env.observe(c, next, id, route);
-      // The same headers Hono's requestId and cors middleware give every other answer.
+      if (outgoing) return;
+      // Not served by node-server (app.request): on the Response itself.
       const h = c.res.headers;
       h.set('X-Request-Id', id);
-      if (origins === '*') h.set('Access-Control-Allow-Origin', '*');
-      else {
-        const origin = c.req.header('origin') ?? '';
-        if (origins.includes(origin)) h.set('Access-Control-Allow-Origin', origin);
-        h.append('Vary', 'Origin');
-      }
+      if (origin !== undefined) h.set('Access-Control-Allow-Origin', origin);
+      if (origins !== '*') h.append('Vary', 'Origin');
       h.set('Access-Control-Expose-Headers', exposed);
     };
     const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
@@ -220,8 +228,10 @@ export function createApp(deps: AppDeps): Hono {
    */
   const observe = async (c: Context, next: () => Promise<void>, id: string, route: (c: Context) => string) => {
     const start = performance.now();
-    // Everything this request awaits (gate, facilitator, ledger) logs with its id.
-    await withRequestId(id, next);
+    // Everything this request awaits (gate, facilitator, ledger) logs with its id. With logging
+    // off there is no line to name it in, and the context (async hooks on every promise) is skipped.
+    if (log?.isLevelEnabled('fatal')) await withRequestId(id, next);
+    else await next();
     const status = c.res.status;
     const label = route(c);
     metrics.httpRequests.inc({ method: c.req.method, route: label, status: String(status) });
