@@ -12,6 +12,7 @@ import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { LARGE_INPUTS } from '../bench/inputs.js';
 import { CATALOG } from '../src/capabilities/index.js';
+import { makeInputReader } from '../src/catalog/input-reader.js';
 import { defaultHandlerWorkers, sharedHandlerPool } from '../src/isolation/pool.js';
 import { balanceOf, postJson, signFor, startRig, tempDir, type Rig } from './support/harness.js';
 
@@ -71,6 +72,7 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     const pool = sharedHandlerPool();
     assert.ok(pool, 'the service runs a handler pool');
     const before = pool.completed;
+    const readsBefore = pool.bodiesRead;
 
     // The four paying clients run in another process, as real clients would: their
     // own work (sending 2 MiB, reading ~7 MiB answers) is not on the service's event loop.
@@ -102,7 +104,22 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     // stored results), and the event loop kept answering throughout. How long it was blocked is measured by
     // `npm run bench` (bench/isolation.ts: p99 under this load against idle).
     assert.equal(pool.completed - before, 4, 'each heavy call ran on the pool');
+    assert.equal(pool.bodiesRead - readsBefore, 4, 'each 2 MiB body was decoded, parsed and validated on the pool');
     assert.ok(health.length >= 5, `only ${health.length} /healthz answers during the load`);
+  });
+
+  test('a large invalid body is refused on the pool with exactly the inline 400, before any payment step', async () => {
+    const pool = sharedHandlerPool()!;
+    const readsBefore = pool.completed + pool.bodiesRead;
+    const bad = { ...page(5), base_url: 42 };
+    const text = JSON.stringify(bad);
+    const inline = makeInputReader(EXTRACTOR).fromBody('application/json', new TextEncoder().encode(text));
+    assert.equal(inline.ok, false);
+    const res = await postJson(rig.service.url + PATH, bad);
+    assert.equal(res.status, (inline as { status: number }).status);
+    assert.deepEqual(await res.json(), (inline as { body: unknown }).body);
+    assert.equal(res.headers.get('payment-required'), null, 'no challenge for an invalid body');
+    assert.equal(pool.completed + pool.bodiesRead - readsBefore, 1, 'read on the pool, nothing run');
   });
 });
 

@@ -21,8 +21,12 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CATALOG } from '../capabilities/index.js';
 import type { Capability } from '../catalog/capability.js';
+import type { makeInputReader } from '../catalog/input-reader.js';
 import { ServiceError } from '../errors.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
+
+/** An input reader's verdict on a body: the input, or the error answer (status and body). */
+export type BodyVerdict = ReturnType<ReturnType<typeof makeInputReader>['fromBody']>;
 
 /** Inputs with at least this many characters of strings go to the pool (entries marked 'large-input'). */
 export const ISOLATE_MIN_INPUT_CHARS = 16 * 1024;
@@ -42,12 +46,14 @@ export function defaultHandlerWorkers(cores = availableParallelism()): number {
   return Math.max(1, cores - 1);
 }
 
+/** A task before its sequence number is given. */
+type Job = { kind: 'run'; id: string; input: unknown } | { kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array };
+
 interface Pending {
   seq: number;
   budgetMs: number;
-  id: string;
-  input: unknown;
-  resolve(body: string): void;
+  job: Job;
+  resolve(value: unknown): void;
   reject(e: Error): void;
 }
 
@@ -83,6 +89,8 @@ export class HandlerPool {
   readonly size: number;
   /** Calls that a worker finished (for tests and metrics: proof the work left the main thread). */
   completed = 0;
+  /** Request bodies a worker read (decoded, parsed and validated) instead of the main thread. */
+  bodiesRead = 0;
   private readonly slots = new Set<Slot>();
   private readonly queue: Pending[] = [];
   private seq = 0;
@@ -107,10 +115,23 @@ export class HandlerPool {
    * result, or `handler_over_budget` once it has run `budgetMs` in a worker.
    */
   run(id: string, input: unknown, budgetMs: number): Promise<string> {
+    return this.submit({ kind: 'run', id, input }, budgetMs) as Promise<string>;
+  }
+
+  /**
+   * Entry `id`'s input reader on a request body, in a worker: the same verdict
+   * (input, or the 400/413/415 answer) the main thread would reach, without
+   * its event loop spending the decode, JSON.parse and schema walk of a large body.
+   */
+  read(id: string, contentType: string | undefined, body: Uint8Array, budgetMs: number): Promise<BodyVerdict> {
+    return this.submit({ kind: 'read', id, contentType, body }, budgetMs) as Promise<BodyVerdict>;
+  }
+
+  private submit(job: Job, budgetMs: number): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('handler pool is closed'));
     if (this.startError) return Promise.reject(this.startError);
     return new Promise((resolve, reject) => {
-      this.queue.push({ seq: ++this.seq, budgetMs, id, input, resolve, reject });
+      this.queue.push({ seq: ++this.seq, budgetMs, job, resolve, reject });
       this.pump();
     });
   }
@@ -144,8 +165,9 @@ export class HandlerPool {
       clearTimeout(slot.timer);
       slot.task = undefined;
       slot.timer = undefined;
-      this.completed++;
-      if (m.ok) task.resolve(m.body);
+      if (task.job.kind === 'read') this.bodiesRead++;
+      else this.completed++;
+      if (m.ok) task.resolve(m.value);
       else task.reject(new Error(m.error));
       this.pump();
     });
@@ -177,7 +199,7 @@ export class HandlerPool {
       const task = this.queue.shift()!;
       slot.task = task;
       slot.timer = setTimeout(() => this.overBudget(slot, task), task.budgetMs);
-      slot.worker.postMessage({ seq: task.seq, id: task.id, input: task.input } satisfies WorkerTask);
+      slot.worker.postMessage({ seq: task.seq, ...task.job } satisfies WorkerTask);
     }
   }
 
@@ -273,4 +295,22 @@ export async function runCapability(owner: object, cap: Capability, input: unkno
   const runner = runners.get(owner);
   if (runner && isolates(cap, input)) return runner.pool.run(cap.id, input, runner.budgetMs);
   return JSON.stringify(await cap.run(input));
+}
+
+/**
+ * The body of a call to an offloadable entry, read in a worker when it is at
+ * least ISOLATE_MIN_INPUT_CHARS bytes and a pool runs for `owner`: undefined
+ * means "read it inline" (small body, no pool, or the pool could not take it).
+ * The verdict is the one the inline reader gives, so the 400s before any
+ * payment step are unchanged; only the thread that computes them moves.
+ */
+export async function readBodyOffThread(owner: object, cap: Capability, contentType: string | undefined, body: Uint8Array): Promise<BodyVerdict | undefined> {
+  const runner = runners.get(owner);
+  if (!runner || !cap.isolate || !OFFLOADABLE.has(cap) || body.byteLength < ISOLATE_MIN_INPUT_CHARS) return undefined;
+  try {
+    // Copied, not transferred: the route keeps the bytes (a signed offer is checked against them).
+    return await runner.pool.read(cap.id, contentType, body, runner.budgetMs);
+  } catch {
+    return undefined;
+  }
 }

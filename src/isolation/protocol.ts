@@ -1,9 +1,8 @@
 /** Messages between the handler pool and its workers. */
-export interface WorkerTask {
-  seq: number;
-  /** Capability id in src/capabilities/index.ts CATALOG. */
-  id: string;
-  input: unknown;
-}
+export type WorkerTask =
+  /** Run catalog entry `id` on `input`: the reply's value is the JSON string of its result. */
+  | { seq: number; kind: 'run'; id: string; input: unknown }
+  /** Read a request body for entry `id` (strict UTF-8, JSON, schema): the reply's value is the reader's verdict. */
+  | { seq: number; kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array };
 
-export type WorkerReply = { ready: true } | { seq: number; ok: true; body: string } | { seq: number; ok: false; error: string };
+export type WorkerReply = { ready: true } | { seq: number; ok: true; value: unknown } | { seq: number; ok: false; error: string };
