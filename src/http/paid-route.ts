@@ -234,7 +234,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     // A large body of a heavy capability is decoded, parsed and validated on the worker pool, not on
     // the event loop that answers everyone else (src/isolation); the verdict is the inline one.
     const contentType = c.req.header('content-type');
-    const parsed = (await readBodyOffThread(opts.gate, cap, contentType, raw.value)) ?? reader.fromBody(contentType, raw.value);
+    const offThread = readBodyOffThread(opts.gate, cap, contentType, raw.value);
+    const parsed = (offThread && (await offThread)) ?? reader.fromBody(contentType, raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
     const sig = c.req.header('payment-signature');

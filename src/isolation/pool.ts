@@ -304,9 +304,14 @@ export async function runCapability(owner: object, cap: Capability, input: unkno
  * The verdict is the one the inline reader gives, so the 400s before any
  * payment step are unchanged; only the thread that computes them moves.
  */
-export async function readBodyOffThread(owner: object, cap: Capability, contentType: string | undefined, body: Uint8Array): Promise<BodyVerdict | undefined> {
+export function readBodyOffThread(owner: object, cap: Capability, contentType: string | undefined, body: Uint8Array): Promise<BodyVerdict | undefined> | undefined {
+  // Decided synchronously: the small bodies of the 402 path do not pay for a promise.
+  if (body.byteLength < ISOLATE_MIN_INPUT_CHARS || !cap.isolate || !OFFLOADABLE.has(cap)) return undefined;
   const runner = runners.get(owner);
-  if (!runner || !cap.isolate || !OFFLOADABLE.has(cap) || body.byteLength < ISOLATE_MIN_INPUT_CHARS) return undefined;
+  return runner ? readOnPool(runner, cap, contentType, body) : undefined;
+}
+
+async function readOnPool(runner: HandlerRunner, cap: Capability, contentType: string | undefined, body: Uint8Array): Promise<BodyVerdict | undefined> {
   try {
     // Copied, not transferred: the route keeps the bytes (a signed offer is checked against them).
     return await runner.pool.read(cap.id, contentType, body, runner.budgetMs);
