@@ -11,7 +11,9 @@
  * `ISOLATE_MIN_INPUT_CHARS` characters of strings. Everything else runs inline,
  * where it is faster than a round trip to a worker. Only entries of the
  * static CATALOG can be offloaded (the worker loads them by id); a result is
- * the same JSON string the inline path produces.
+ * the same JSON string the inline path produces. The request bodies of those
+ * entries, from ISOLATE_MIN_INPUT_CHARS bytes, are also read there (decode,
+ * JSON.parse, schema: `readBodyOffThread`), with the inline reader's verdict.
  *
  * One pool per process (threads are a machine resource), sized to the
  * machine (a core left to the event loop), shared by every service started in the process and closed when the
