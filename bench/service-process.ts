@@ -14,6 +14,7 @@ process.send!({ url: service.url });
 process.on('message', (m) => {
   if (m === 'summary') void service.ledger.summary().then((summary) => process.send!({ summary }));
 });
-process.once('SIGTERM', () => {
-  void service.close().finally(() => process.exit(0));
-});
+const stop = () => void service.close().finally(() => process.exit(0));
+process.once('SIGTERM', stop);
+// The bench that started it is gone (crashed or killed): do not outlive it.
+process.once('disconnect', stop);
