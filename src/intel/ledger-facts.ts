@@ -10,6 +10,7 @@
  *
  * Everything is read through the Ledger interface; the SQL lives in the ledger.
  */
+import { FreshRead } from './fresh-read.js';
 import type { Ledger, LedgerSummary } from '../store/ledger.js';
 
 /** What intel needs from the ledger. */
@@ -31,11 +32,15 @@ type ByPayer = Awaited<ReturnType<Ledger['paidDeliveriesByPayer']>>;
 /** Revenue through the ledger's interface, re-summed only when a settlement may have been recorded. */
 export class LedgerPaidRevenue implements PaidRevenueSource {
   private memo: { watermark: string; at: number; byPayer: ByPayer } | undefined;
+  /** Read by every newswire request: concurrent requests share one fresh read (fresh-read.ts). */
+  private readonly watermark: FreshRead<string>;
 
   constructor(
     private readonly ledger: Pick<Ledger, 'paidDeliveriesByPayer' | 'settlementWatermark'>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.watermark = new FreshRead(() => this.ledger.settlementWatermark());
+  }
 
   async paidRevenue(excludePayers: readonly string[]): Promise<PaidRevenue> {
     const excluded = new Set(excludePayers.map((w) => w.toLowerCase()));
@@ -53,7 +58,7 @@ export class LedgerPaidRevenue implements PaidRevenueSource {
     // Summing costs O(payments); the watermark (an index probe) tells whether
     // anything changed. A bounded age covers a settlement another instance
     // recorded with an older clock.
-    const watermark = await this.ledger.settlementWatermark();
+    const watermark = await this.watermark.get();
     const memo = this.memo;
     if (memo && memo.watermark === watermark && this.now() - memo.at < 60_000) return memo.byPayer;
     const byPayer = await this.ledger.paidDeliveriesByPayer();

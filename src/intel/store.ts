@@ -8,6 +8,7 @@
 import type { SqlDriver } from '../store/sql-driver.js';
 import { CensusStore } from './store/census.js';
 import { ContentClock } from './store/clock.js';
+import { FreshRead } from './fresh-read.js';
 import type { ChangeQuery, ContentStore, EntityQuery, EventQuery, ItemQuery, RelationshipQuery, WriteResult } from './store/contract.js';
 import { GraphQueries } from './store/graph-queries.js';
 import { GraphWrites } from './store/graph-writes.js';
@@ -22,6 +23,8 @@ export type * from './store/contract.js';
 export class SqlContentStore implements ContentStore {
   readonly kind: 'sqlite' | 'postgres';
   private readonly clock: ContentClock;
+  /** Read by every free-feed request: concurrent requests share one fresh read (fresh-read.ts). */
+  private readonly currentGeneration: FreshRead<string>;
   private readonly itemWrites: ItemWrites;
   private readonly items: ItemQueries;
   private readonly graphWrites: GraphWrites;
@@ -33,6 +36,7 @@ export class SqlContentStore implements ContentStore {
   constructor(db: SqlDriver, now: () => number) {
     this.kind = db.kind;
     this.clock = new ContentClock(db, now);
+    this.currentGeneration = new FreshRead(() => this.clock.generation());
     this.itemWrites = new ItemWrites(db, this.clock, now);
     this.items = new ItemQueries(db, this.clock);
     this.graphWrites = new GraphWrites(db, this.clock, now);
@@ -47,7 +51,7 @@ export class SqlContentStore implements ContentStore {
   }
 
   generation() {
-    return this.clock.generation();
+    return this.currentGeneration.get();
   }
 
   apply(record: ContentRecord): Promise<WriteResult> {

@@ -47,8 +47,7 @@ function newswireQueryProblem(c: Context, q: QueryValues): Response | undefined 
  * independent revenue figure (settlements); both are in the version.
  */
 async function newswireBytes(c: Context, deps: CachedFeedDeps, q: QueryValues, key: string): Promise<Response> {
-  const generation = await deps.store.generation();
-  const revenue = await deps.revenue.paidRevenue(deps.operatorWallets);
+  const [generation, revenue] = await Promise.all([deps.store.generation(), deps.revenue.paidRevenue(deps.operatorWallets)]);
   return deps.feedCache.serve(c, `${NEWSWIRE_PATH}?${key}`, `${generation}:${revenue.atomic}`, () => buildNewswire(deps, q));
 }
 
