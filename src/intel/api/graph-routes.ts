@@ -8,13 +8,13 @@
 import type { Context } from 'hono';
 import type { FreeRoute } from '../../module.js';
 import { buildGraphSummary, GRAPH_PATHS } from '../graph.js';
-import { badQuery, decodePageCursor, encodePageCursor, errorResponse, jsonWithEtag, parseQuery, type QueryValues } from '../http.js';
+import { badQuery, decodePageCursor, encodePageCursor, errorResponse, jsonWithEtag, parseQuery, type ParameterDef, type QueryValues } from '../http.js';
 import { cursorMicros } from '../newswire.js';
 import { ENTITY_ID } from '../schema-parts.js';
 import type { ContentStore } from '../store/contract.js';
 import { formatMicros } from '../time.js';
 import type { EntityType, ItemType, RelationshipType } from '../types.js';
-import { normalizedQuery, type FeedCache } from './feed-cache.js';
+import { QueryMemo, type FeedCache } from './feed-cache.js';
 import { ENTITY_DETAIL_SCHEMA, ENTITY_PAGE_SCHEMA, EVENT_PAGE_SCHEMA, GRAPH_SUMMARY_SCHEMA, RELATIONSHIP_PAGE_SCHEMA } from './graph-schemas.js';
 import { badRequest, noArgs, notFound, notModified, operation, queryArgsSchema, toQuery } from './operation.js';
 import { QUERY_PARAMETERS } from './query-parameters.js';
@@ -40,23 +40,35 @@ function invalidCursor(c: Context): Response {
 }
 
 /** Bytes of a graph answer: they change only with the content generation. */
-async function cached(c: Context, store: ContentStore, cache: FeedCache, q: QueryValues, build: () => Promise<unknown>): Promise<Response> {
-  return cache.serve(c, `${c.req.path}?${normalizedQuery(q)}`, await store.generation(), build);
+async function cached(c: Context, store: ContentStore, cache: FeedCache, key: string, build: () => Promise<unknown>): Promise<Response> {
+  return cache.serve(c, `${c.req.path}?${key}`, await store.generation(), build);
+}
+
+const NO_PARAMETERS: readonly ParameterDef[] = [];
+const memos = new WeakMap<readonly ParameterDef[], QueryMemo>();
+
+/** A collection's query, parsed once per distinct query string, with its normalized cache key; or the 400 it gets. */
+function graphQuery(defs: readonly ParameterDef[], c: Context): { values: QueryValues; key: string } | { bad: Response } {
+  let memo = memos.get(defs);
+  if (!memo) memos.set(defs, (memo = new QueryMemo(defs)));
+  const p = memo.parse(c.req.url);
+  if (!('key' in p)) return { bad: badQuery(c, p.parsed) };
+  return { values: p.parsed.values, key: p.key };
 }
 
 async function summary(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = parseQuery([], new URL(c.req.url));
-  if (!q.ok) return badQuery(c, q);
-  return cached(c, store, cache, q.values, () => buildGraphSummary(store));
+  const q = graphQuery(NO_PARAMETERS, c);
+  if ('bad' in q) return q.bad;
+  return cached(c, store, cache, q.key, () => buildGraphSummary(store));
 }
 
 async function entities(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = parseQuery(QUERY_PARAMETERS.graphEntities, new URL(c.req.url));
-  if (!q.ok) return badQuery(c, q);
+  const q = graphQuery(QUERY_PARAMETERS.graphEntities, c);
+  if ('bad' in q) return q.bad;
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 1);
   if (q.values.cursor !== undefined && !after) return invalidCursor(c);
   const limit = q.values.limit as number;
-  return cached(c, store, cache, q.values, async () => {
+  return cached(c, store, cache, q.key, async () => {
     const page = await store.entities({ type: q.values.type as EntityType | undefined, sinceUs: sinceOf(q.values), afterId: after?.[0], limit });
     return pageBody(page.items, limit, page.more, page.watermarkUs, (e) => [e.id]);
   });
@@ -74,12 +86,12 @@ async function entity(c: Context, store: ContentStore): Promise<Response> {
 }
 
 async function relationships(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = parseQuery(QUERY_PARAMETERS.graphRelationships, new URL(c.req.url));
-  if (!q.ok) return badQuery(c, q);
+  const q = graphQuery(QUERY_PARAMETERS.graphRelationships, c);
+  if ('bad' in q) return q.bad;
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 1);
   if (q.values.cursor !== undefined && !after) return invalidCursor(c);
   const limit = q.values.limit as number;
-  return cached(c, store, cache, q.values, async () => {
+  return cached(c, store, cache, q.key, async () => {
     const page = await store.relationships({
       type: q.values.type as RelationshipType | undefined,
       entity: q.values.entity as string | undefined,
@@ -94,12 +106,12 @@ async function relationships(c: Context, store: ContentStore, cache: FeedCache):
 }
 
 async function events(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = parseQuery(QUERY_PARAMETERS.graphEvents, new URL(c.req.url));
-  if (!q.ok) return badQuery(c, q);
+  const q = graphQuery(QUERY_PARAMETERS.graphEvents, c);
+  if ('bad' in q) return q.bad;
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 2);
   if (q.values.cursor !== undefined && (!after || !/^\d{4}-\d{2}-\d{2}$/.test(after[0]!))) return invalidCursor(c);
   const limit = q.values.limit as number;
-  return cached(c, store, cache, q.values, async () => {
+  return cached(c, store, cache, q.key, async () => {
     const page = await store.events({
       type: q.values.type as ItemType | undefined,
       entity: q.values.entity as string | undefined,
