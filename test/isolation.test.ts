@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { LARGE_INPUTS } from '../bench/inputs.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { makeInputReader } from '../src/catalog/input-reader.js';
-import { defaultHandlerWorkers, sharedHandlerPool } from '../src/isolation/pool.js';
+import { defaultHandlerWorkers, readBodyOffThread, sharedHandlerPool } from '../src/isolation/pool.js';
+import { callFingerprint } from '../src/payments/paid-flow.js';
 import { balanceOf, postJson, signFor, startRig, tempDir, type Rig } from './support/harness.js';
 
 /** GET /healthz on a fresh connection (no keep-alive socket the server may be closing): its status. */
@@ -106,6 +107,19 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     assert.equal(pool.completed - before, 4, 'each heavy call ran on the pool');
     assert.equal(pool.bodiesRead - readsBefore, 4, 'each 2 MiB body was decoded, parsed and validated on the pool');
     assert.ok(health.length >= 5, `only ${health.length} /healthz answers during the load`);
+  });
+
+  test('a paid 2 MiB body is fingerprinted on the pool to exactly the inline fingerprint; an unpaid one is not fingerprinted', async () => {
+    const bytes = new TextEncoder().encode(JSON.stringify(page(6)));
+    const inline = makeInputReader(EXTRACTOR).fromBody('application/json', bytes);
+    assert.ok(inline.ok);
+    const paid = await readBodyOffThread(rig.service.gate, EXTRACTOR, 'application/json', bytes, true);
+    assert.ok(paid?.verdict.ok, 'read on the pool');
+    assert.equal(paid.fingerprint, callFingerprint(EXTRACTOR, inline.input));
+    assert.deepEqual(paid.verdict.input, inline.input);
+    const unpaid = await readBodyOffThread(rig.service.gate, EXTRACTOR, 'application/json', bytes, false);
+    assert.ok(unpaid?.verdict.ok);
+    assert.equal(unpaid.fingerprint, undefined);
   });
 
   test('a large invalid body is refused on the pool with exactly the inline 400, before any payment step', async () => {

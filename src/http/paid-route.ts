@@ -234,8 +234,9 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     // A large body of a heavy capability is decoded, parsed and validated on the worker pool, not on
     // the event loop that answers everyone else (src/isolation); the verdict is the inline one.
     const contentType = c.req.header('content-type');
-    const offThread = readBodyOffThread(opts.gate, cap, contentType, raw.value);
-    const parsed = (offThread && (await offThread)) ?? reader.fromBody(contentType, raw.value);
+    const offThread = readBodyOffThread(opts.gate, cap, contentType, raw.value, c.req.header('payment-signature') !== undefined);
+    const read = offThread && (await offThread);
+    const parsed = read?.verdict ?? reader.fromBody(contentType, raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
     const sig = c.req.header('payment-signature');
@@ -261,7 +262,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       if (typeof h === 'string') return c.json(errorBody('invalid_request', `The signed offer cannot be honoured: ${h}.`, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
       honoured = h;
     }
-    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured });
+    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured, fingerprint: read?.fingerprint });
     return respond(c, outcome, priceFor(cap, input, honoured));
   };
 }

@@ -30,6 +30,12 @@ import type { WorkerReply, WorkerTask } from './protocol.js';
 /** An input reader's verdict on a body: the input, or the error answer (status and body). */
 export type BodyVerdict = ReturnType<ReturnType<typeof makeInputReader>['fromBody']>;
 
+/** A body read on the pool: the verdict and, when asked for a valid input, `callFingerprint(cap, input)`. */
+export interface BodyRead {
+  verdict: BodyVerdict;
+  fingerprint?: string;
+}
+
 /** Inputs with at least this many characters of strings go to the pool (entries marked 'large-input'). */
 export const ISOLATE_MIN_INPUT_CHARS = 16 * 1024;
 
@@ -49,7 +55,7 @@ export function defaultHandlerWorkers(cores = availableParallelism()): number {
 }
 
 /** A task before its sequence number is given. */
-type Job = { kind: 'run'; id: string; input: unknown } | { kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array };
+type Job = { kind: 'run'; id: string; input: unknown } | { kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array; fingerprint: boolean };
 
 interface Pending {
   seq: number;
@@ -125,8 +131,8 @@ export class HandlerPool {
    * (input, or the 400/413/415 answer) the main thread would reach, without
    * its event loop spending the decode, JSON.parse and schema walk of a large body.
    */
-  read(id: string, contentType: string | undefined, body: Uint8Array, budgetMs: number): Promise<BodyVerdict> {
-    return this.submit({ kind: 'read', id, contentType, body }, budgetMs) as Promise<BodyVerdict>;
+  read(id: string, contentType: string | undefined, body: Uint8Array, fingerprint: boolean, budgetMs: number): Promise<BodyRead> {
+    return this.submit({ kind: 'read', id, contentType, body, fingerprint }, budgetMs) as Promise<BodyRead>;
   }
 
   private submit(job: Job, budgetMs: number): Promise<unknown> {
@@ -303,20 +309,22 @@ export async function runCapability(owner: object, cap: Capability, input: unkno
  * The body of a call to an offloadable entry, read in a worker when it is at
  * least ISOLATE_MIN_INPUT_CHARS bytes and a pool runs for `owner`: undefined
  * means "read it inline" (small body, no pool, or the pool could not take it).
+ * With `fingerprint` (a paid request) the worker also computes the call's
+ * fingerprint (canonical JSON + SHA-256 of 2 MiB cost the event loop ~90 ms).
  * The verdict is the one the inline reader gives, so the 400s before any
  * payment step are unchanged; only the thread that computes them moves.
  */
-export function readBodyOffThread(owner: object, cap: Capability, contentType: string | undefined, body: Uint8Array): Promise<BodyVerdict | undefined> | undefined {
+export function readBodyOffThread(owner: object, cap: Capability, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> | undefined {
   // Decided synchronously: the small bodies of the 402 path do not pay for a promise.
   if (body.byteLength < ISOLATE_MIN_INPUT_CHARS || !cap.isolate || !OFFLOADABLE.has(cap)) return undefined;
   const runner = runners.get(owner);
-  return runner ? readOnPool(runner, cap, contentType, body) : undefined;
+  return runner ? readOnPool(runner, cap, contentType, body, fingerprint) : undefined;
 }
 
-async function readOnPool(runner: HandlerRunner, cap: Capability, contentType: string | undefined, body: Uint8Array): Promise<BodyVerdict | undefined> {
+async function readOnPool(runner: HandlerRunner, cap: Capability, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> {
   try {
     // Copied, not transferred: the route keeps the bytes (a signed offer is checked against them).
-    return await runner.pool.read(cap.id, contentType, body, runner.budgetMs);
+    return await runner.pool.read(cap.id, contentType, body, fingerprint, runner.budgetMs);
   } catch {
     return undefined;
   }

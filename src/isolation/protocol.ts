@@ -2,7 +2,10 @@
 export type WorkerTask =
   /** Run catalog entry `id` on `input`: the reply's value is the JSON string of its result. */
   | { seq: number; kind: 'run'; id: string; input: unknown }
-  /** Read a request body for entry `id` (strict UTF-8, JSON, schema): the reply's value is the reader's verdict. */
-  | { seq: number; kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array };
+  /**
+   * Read a request body for entry `id` (strict UTF-8, JSON, schema): the reply's value is a BodyRead,
+   * the reader's verdict and, when asked (a paid request) and the input is valid, the call's fingerprint.
+   */
+  | { seq: number; kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array; fingerprint: boolean };
 
 export type WorkerReply = { ready: true } | { seq: number; ok: true; value: unknown } | { seq: number; ok: false; error: string };

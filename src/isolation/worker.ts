@@ -4,13 +4,14 @@
  * as the exact JSON string the inline path would send
  * (`JSON.stringify(await run(input))`); `read`: the entry's input reader on a
  * request body (decode, JSON.parse, schema), the same verdict the inline path
- * would reach.
+ * would reach, and for a paid request the fingerprint the gate binds it to.
  *
  * Runs TypeScript through tsx, which the pool passes in the worker's execArgv.
  */
 import { parentPort } from 'node:worker_threads';
 import { CATALOG } from '../capabilities/index.js';
 import { makeInputReader } from '../catalog/input-reader.js';
+import { callFingerprint } from '../payments/paid-flow.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 
 const port = parentPort;
@@ -27,7 +28,9 @@ port.on('message', async (task: WorkerTask) => {
     if (task.kind === 'read') {
       let reader = readers.get(cap.id);
       if (!reader) readers.set(cap.id, (reader = makeInputReader(cap)));
-      reply = { seq: task.seq, ok: true, value: reader.fromBody(task.contentType, task.body) };
+      const verdict = reader.fromBody(task.contentType, task.body);
+      const fingerprint = task.fingerprint && verdict.ok ? callFingerprint(cap, verdict.input) : undefined;
+      reply = { seq: task.seq, ok: true, value: { verdict, fingerprint } };
     } else {
       reply = { seq: task.seq, ok: true, value: JSON.stringify(await cap.run(task.input)) };
     }

@@ -69,6 +69,11 @@ export interface HonouredOffer {
   validUntil: number;
 }
 
+/** The fingerprint a paid call is bound to: the entry's own, else RFC 8785 canonical JSON + SHA-256 (canonical-json.ts). */
+export function callFingerprint(cap: Capability, input: unknown): string {
+  return cap.fingerprintOf ? cap.fingerprintOf(input) : requestFingerprint(cap.id, input);
+}
+
 export interface PayOptions {
   fits?: (paymentRequired: PaymentRequired) => boolean;
   /** Names `fits` when a transport uses more than one budget (see PaidCall.fitsName). */
@@ -76,6 +81,8 @@ export interface PayOptions {
   /** Signs the receipt every paid delivery carries; none when the operator configured no key. */
   signer?: CommitmentSigner;
   honoured?: HonouredOffer;
+  /** `callFingerprint(cap, input)` when it was already computed off the event loop (the worker pool reads large bodies). */
+  fingerprint?: string;
 }
 
 export async function payFor(
@@ -95,7 +102,7 @@ export async function payFor(
     resourceUrl: origin + cap.path,
     // Only a paid request is bound to its fingerprint: an unpaid 402 never computes it.
     get fingerprint() {
-      return (fingerprint ??= cap.fingerprintOf ? cap.fingerprintOf(input) : requestFingerprint(cap.id, input));
+      return (fingerprint ??= opts.fingerprint ?? callFingerprint(cap, input));
     },
     payment,
     extensionCandidates: offer.extensionCandidates,
