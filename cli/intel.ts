@@ -55,13 +55,6 @@ async function main(): Promise<void> {
   }
   if (args.values.source !== undefined) die(USAGE);
   if (command !== 'import' || files.length === 0) die(USAGE);
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) die(`config error: ${e.message}`);
-    throw e;
-  }
   const texts = files.map((f) => {
     try {
       return { file: f, text: readFileSync(f, 'utf8') };
@@ -69,13 +62,7 @@ async function main(): Promise<void> {
       return die(`cannot read ${f}: ${(e as Error).message}`);
     }
   });
-  let database;
-  try {
-    database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  } catch (e) {
-    if (e instanceof ConfigError) die(`config error: ${e.message}${config.databaseUrl ? '' : ' (stop the service, or import through the admin API while it runs)'}`);
-    throw e;
-  }
+  const { database } = await openServiceDatabase('import through the admin API while it runs');
   let rejected = 0;
   try {
     const store = new SqlContentStore(database.db, Date.now);
@@ -93,8 +80,12 @@ async function main(): Promise<void> {
   process.exitCode = rejected > 0 ? 1 : 0;
 }
 
-/** Run the collectors once against the service's database. */
-async function collect(only: CollectorName | undefined): Promise<void> {
+/**
+ * The service's configuration and database, or one clear line and exit 2. A
+ * SQLite data directory in use by the running service is refused: `whileRunning`
+ * says what to do instead.
+ */
+async function openServiceDatabase(whileRunning: string) {
   let config;
   try {
     config = loadConfig();
@@ -102,13 +93,17 @@ async function collect(only: CollectorName | undefined): Promise<void> {
     if (e instanceof ConfigError) die(`config error: ${e.message}`);
     throw e;
   }
-  let database;
   try {
-    database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    return { config, database: await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }) };
   } catch (e) {
-    if (e instanceof ConfigError) die(`config error: ${e.message}${config.databaseUrl ? '' : ' (stop the service, or let it collect on INTEL_COLLECT_INTERVAL)'}`);
+    if (e instanceof ConfigError) die(`config error: ${e.message}${config.databaseUrl ? '' : ` (stop the service, or ${whileRunning})`}`);
     throw e;
   }
+}
+
+/** Run the collectors once against the service's database. */
+async function collect(only: CollectorName | undefined): Promise<void> {
+  const { config, database } = await openServiceDatabase('let it collect on INTEL_COLLECT_INTERVAL');
   const rail = config.payment ? { network: config.payment.network, asset: config.payment.asset.address } : undefined;
   const plan = planFromConfig(config.intel, rail, config.operatorWallets);
   let bad = 0;
