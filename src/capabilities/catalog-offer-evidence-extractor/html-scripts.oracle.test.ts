@@ -43,6 +43,17 @@ function oracle(page: string): string[] {
   return out;
 }
 
+/**
+ * The scanner reports scripts in source order, which is what its script index
+ * means. parse5's tree order is the same except where a table foster-parents
+ * content: what stands in a <table> but may not go there (a <noscript>, say,
+ * with a script inside) is moved in front of the table, so a later script can
+ * come first in the tree. On such pages the two are compared as multisets.
+ */
+function inComparableOrder(page: string, scripts: string[]): string[] {
+  return /<table/i.test(page) ? [...scripts].sort() : scripts;
+}
+
 /** The scanner's finds, as a browser's input stream would give them (CR LF and CR become LF). */
 function scanned(page: string): string[] {
   return scanHtml(page).scripts.map((s) => page.slice(s.contentStart, s.contentEnd).replace(/\r\n?/g, '\n'));
@@ -125,7 +136,7 @@ describe('the scanner finds what a browser parser finds (parse5 as oracle)', () 
   it('agrees on 3,000 generated pages', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((parts) => parts.join('')), (page) => {
-        assert.deepEqual(scanned(page), oracle(page), page);
+        assert.deepEqual(inComparableOrder(page, scanned(page)), inComparableOrder(page, oracle(page)), page);
       }),
       { numRuns: Number(process.env.ORACLE_RUNS ?? 3000) },
     );
@@ -142,5 +153,15 @@ describe('the scanner finds what a browser parser finds (parse5 as oracle)', () 
       '<script type="application/ld+json">{"unterminated":',
     ];
     for (const page of pages) assert.deepEqual(scanned(page), oracle(page), page);
+  });
+});
+
+describe('a table moves foster-parented scripts in the tree, not in the source', () => {
+  it('finds the same scripts as parse5 in source order (the order its script index names)', () => {
+    // Found by the generated pages: parse5 puts the <noscript>'s script before the table.
+    const page = "<table><script type=\"application/ld+json\"><div title='</script>'><noscript><script type=\"application/ld+json\">";
+    assert.deepEqual(scanned(page), ["<div title='", '']);
+    assert.deepEqual(oracle(page), ['', "<div title='"]);
+    assert.deepEqual(inComparableOrder(page, scanned(page)), inComparableOrder(page, oracle(page)));
   });
 });
