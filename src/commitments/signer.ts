@@ -47,18 +47,11 @@ export interface Delivery {
   responseBody: string | Uint8Array;
 }
 
-export interface QuotedOffer {
-  resourceUrl: string;
-  scheme: string;
-  network: string;
-  asset: string;
-  payTo: string;
-  amount: string;
-  /** Unix seconds. */
-  validUntil: number;
+/** What a quote offers: the offer payload's terms (its version is the format's) bound to the quoted body. */
+export type QuotedOffer = Omit<OfferPayload, 'version'> & {
   /** Hex SHA-256 of the canonical JSON of the native body. */
   bodySha256: string;
-}
+};
 
 export interface CommitmentSigner {
   /** The address every signature recovers to; published in the discovery documents. */
