@@ -98,24 +98,26 @@ function giveScratch(b: Uint8Array): void {
   if (b.length <= SCRATCH_KEEP_MAX) scratch = b;
 }
 
-const NON_ASCII = /[^\u0000-\u007f]/;
-
-/** The sorted member order of one key list, with each member's `"key":` head. */
+/** The sorted member order of one key list, with each member's `,"key":` head as bytes. */
 interface KeyOrder {
   keys: string[];
   /** The same keys in sorted (UTF-16 code unit) order. */
   sorted: string[];
-  /** `"key":` as JSON.stringify writes the key, per sorted key. */
-  heads: string[];
-  /** Every head is ASCII (one byte per code unit). */
-  ascii: boolean;
+  /**
+   * Per sorted key, a comma then `"key":` as JSON.stringify writes the key,
+   * UTF-8 encoded (the comma is skipped before the first member written):
+   * copied byte by byte, with no per-head string work.
+   */
+  heads: Uint8Array[];
+  /** A key is `__proto__`: such an object is left to `Writer`. */
+  proto: boolean;
 }
 
 function keyOrderOf(keys: string[]): KeyOrder {
   // Array.prototype.sort's default order is by UTF-16 code units.
   const sorted = [...keys].sort();
-  const heads = sorted.map((k) => quote(k) + ':');
-  return { keys, sorted, heads, ascii: heads.every((h) => !NON_ASCII.test(h)) };
+  const heads = sorted.map((k) => utf8.encode(',' + quote(k) + ':'));
+  return { keys, sorted, heads, proto: keys.includes('__proto__') };
 }
 
 function sameKeys(a: string[], b: string[]): boolean {
@@ -247,21 +249,24 @@ class ByteWriter {
     const proto: unknown = Object.getPrototypeOf(v);
     if (proto !== Object.prototype && proto !== null) return false;
     const obj = v as Record<string, unknown>;
-    const keys = Object.keys(obj);
-    const ko = this.orderOf(keys);
+    const ko = this.orderOf(Object.keys(obj));
+    if (ko.proto) return false;
     this.byte(0x7b);
-    let first = true;
+    // 1 until a member is written: where the head's bytes start (past its comma).
+    let from = 1;
     const sortedKeys = ko.sorted;
+    const heads = ko.heads;
     for (let j = 0; j < sortedKeys.length; j++) {
-      const k = sortedKeys[j]!;
-      if (k === '__proto__') return false;
-      const x = obj[k];
+      const x = obj[sortedKeys[j]!];
       // A member whose value is undefined is omitted.
       if (x === undefined) continue;
-      if (!first) this.byte(COMMA);
-      first = false;
-      if (ko.ascii) this.ascii(ko.heads[j]!);
-      else this.text(ko.heads[j]!);
+      const head = heads[j]!;
+      this.room(head.length);
+      const buf = this.buf;
+      let pos = this.pos;
+      for (let i = from; i < head.length; i++) buf[pos++] = head[i]!;
+      this.pos = pos;
+      from = 0;
       if (!this.value(x)) return false;
     }
     this.byte(0x7d);
