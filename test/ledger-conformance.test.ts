@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqlLedger } from '../src/store/sql-ledger.js';
 import { openSqlite } from '../src/store/sqlite/driver.js';
+import { migrate } from '../src/store/migrate.js';
+import { ThreadedSqliteLedger } from '../src/store/sqlite/ledger-thread.js';
 import { openPostgres } from '../src/store/postgres/driver.js';
 import type { Ledger, NewAttempt } from '../src/store/ledger.js';
 import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
@@ -34,8 +36,18 @@ function attempt(over: Partial<NewAttempt> = {}): NewAttempt {
   };
 }
 
+/** The service's SQLite ledger: migrated on the caller's connection, then run on its own thread (ledger-thread.ts). */
+async function openThreadedSqlite(): Promise<Ledger> {
+  const file = join(mkdtempSync(join(tmpdir(), 'ledger-thread-')), 'l.sqlite');
+  const setup = openSqlite(file);
+  await migrate(setup);
+  await setup.close();
+  return ThreadedSqliteLedger.open(file, { timeoutMs: 3000 });
+}
+
 const suites: Array<[string, () => Promise<Ledger>, string | undefined]> = [
   ['sqlite', async () => SqlLedger.open(openSqlite(join(mkdtempSync(join(tmpdir(), 'ledger-')), 'l.sqlite'))), undefined],
+  ['sqlite on its own thread', openThreadedSqlite, undefined],
   ['postgres', async () => SqlLedger.open(await openPostgres(await freshPgUrl())), pgConfigured() ? undefined : PG_SKIP_REASON],
 ];
 
@@ -136,7 +148,7 @@ for (const [name, open, skip] of suites) {
     });
 
     test('driver transactions commit together or not at all', async () => {
-      const db = name === 'sqlite' ? openSqlite(join(mkdtempSync(join(tmpdir(), 'tx-')), 'tx.sqlite')) : await openPostgres(await freshPgUrl());
+      const db = name.startsWith('sqlite') ? openSqlite(join(mkdtempSync(join(tmpdir(), 'tx-')), 'tx.sqlite')) : await openPostgres(await freshPgUrl());
       try {
         await db.execScript('CREATE TABLE t (k TEXT PRIMARY KEY)');
         await db.transaction(async (tx) => {
@@ -149,7 +161,7 @@ for (const [name, open, skip] of suites) {
             await tx.run('INSERT INTO t (k) VALUES (?)', ['a']);
           }),
         );
-        if (name === 'sqlite') {
+        if (name.startsWith('sqlite')) {
           await assert.rejects(
             () =>
               db.transaction(async (tx) => {

@@ -26,6 +26,7 @@ import type { Capability } from '../catalog/capability.js';
 import type { makeInputReader } from '../catalog/input-reader.js';
 import { ServiceError } from '../errors.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
+import { workerEntry } from './worker-entry.js';
 
 /** An input reader's verdict on a body: the input, or the error answer (status and body). */
 export type BodyVerdict = ReturnType<ReturnType<typeof makeInputReader>['fromBody']>;
@@ -72,26 +73,8 @@ interface Slot {
   timer?: NodeJS.Timeout;
 }
 
-/** Compiled by `npm run build` (dist/…/pool.js): the worker is plain JavaScript next to it. */
-const COMPILED = import.meta.url.endsWith('.js');
-const WORKER_URL = new URL(COMPILED ? './worker.js' : './worker.ts', import.meta.url).href;
-
-/**
- * From source, workers run TypeScript. On Node 20 a worker does not get the
- * parent's tsx loader hooks (nor does `--import tsx` in its execArgv apply to
- * its entry), so the worker starts from this small ES module that registers
- * tsx's ESM hooks in the worker and then imports worker.ts, whatever flags the
- * parent had. The production build needs no loader and starts worker.js itself.
- */
-const BOOTSTRAP_URL = COMPILED
-  ? new URL(WORKER_URL)
-  : new URL(
-      'data:text/javascript,' +
-        encodeURIComponent(`import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
-register();
-await import(${JSON.stringify(WORKER_URL)});
-`),
-    );
+/** The worker's entry (worker.ts from source, worker.js in the build): see worker-entry.ts. */
+const BOOTSTRAP_URL = workerEntry(import.meta.url, 'worker');
 
 export class HandlerPool {
   readonly size: number;

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { ServiceError } from '../errors.js';
-import { openLedger } from '../store/index.js';
+import { openDatabase, type SqlDriver } from '../store/index.js';
 import { LedgerUnavailableError, type Ledger } from '../store/ledger.js';
 import { authorizationTypedData, type Eip3009Authorization } from './authorization.js';
 import { PaymentGate, SETTLE_MARGIN_SECONDS, type GateOutcome, type PaidCall } from './gate.js';
@@ -29,6 +29,8 @@ interface Rig {
   gate: PaymentGate;
   rail: ScriptedRail;
   ledger: Ledger;
+  /** The database the ledger lives in (another connection): what another instance or an operator would change. */
+  db: SqlDriver;
   clock: { t: number };
 }
 
@@ -36,14 +38,14 @@ let rig: Rig;
 let openLedgers: Ledger[] = [];
 
 async function makeRig(opts: { leaseMs?: number; wrap?: (l: Ledger) => Ledger } = {}): Promise<Rig> {
-  const real = await openLedger({ dataDir: mkdtempSync(join(tmpdir(), 'gate-unit-')) });
+  const { ledger: real, db } = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'gate-unit-')) });
   openLedgers.push(real);
   const ledger = opts.wrap ? opts.wrap(real) : real;
   const rail = new ScriptedRail();
   const clock = { t: 1_800_000_000_000 };
   rail.chain.blockTime = clock.t / 1000;
   const gate = new PaymentGate({ ledger, rail, leaseMs: opts.leaseMs ?? 20_000, now: () => clock.t });
-  return { gate, rail, ledger, clock };
+  return { gate, rail, ledger, db, clock };
 }
 
 beforeEach(async () => {
@@ -261,11 +263,8 @@ describe('the happy path and replays', () => {
   test('a settled attempt whose stored result is incomplete is not delivered', async () => {
     const p = await sign();
     await rig.gate.handle(call(p));
-    const { SqlLedger } = await import('../store/sql-ledger.js');
-    void SqlLedger;
     const id = await idOf(p);
-    const l = rig.ledger as unknown as { db: { run(sql: string, params: unknown[]): Promise<number> } };
-    await l.db.run('UPDATE payment_attempts SET settle_response = NULL WHERE id = ?', [id]);
+    await rig.db.run('UPDATE payment_attempts SET settle_response = NULL WHERE id = ?', [id]);
     expectCode(await rig.gate.handle(call(p)), 'refuse', 'service_unavailable');
   });
 
@@ -582,8 +581,7 @@ describe('after settle is sent', () => {
     const p = await sign();
     const id = await idOf(p);
     rig.rail.settleAnswers.push(async (payload) => {
-      const l = rig.ledger as unknown as { db: { run(sql: string, params: unknown[]): Promise<number> } };
-      await l.db.run('UPDATE payment_attempts SET lease_owner = ?, lease_until = ? WHERE id = ?', ['someone-else', rig.clock.t + 60_000, id]);
+      await rig.db.run('UPDATE payment_attempts SET lease_owner = ?, lease_until = ? WHERE id = ?', ['someone-else', rig.clock.t + 60_000, id]);
       return { kind: 'unknown', message: 'x' };
     });
     const o = await rig.gate.handle(call(p));
@@ -595,8 +593,7 @@ describe('after settle is sent', () => {
     const p = await sign();
     const id = await idOf(p);
     rig.rail.settleAnswers.push(async () => {
-      const l = rig.ledger as unknown as { db: { run(sql: string, params: unknown[]): Promise<number> } };
-      await l.db.run("UPDATE payment_attempts SET state = 'settled', settle_response = ?, lease_owner = NULL WHERE id = ?", [JSON.stringify({ success: true, transaction: '0x' + '01'.repeat(32), network: 'eip155:31337' }), id]);
+      await rig.db.run("UPDATE payment_attempts SET state = 'settled', settle_response = ?, lease_owner = NULL WHERE id = ?", [JSON.stringify({ success: true, transaction: '0x' + '01'.repeat(32), network: 'eip155:31337' }), id]);
       return { kind: 'unknown', message: 'x' };
     });
     const o = await rig.gate.handle(call(p));
@@ -623,8 +620,7 @@ describe('after settle is sent', () => {
     const p = await sign();
     const id = await idOf(p);
     const o = await rig.gate.handle(call(p, { execute: async () => {
-      const l = rig.ledger as unknown as { db: { run(sql: string, params: unknown[]): Promise<number> } };
-      await l.db.run('UPDATE payment_attempts SET lease_owner = ? WHERE id = ?', ['someone-else', id]);
+      await rig.db.run('UPDATE payment_attempts SET lease_owner = ? WHERE id = ?', ['someone-else', id]);
       return { status: 200, contentType: 'application/json', body: '{}' };
     } }));
     expectCode(o, 'refuse', 'payment_in_progress');

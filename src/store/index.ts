@@ -5,6 +5,8 @@ import type { Ledger } from './ledger.js';
 import { openPostgres } from './postgres/driver.js';
 import { openSqlite } from './sqlite/driver.js';
 import { SqlLedger } from './sql-ledger.js';
+import { migrate } from './migrate.js';
+import { ThreadedSqliteLedger } from './sqlite/ledger-thread.js';
 import type { SqlDriver } from './sql-driver.js';
 
 export type { Ledger } from './ledger.js';
@@ -73,27 +75,34 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     return { db: driver, ledger, close: () => ledger.close() };
   }
   const unlock = lockDataDir(opts.dataDir);
+  const file = join(opts.dataDir, 'ledger.sqlite');
   let driver;
   try {
-    driver = openSqlite(join(opts.dataDir, 'ledger.sqlite'), { timeoutMs });
+    driver = openSqlite(file, { timeoutMs });
   } catch (e) {
     unlock();
     throw new ConfigError('DATA_DIR', `cannot open the SQLite ledger: ${(e as Error).message}`);
   }
-  let ledger: SqlLedger;
+  let ledger: Ledger;
   try {
-    ledger = await SqlLedger.open(driver);
+    // Migrations and the lease reset on this connection, which the content stores keep using.
+    await migrate(driver);
     await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
+    // The ledger itself runs on its own thread and connection (ledger-thread.ts: its writes and fsyncs never hold up the event loop).
+    ledger = await ThreadedSqliteLedger.open(file, { timeoutMs });
   } catch (e) {
     // E.g. another process held the write lock past the timeout: let go of the data directory.
     await driver.close();
     unlock();
     throw e;
   }
-  const close = ledger.close.bind(ledger);
-  ledger.close = async () => {
-    await close();
-    unlock();
-  };
+  const closeLedger = ledger.close.bind(ledger);
+  let closing: Promise<void> | undefined;
+  ledger.close = () =>
+    (closing ??= (async () => {
+      await closeLedger();
+      await driver.close();
+      unlock();
+    })());
   return { db: driver, ledger, close: () => ledger.close() };
 }

@@ -113,7 +113,9 @@ export interface Ledger {
    * Record a new attempt holding the lease. Never a select-then-insert: the
    * insert itself is the claim (`ON CONFLICT DO NOTHING` + affected rows).
    * When the authorization or its payment key is already recorded, returns
-   * the existing row instead.
+   * the existing row instead. Atomic and visible at once, not flushed before
+   * it returns (see `AdvanceOptions.durable`): the durable write before any
+   * settle flushes it.
    */
   reserve(attempt: NewAttempt, lease: Lease, now: number): Promise<ReserveResult>;
   /** Take the lease of an existing, unfinished attempt if nobody holds it. */

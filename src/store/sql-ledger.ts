@@ -112,7 +112,14 @@ export class SqlLedger implements Ledger {
 
   async reserve(a: NewAttempt, lease: Lease, now: number): Promise<ReserveResult> {
     return this.guard(async () => {
-      // The insert is the claim; its history row commits with it (one durable write).
+      // The insert is the claim; its history row commits with it. The claim is
+      // atomic and visible to every other request at once, but not flushed
+      // before it returns: nothing irreversible follows it directly (verify
+      // moves no money), and the write that precedes a settle (`settling`,
+      // carrying the stored response) is durable, which flushes this one too
+      // (SQLite's WAL and PostgreSQL's WAL are each one stream, flushed in
+      // order). Losing it to an OS or server crash loses an attempt nothing
+      // was sent for; the buyer's retry binds the authorization again.
       const created = await this.db.transaction(async (tx) => {
         const changed = await tx.run(
           `INSERT INTO payment_attempts (id, network, asset, payer, nonce, pay_to, amount, resource, request_fingerprint,
@@ -126,7 +133,7 @@ export class SqlLedger implements Ledger {
         );
         if (changed === 1) await this.event(tx, a.id, 'reserved', null, now);
         return changed === 1;
-      });
+      }, { durable: false });
       if (created) {
         const attempt: PaymentAttempt = {
           ...a,

@@ -1,0 +1,142 @@
+/**
+ * The SQLite ledger, run on a thread of its own (ledger-worker.ts) and called
+ * from the event loop by message. Why: better-sqlite3 is synchronous, so on
+ * the event loop every durable commit waited for its fsync, and a paid call
+ * storing a 7 MiB result held every other request for tens of milliseconds
+ * (writing the pages, the fsync, the checkpoint it triggered). Here the
+ * event loop only posts the call and goes on.
+ *
+ * Bounded like every ledger call: an answer that does not come within the
+ * driver's own bound plus a margin (a disk that stalls, a thread stuck in a
+ * syscall) fails with `LedgerUnavailableError`, which the gate answers with a
+ * fail-closed 503. A late answer is then ignored; the statement may still
+ * have committed, exactly like a PostgreSQL query that times out on the
+ * client after the server committed it, and the gate's rules already cover
+ * that (a bound attempt is found again by the buyer's retry). A thread that
+ * dies fails its calls the same way and is started again for the next one.
+ */
+import { Worker } from 'node:worker_threads';
+import { workerEntry } from '../../isolation/worker-entry.js';
+import { LedgerUnavailableError, type Ledger } from '../ledger.js';
+import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
+
+const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
+
+/** Beyond the driver's own bound (lock waits), time for the write and its fsync. */
+const ANSWER_MARGIN_MS = 2000;
+
+const PREFIX = 'ledger unavailable: ';
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+interface Thread {
+  worker: Worker;
+  started: Promise<void>;
+}
+
+export class ThreadedSqliteLedger {
+  readonly kind = 'sqlite' as const;
+  private thread: Thread | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private seq = 0;
+  private closed = false;
+  private readonly answerMs: number;
+
+  private constructor(private readonly data: LedgerThreadData) {
+    this.answerMs = data.timeoutMs + ANSWER_MARGIN_MS;
+  }
+
+  /** Start the thread and wait until its connection is open (a start failure stops start-up). */
+  static async open(file: string, opts: { timeoutMs: number }): Promise<Ledger> {
+    const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs });
+    await ledger.start().started;
+    return ledger.asLedger();
+  }
+
+  private asLedger(): Ledger {
+    const call = (method: LedgerMethod) => (...args: unknown[]) => this.call(method, args);
+    return {
+      kind: 'sqlite',
+      ping: call('ping') as Ledger['ping'],
+      reserve: call('reserve') as Ledger['reserve'],
+      acquire: call('acquire') as Ledger['acquire'],
+      transition: call('transition') as Ledger['transition'],
+      advance: call('advance') as Ledger['advance'],
+      transitionUnleased: call('transitionUnleased') as Ledger['transitionUnleased'],
+      renew: call('renew') as Ledger['renew'],
+      release: call('release') as Ledger['release'],
+      get: call('get') as Ledger['get'],
+      getByPaymentKey: call('getByPaymentKey') as Ledger['getByPaymentKey'],
+      listUnresolved: call('listUnresolved') as Ledger['listUnresolved'],
+      history: call('history') as Ledger['history'],
+      summary: call('summary') as Ledger['summary'],
+      paidDeliveriesByPayer: call('paidDeliveriesByPayer') as Ledger['paidDeliveriesByPayer'],
+      settlementWatermark: call('settlementWatermark') as Ledger['settlementWatermark'],
+      close: () => this.close(),
+    };
+  }
+
+  private start(): Thread {
+    const worker = new Worker(ENTRY, { workerData: this.data, execArgv: [], stdout: false, stderr: false });
+    // Never what keeps the process alive: a pending call has its own timer.
+    worker.unref();
+    let settle!: { resolve(): void; reject(e: Error): void };
+    const started = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    const thread: Thread = { worker, started };
+    worker.on('message', (m: LedgerThreadReply) => {
+      if ('ready' in m) return settle.resolve();
+      if ('startError' in m) return settle.reject(new Error(`the SQLite ledger thread could not open ${this.data.file}: ${m.startError}`));
+      const p = this.pending.get(m.seq);
+      if (!p) return; // answered after its deadline: already failed closed
+      this.pending.delete(m.seq);
+      clearTimeout(p.timer);
+      if (m.ok) p.resolve(m.value);
+      else if (m.unavailable) p.reject(new LedgerUnavailableError(new Error(m.message.startsWith(PREFIX) ? m.message.slice(PREFIX.length) : m.message)));
+      else p.reject(new Error(m.message));
+    });
+    const lost = (why: string) => {
+      settle.reject(new Error(`the SQLite ledger thread stopped before it was ready: ${why}`));
+      if (this.thread !== thread) return;
+      this.thread = undefined;
+      for (const [seq, p] of this.pending) {
+        this.pending.delete(seq);
+        clearTimeout(p.timer);
+        p.reject(new LedgerUnavailableError(new Error(`the ledger thread stopped (${why})`)));
+      }
+    };
+    worker.on('error', (e) => lost(e instanceof Error ? e.message : String(e)));
+    worker.on('exit', (code) => lost(`exit code ${code}`));
+    this.thread = thread;
+    return thread;
+  }
+
+  private call(method: LedgerMethod, args: unknown[]): Promise<unknown> {
+    if (this.closed) return Promise.reject(new LedgerUnavailableError(new Error('the ledger is closed')));
+    const thread = this.thread ?? this.start();
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(seq);
+        reject(new LedgerUnavailableError(new Error(`the ledger thread did not answer ${method} within ${this.answerMs} ms`)));
+      }, this.answerMs);
+      this.pending.set(seq, { resolve, reject, timer });
+      thread.worker.postMessage({ seq, method, args } satisfies LedgerCall);
+    });
+  }
+
+  private async close(): Promise<void> {
+    if (this.closed) return;
+    const thread = this.thread;
+    if (thread) {
+      // The thread closes its connection (checkpointing the WAL) before it ends.
+      await this.call('close', []).catch(() => {});
+    }
+    this.closed = true;
+    if (thread) await thread.worker.terminate().catch(() => 0);
+    this.thread = undefined;
+  }
+}
