@@ -15,7 +15,9 @@ import { CATALOG } from '../src/capabilities/index.js';
 import { makeInputReader } from '../src/catalog/input-reader.js';
 import { defaultHandlerWorkers, readBodyOffThread, sharedHandlerPool } from '../src/isolation/pool.js';
 import { callFingerprint } from '../src/payments/paid-flow.js';
-import { balanceOf, postJson, signFor, startRig, tempDir, type Rig } from './support/harness.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { verifyReceipt } from '../src/commitments/verify.js';
+import { balanceOf, decodePaymentResponseHeader, postJson, signFor, startRig, tempDir, type Rig } from './support/harness.js';
 
 /** GET /healthz on a fresh connection (no keep-alive socket the server may be closing): its status. */
 function healthz(base: string): Promise<number> {
@@ -36,11 +38,12 @@ const jobs = JSON.parse(readFileSync(process.argv[1], 'utf8'));
 const out = await Promise.all(jobs.map(async (j) => {
   const res = await fetch(j.url, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': j.header }, body: j.body });
   const text = await res.text();
-  return { status: res.status, sha256: createHash('sha256').update(text).digest('hex'), head: text.slice(0, 300) };
+  return { status: res.status, sha256: createHash('sha256').update(text).digest('hex'), head: text.slice(0, 300), paymentResponse: res.headers.get('payment-response') };
 }));
 process.stdout.write(JSON.stringify(out));
 `;
 
+const KEY = generatePrivateKey();
 const EXTRACTOR = CATALOG.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
 const PATH = EXTRACTOR.path;
 /** A ~2 MiB category page with one Product JSON-LD script per card; `n` varies the bytes so each call is a new request. */
@@ -58,7 +61,7 @@ test('the default pool leaves one core to the event loop (at least one worker)',
 describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
   let rig: Rig;
   before(async () => {
-    rig = await startRig();
+    rig = await startRig({ env: { X402_SIGNING_KEY: KEY } });
   });
   after(async () => {
     await rig?.close();
@@ -96,10 +99,18 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     }
     windowMs = performance.now() - tStart;
     assert.equal(await exited, 0);
-    const results = JSON.parse(out) as Array<{ status: number; sha256: string; head: string }>;
+    const results = JSON.parse(out) as Array<{ status: number; sha256: string; head: string; paymentResponse: string | null }>;
     for (const [i, r] of results.entries()) {
       assert.equal(r.status, 200, r.head);
       assert.equal(r.sha256, createHash('sha256').update(expected[i]!).digest('hex'), `result ${i} differs from inline execution`);
+      // The receipt's response hash was computed on the pool, beside the result: it must be the hash of the bytes delivered.
+      const check = await verifyReceipt({
+        paymentResponse: decodePaymentResponseHeader(r.paymentResponse!),
+        responseBody: expected[i]!,
+        request: { resource: EXTRACTOR.id, input: bodies[i]! },
+        signer: privateKeyToAccount(KEY).address,
+      });
+      assert.deepEqual(check.problems, [], `result ${i}: the signed receipt does not verify`);
     }
     // Behaviour, not timing: the four handler runs happened in workers (the main thread only read bodies and
     // stored results), and the event loop kept answering throughout. How long it was blocked is measured by

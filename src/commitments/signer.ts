@@ -45,6 +45,8 @@ export interface Delivery {
   requestFingerprint: string;
   /** The exact response body. */
   responseBody: string | Uint8Array;
+  /** Its SHA-256 (hex), when already computed where the body was made (the worker pool); else hashed here. */
+  responseSha256?: string;
 }
 
 /** What a quote offers: the offer payload's terms (its version is the format's) bound to the quoted body. */
@@ -90,7 +92,7 @@ export function createCommitmentSigner(privateKey: Hex): CommitmentSigner {
     address: account.address,
     receipt(d) {
       const payload = { version: 1 as const, network: d.network, resourceUrl: d.resourceUrl, payer: d.payer, issuedAt: d.issuedAt, transaction: d.transaction };
-      const binding = { amount: d.amount, requestFingerprint: bytes32(d.requestFingerprint), responseSha256: bytes32(sha256Hex(d.responseBody)) };
+      const binding = { amount: d.amount, requestFingerprint: bytes32(d.requestFingerprint), responseSha256: bytes32(d.responseSha256 ?? sha256Hex(d.responseBody)) };
       const key = JSON.stringify([payload, binding]);
       return receipts.get(key, async () => {
         const [receiptSig, bindingSig] = await Promise.all([

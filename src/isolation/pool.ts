@@ -37,6 +37,12 @@ export interface BodyRead {
   fingerprint?: string;
 }
 
+/** A result made on the pool: the response body, and the SHA-256 (hex) of its UTF-8 bytes. */
+export interface RunResult {
+  body: string;
+  sha256: string;
+}
+
 /** Inputs with at least this many characters of strings go to the pool (entries marked 'large-input'). */
 export const ISOLATE_MIN_INPUT_CHARS = 16 * 1024;
 
@@ -103,10 +109,10 @@ export class HandlerPool {
 
   /**
    * Run catalog entry `id` on `input` in a worker: the JSON string of its
-   * result, or `handler_over_budget` once it has run `budgetMs` in a worker.
+   * result and its hash, or `handler_over_budget` once it has run `budgetMs` in a worker.
    */
-  run(id: string, input: unknown, budgetMs: number): Promise<string> {
-    return this.submit({ kind: 'run', id, input }, budgetMs) as Promise<string>;
+  run(id: string, input: unknown, budgetMs: number): Promise<RunResult> {
+    return this.submit({ kind: 'run', id, input }, budgetMs) as Promise<RunResult>;
   }
 
   /**
@@ -280,12 +286,13 @@ export function isolates(cap: Capability, input: unknown): boolean {
 
 /**
  * The response body of one call: on the process's pool when the entry and
- * input call for it and a pool is running, inline otherwise. Byte-identical either way.
+ * input call for it and a pool is running (then with its SHA-256, computed
+ * there too), inline otherwise. Byte-identical either way.
  */
-export async function runCapability(owner: object, cap: Capability, input: unknown): Promise<string> {
+export async function runCapability(owner: object, cap: Capability, input: unknown): Promise<{ body: string; sha256?: string }> {
   const runner = runners.get(owner);
   if (runner && isolates(cap, input)) return runner.pool.run(cap.id, input, runner.budgetMs);
-  return JSON.stringify(await cap.run(input));
+  return { body: JSON.stringify(await cap.run(input)) };
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Messages between the handler pool and its workers. */
 export type WorkerTask =
-  /** Run catalog entry `id` on `input`: the reply's value is the JSON string of its result. */
+  /** Run catalog entry `id` on `input`: the reply's value is a RunResult (the JSON string of its result and that string's SHA-256). */
   | { seq: number; kind: 'run'; id: string; input: unknown }
   /**
    * Read a request body for entry `id` (strict UTF-8, JSON, schema): the reply's value is a BodyRead,

@@ -2,7 +2,8 @@
  * A handler worker: loads the capability table once, says `ready`, then runs
  * one task at a time — `run`: the entry named by id, `run(input)`, the result
  * as the exact JSON string the inline path would send
- * (`JSON.stringify(await run(input))`); `read`: the entry's input reader on a
+ * (`JSON.stringify(await run(input))`) and its SHA-256 (the signed receipt
+ * binds it; hashing megabytes here keeps it off the event loop); `read`: the entry's input reader on a
  * request body (decode, JSON.parse, schema), the same verdict the inline path
  * would reach, and for a paid request the fingerprint the gate binds it to.
  *
@@ -12,6 +13,8 @@ import { parentPort } from 'node:worker_threads';
 import { CATALOG } from '../capabilities/index.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { callFingerprint } from '../payments/paid-flow.js';
+import { sha256Hex } from '../payments/canonical-json.js';
+import type { RunResult } from './pool.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 
 const port = parentPort;
@@ -32,7 +35,8 @@ port.on('message', async (task: WorkerTask) => {
       const fingerprint = task.fingerprint && verdict.ok ? callFingerprint(cap, verdict.input) : undefined;
       reply = { seq: task.seq, ok: true, value: { verdict, fingerprint } };
     } else {
-      reply = { seq: task.seq, ok: true, value: JSON.stringify(await cap.run(task.input)) };
+      const body = JSON.stringify(await cap.run(task.input));
+      reply = { seq: task.seq, ok: true, value: { body, sha256: sha256Hex(body) } satisfies RunResult };
     }
   } catch (e) {
     reply = { seq: task.seq, ok: false, error: e instanceof Error ? e.message : String(e) };

@@ -109,7 +109,10 @@ export async function payFor(
     fits: opts.fits,
     fitsName: opts.fitsName,
     // Inline, or on the worker pool for entries marked `isolate` (same bytes either way).
-    execute: async () => ({ status: 200, contentType: 'application/json', body: await runCapability(gate, cap, input) }),
+    execute: async () => {
+      const { body, sha256 } = await runCapability(gate, cap, input);
+      return { status: 200, contentType: 'application/json', body, bodySha256: sha256 };
+    },
   };
   const outcome = await gate.handle(call);
   return outcome.kind === 'deliver' && opts.signer ? withReceipt(outcome, call, opts.signer) : outcome;
@@ -132,6 +135,7 @@ async function withReceipt(outcome: Extract<GateOutcome, { kind: 'deliver' }>, c
     issuedAt: Math.floor(outcome.boundAt / 1000),
     requestFingerprint: call.fingerprint,
     responseBody: outcome.response.body,
+    responseSha256: outcome.response.bodySha256,
   });
   return { ...outcome, paymentResponse: { ...settled, extensions: { ...settled.extensions, [OFFER_RECEIPT]: ext } } };
 }

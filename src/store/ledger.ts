@@ -24,6 +24,13 @@ export interface StoredResponse {
   status: number;
   contentType: string;
   body: string;
+  /**
+   * SHA-256 (hex) of `body`'s UTF-8 bytes, when whoever produced the body
+   * already computed it (the worker pool does, so the event loop does not
+   * hash a multi-megabyte result for the signed receipt). Never stored: a
+   * response read back from the ledger has none and is hashed when needed.
+   */
+  bodySha256?: string;
 }
 
 export interface PaymentAttempt {
