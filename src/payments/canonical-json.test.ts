@@ -118,6 +118,21 @@ test('property: sibling objects with the same, reordered or overlapping keys (th
   check([{ a: undefined, b: 1 }, { a: undefined, b: undefined, c: 2 }, { a: undefined }]);
 });
 
+test('property: long strings (copied natively from 64 code units) keep the original bytes', () => {
+  const check = (v: unknown) => {
+    assert.equal(canonicalJson(v), referenceCanonicalJson(v));
+    assert.equal(requestFingerprint('r', v), referenceFingerprint('r', v));
+  };
+  const unit = fc.constantFrom('a', ' ', '~', '\u007f', '"', '\\', '\n', '\u0000', 'é', '\u2028', '\ud800', '\udfff', '\ud83d\ude00', '\uffff');
+  // Mostly plain ASCII with the odd special code unit, around the 64-unit threshold and well past it.
+  const long = fc.oneof(
+    fc.string({ unit: fc.oneof({ weight: 30, arbitrary: fc.constant('x') }, { weight: 1, arbitrary: unit }), minLength: 60, maxLength: 70 }),
+    fc.string({ unit, minLength: 64, maxLength: 300 }),
+  );
+  fc.assert(fc.property(fc.array(long, { maxLength: 4 }), long, (list, key) => check({ [key]: list, k: key })), { numRuns: 500 });
+  for (const n of [63, 64, 65, 5000]) check(['x'.repeat(n), 'é'.repeat(n), '"'.repeat(n), 'x'.repeat(n - 1) + '\ud800', '\ud83d\ude00'.repeat(n)]);
+});
+
 test('JSON.parse own __proto__ keys, null-prototype objects and non-plain values keep the original bytes', () => {
   const check = (v: unknown) => {
     assert.equal(canonicalJson(v), referenceCanonicalJson(v));

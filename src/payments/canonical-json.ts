@@ -141,6 +141,8 @@ const TRUE: readonly number[] = [0x74, 0x72, 0x75, 0x65];
 const FALSE: readonly number[] = [0x66, 0x61, 0x6c, 0x73, 0x65];
 const NULL: readonly number[] = [0x6e, 0x75, 0x6c, 0x6c];
 const QUOTE = 0x22;
+/** From this many UTF-16 code units a string is scanned and copied natively (ByteWriter.longString). */
+const LONG_STRING = 64;
 const COMMA = 0x2c;
 
 class ByteWriter {
@@ -190,6 +192,10 @@ class ByteWriter {
   }
 
   private string(s: string): void {
+    if (s.length >= LONG_STRING) {
+      this.longString(s);
+      return;
+    }
     this.room(s.length + 2);
     const buf = this.buf;
     const start = this.pos;
@@ -207,6 +213,22 @@ class ByteWriter {
     }
     buf[pos++] = QUOTE;
     this.pos = pos;
+  }
+
+  /**
+   * A long string: one native scan for anything JSON.stringify escapes, then
+   * a native UTF-8 copy between the quotes (non-ASCII included, which
+   * JSON.stringify writes as itself), instead of a loop per code unit.
+   */
+  private longString(s: string): void {
+    if (NEEDS_ESCAPE.test(s)) {
+      this.text(JSON.stringify(s));
+      return;
+    }
+    this.room(s.length * 3 + 2);
+    this.buf[this.pos++] = QUOTE;
+    this.pos += utf8.encodeInto(s, this.buf.subarray(this.pos)).written;
+    this.buf[this.pos++] = QUOTE;
   }
 
   /** Appends the canonical form of `v`; false when `v` holds something only `Writer` writes. */
