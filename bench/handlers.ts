@@ -1,14 +1,15 @@
 /**
  * Pure handler timings: `cap.run(input)` called directly in a loop, one row
  * per capability and input case, plus the CPU work the paid route adds around
- * it (JSON parse + schema validation + capability check, request fingerprint,
- * response serialization) measured the same way. No HTTP, no payment.
+ * it (UTF-8 decoding + JSON parse + schema validation + capability check,
+ * request fingerprint, response serialization) measured the same way. No
+ * HTTP, no payment.
  */
 import { performance } from 'node:perf_hooks';
 import type { Capability } from '../src/catalog/capability.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { makeInputReader } from '../src/catalog/input-reader.js';
-import { requestFingerprint } from '../src/payments/canonical-json.js';
+import { callFingerprint } from '../src/payments/paid-flow.js';
 import { casesFor } from './inputs.js';
 import { round, summarize, type Summary } from './stats.js';
 
@@ -91,17 +92,18 @@ async function timeLoop(fn: () => unknown, opts: HandlerOptions): Promise<TimedL
 
 /**
  * What the paid route does with a body besides the gate, timed per phase in
- * each iteration: `fromBody` (JSON.parse, schema validation, capability
- * check), the request fingerprint (canonical JSON + SHA-256), the handler,
- * and JSON.stringify of its result.
+ * each iteration: `fromBody` on the body's bytes, as the route passes them
+ * (strict UTF-8 decoding, JSON.parse, schema validation, capability check),
+ * `callFingerprint` (canonical JSON + SHA-256, or the entry's own
+ * `fingerprintOf`), the handler, and JSON.stringify of its result.
  */
-async function timePipeline(cap: Capability, reader: ReturnType<typeof makeInputReader>, raw: string, opts: HandlerOptions): Promise<PipelineLoop> {
+async function timePipeline(cap: Capability, reader: ReturnType<typeof makeInputReader>, raw: Uint8Array, opts: HandlerOptions): Promise<PipelineLoop> {
   const once = async (rec?: number[][]) => {
     const t0 = performance.now();
     const parsed = reader.fromBody('application/json', raw);
     if (!parsed.ok) throw new Error(`${cap.id}: the benchmark input became invalid`);
     const t1 = performance.now();
-    const fingerprint = requestFingerprint(cap.id, parsed.input);
+    const fingerprint = callFingerprint(cap, parsed.input);
     const t2 = performance.now();
     const r: unknown = cap.run(parsed.input);
     const out = r instanceof Promise ? await r : r;
@@ -174,7 +176,8 @@ export async function runHandlerBench(
     for (const bc of casesFor(cap)) {
       progress(`handler ${cap.id}: ${bc.label}`);
       const notes: string[] = [];
-      const raw = JSON.stringify(bc.input);
+      // The body as the route receives it: UTF-8 bytes.
+      const raw = new Uint8Array(Buffer.from(JSON.stringify(bc.input), 'utf8'));
       const checked = reader.fromValue(bc.input);
       if (!checked.ok) notes.push(`input rejected by the capability's own validation: ${JSON.stringify(checked.body).slice(0, 300)}`);
       const first = await cap.run(bc.input);
@@ -191,7 +194,7 @@ export async function runHandlerBench(
       } else {
         pipeline = await timePipeline(cap, reader, raw, opts);
       }
-      rows.push({ capability: cap.id, inCatalog, case: bc.label, requestBytes: Buffer.byteLength(raw, 'utf8'), responseBytes, run, pipeline, notes });
+      rows.push({ capability: cap.id, inCatalog, case: bc.label, requestBytes: raw.byteLength, responseBytes, run, pipeline, notes });
     }
   }
   progress(`handlers done (result checksum ${sink})`);
