@@ -2,18 +2,22 @@
  * Isolation scenario (issue 15): p99 of GET /healthz and of the 402 challenge
  * path (unpaid POST to the contrast calculator), idle and while 4 paid
  * catalog-offer-evidence-extractor calls on ~2 MiB JSON-LD pages run at once.
- * The paying clients run in a child process, so their own work is not on the
- * service's event loop. Target: p99 under load ≤ 3× idle p99.
+ *
+ * Three processes besides the bench's own (which holds the devnet
+ * facilitator): the service alone, as deployed (bench/child-service.ts); the
+ * probes, sequential requests on one keep-alive connection each; the paying
+ * clients. So each latency is the service's, not a load generator's or the
+ * facilitator's sharing its event loop. Target: p99 under load ≤ 3× idle p99.
  */
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { startDevnet } from '../devnet/index.js';
-import { loadConfig } from '../src/config.js';
-import { startService } from '../src/service.js';
-import { sharedHandlerPool } from '../src/isolation/pool.js';
+import { startDevnet, type Devnet } from '../devnet/index.js';
+import { CATALOG } from '../src/capabilities/index.js';
+import { defaultHandlerWorkers } from '../src/isolation/pool.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, signFor, tempDir } from '../test/support/harness.js';
+import { startChildService } from './child-service.js';
 import { LARGE_INPUTS } from './inputs.js';
 import { fmt, markdownTable, round, summarize } from './stats.js';
 
@@ -28,6 +32,51 @@ const out = await Promise.all(jobs.map(async (j) => {
 process.stdout.write(JSON.stringify(out));
 `;
 
+/**
+ * The probe process: alternately GET /healthz and an unpaid POST to the 402
+ * route (each on its own keep-alive connection), a pause of PAUSE_MS between
+ * pairs, until the bench sends 'stop'; then it sends the latencies (ms) back.
+ */
+const PROBE = `
+import { Agent, request } from 'node:http';
+const [base, path, body, pause] = process.argv.slice(1);
+const agents = [new Agent({ keepAlive: true, maxSockets: 1 }), new Agent({ keepAlive: true, maxSockets: 1 })];
+const once = (agent, method, p, payload, expect) => new Promise((resolve, reject) => {
+  const t = performance.now();
+  const req = request(base + p, { method, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {} }, (res) => {
+    res.resume();
+    res.on('end', () => (res.statusCode === expect ? resolve(performance.now() - t) : reject(new Error(p + ' answered ' + res.statusCode))));
+  });
+  req.on('error', reject);
+  req.end(payload);
+});
+let stop = false;
+process.on('message', (m) => { if (m === 'stop') stop = true; });
+const healthz = [], challenge = [];
+process.send('ready');
+while (!stop) {
+  healthz.push(await once(agents[0], 'GET', '/healthz', undefined, 200));
+  challenge.push(await once(agents[1], 'POST', path, body, 402));
+  await new Promise((r) => setTimeout(r, Number(pause)));
+}
+process.send({ healthz, challenge }, () => process.exit(0));
+`;
+const PAUSE_MS = 5;
+
+/** Pay for each body at once from a process of its own (the official client's header, signed here); every answer must be 200. */
+async function payLarge(devnet: Devnet, url: string, bodies: object[], file: string): Promise<void> {
+  const jobs = [];
+  for (const body of bodies) jobs.push({ url, body: JSON.stringify(body), header: (await signFor(url, body, devnet)).header });
+  writeFileSync(file, JSON.stringify(jobs));
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d));
+  const code = await new Promise<number | null>((res) => child.on('exit', res));
+  if (code !== 0) throw new Error('isolation: the paying client failed');
+  const statuses = JSON.parse(out) as number[];
+  if (statuses.some((s) => s !== 200)) throw new Error(`isolation: paid calls answered ${statuses.join(', ')}`);
+}
+
 export interface IsolationRow {
   probe: string;
   idleP99: number;
@@ -36,59 +85,63 @@ export interface IsolationRow {
   samples: number;
 }
 
-/** Sequential probes of both endpoints until `stop()` says so. */
-async function probe(base: string, until: () => boolean): Promise<{ healthz: number[]; challenge: number[] }> {
-  const healthz: number[] = [];
-  const challenge: number[] = [];
-  const body = JSON.stringify(BLACK_ON_WHITE);
-  while (!until()) {
-    let t = performance.now();
-    await (await fetch(base + '/healthz')).arrayBuffer();
-    healthz.push(performance.now() - t);
-    t = performance.now();
-    const r = await fetch(base + CONTRAST, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    await r.arrayBuffer();
-    if (r.status !== 402) throw new Error(`402 path answered ${r.status}`);
-    challenge.push(performance.now() - t);
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  return { healthz, challenge };
+interface Probes {
+  healthz: number[];
+  challenge: number[];
 }
 
-export async function runIsolationBench(progress: (m: string) => void, rounds = 2): Promise<{ rows: IsolationRow[]; markdown: string }> {
-  progress('isolation: starting devnet and service');
+/** Start the probe process; `stop()` ends it and resolves to its latencies. */
+async function startProbes(base: string): Promise<{ stop(): Promise<Probes> }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', PROBE, base, CONTRAST, JSON.stringify(BLACK_ON_WHITE), String(PAUSE_MS)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const result = new Promise<Probes>((resolve, reject) => {
+    child.on('message', (m) => {
+      if (m !== 'ready') resolve(m as Probes);
+    });
+    child.once('exit', (code) => reject(new Error(`the probe process exited with ${code} before reporting`)));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the probe process exited with ${code}`)));
+  });
+  return {
+    stop() {
+      child.send('stop');
+      return result;
+    },
+  };
+}
+
+export async function runIsolationBench(progress: (m: string) => void, rounds = 3): Promise<{ rows: IsolationRow[]; markdown: string }> {
+  progress('isolation: starting devnet and the service in its own process');
   const devnet = await startDevnet();
   const dataDir = tempDir('bench-iso-');
   // HANDLER_WORKERS from the bench's environment, for A/B runs of the pool size (default: the service's).
   const workers: Record<string, string> = process.env.HANDLER_WORKERS ? { HANDLER_WORKERS: process.env.HANDLER_WORKERS } : {};
-  const service = await startService(loadConfig(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...workers })));
+  const service = await startChildService(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...workers }));
   try {
-    const cap = service.catalog.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
+    const cap = CATALOG.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
     const page = LARGE_INPUTS[cap.id]!(cap)[0]!.input as { html: string; base_url: string };
     const url = service.url + cap.path;
+    // Warm-up, not measured: one paid large call (first-use costs: the facilitator client's
+    // response schemas, the pool's worker code, the ledger thread's statements) and both probe routes.
+    await payLarge(devnet, url, [{ ...page, base_url: `${page.base_url}?warm` }], join(dataDir, 'warm.json'));
+    await (await startProbes(service.url)).stop();
     // Idle.
-    const idleEnd = performance.now() + 3000;
-    const idle = await probe(service.url, () => performance.now() > idleEnd);
+    const idleProbes = await startProbes(service.url);
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = await idleProbes.stop();
     // Loaded: `rounds` batches of 4 concurrent paid 2 MiB calls.
-    const loaded = { healthz: [] as number[], challenge: [] as number[] };
+    const loaded: Probes = { healthz: [], challenge: [] };
     for (let r = 0; r < rounds; r++) {
       progress(`isolation: round ${r + 1}/${rounds}, 4 concurrent paid 2 MiB extractor calls`);
-      const jobs = [];
-      for (let i = 0; i < 4; i++) {
-        const body = { ...page, base_url: `${page.base_url}?r=${r}&i=${i}` };
-        jobs.push({ url, body: JSON.stringify(body), header: (await signFor(url, body, devnet)).header });
-      }
-      const file = join(dataDir, `jobs-${r}.json`);
-      writeFileSync(file, JSON.stringify(jobs));
-      const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, file], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d));
-      let done = false;
-      const exited = new Promise<number | null>((res) => child.on('exit', res)).finally(() => (done = true));
-      const p = await probe(service.url, () => done);
-      if ((await exited) !== 0) throw new Error('isolation: the paying client failed');
-      const statuses = JSON.parse(out) as number[];
-      if (statuses.some((s) => s !== 200)) throw new Error(`isolation: paid calls answered ${statuses.join(', ')}`);
+      const bodies = [0, 1, 2, 3].map((i) => ({ ...page, base_url: `${page.base_url}?r=${r}&i=${i}` }));
+      const probes = await startProbes(service.url);
+      const paying = payLarge(devnet, url, bodies, join(dataDir, `jobs-${r}.json`));
+      await paying.catch(async (e: unknown) => {
+        await probes.stop().catch(() => undefined);
+        throw e;
+      });
+      const p = await probes.stop();
       loaded.healthz.push(...p.healthz);
       loaded.challenge.push(...p.challenge);
     }
@@ -99,7 +152,7 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
     };
     const rows = [row('GET /healthz', idle.healthz, loaded.healthz), row(`POST ${CONTRAST} (402 path)`, idle.challenge, loaded.challenge)];
     const markdown = [
-      `### Isolation: probes idle vs during 4 concurrent paid 2 MiB extractor calls (${rounds} rounds, workers: ${sharedHandlerPool()?.size ?? 'none'} on ${availableParallelism()} cores)`,
+      `### Isolation: probes idle vs during 4 concurrent paid 2 MiB extractor calls (${rounds} rounds; service in its own process with ${process.env.HANDLER_WORKERS ?? defaultHandlerWorkers()} handler worker(s) and its ledger thread, on ${availableParallelism()} cores; probes and paying clients in processes of their own)`,
       '',
       markdownTable(
         ['probe', 'idle p99 ms', 'loaded p99 ms', 'loaded max ms', 'samples', 'ratio', 'target', 'met'],
@@ -113,7 +166,7 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
     ].join('\n');
     return { rows, markdown };
   } finally {
-    await service.close().catch(() => {});
+    await service.stop().catch(() => {});
     await devnet.stop().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   }

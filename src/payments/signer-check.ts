@@ -122,5 +122,16 @@ function verifiesAs(key: KeyPoint, e: bigint, { r, s, parity }: { r: bigint; s: 
   return x === r && Number(y & 1n) === parity;
 }
 
+/**
+ * Build the base point's multiplication table now: noble builds it on first
+ * use, which put ≈ 60–100 ms of table building inside the first paid
+ * request after start-up (seen in the isolation benchmark's profile), holding
+ * every other request. The service calls this before it listens.
+ */
+export function warmSignerCheck(): void {
+  Point.BASE.multiply(3n);
+  Point.BASE.multiplyUnsafe(3n);
+}
+
 /** One per process: the gate and the devnet facilitator share the payers they have seen. */
 export const signerCheck = new SignerCheck();

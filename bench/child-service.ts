@@ -1,0 +1,57 @@
+/**
+ * The service in a process of its own (bench/service-process.ts), as it is
+ * deployed, for scenarios whose load generators and devnet facilitator must
+ * not share its event loop: its URL, its ledger's paid deliveries, its CPU
+ * time, and how to stop it.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface ChildService {
+  url: string;
+  paidDeliveries(): Promise<number>;
+  /** CPU time the process has used so far (µs, user + system). */
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startChildService(env: Record<string, string>): Promise<ChildService> {
+  const script = fileURLToPath(new URL('./service-process.ts', import.meta.url));
+  // BENCH_CPU_PROF_DIR: write the service process's CPU profiles (one per thread) there, to see where its time goes.
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF_DIR] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const next = <T>(key: string) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the service process did not send ${key} within 60 s`)), 60_000);
+      const onMessage = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(m[key] as T);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`the service process exited with ${code}`)));
+    });
+  const url = await next<string>('url');
+  return {
+    url,
+    async paidDeliveries() {
+      const summary = next<{ paidDeliveries: number }>('summary');
+      child.send('summary');
+      return (await summary).paidDeliveries;
+    },
+    async cpuMicros() {
+      const cpu = next<{ user: number; system: number }>('cpu');
+      child.send('cpu');
+      const c = await cpu;
+      return c.user + c.system;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { PIECE_CHARS, wireBody } from './wire-body.js';
+
+async function bytesOf(b: string | ReadableStream<Uint8Array>): Promise<Buffer> {
+  return Buffer.from(await new Response(b).arrayBuffer());
+}
+
+test('a small body goes out whole, as the string', () => {
+  const s = '{"ok":true}';
+  assert.equal(wireBody(s), s);
+});
+
+test('a large body goes out in pieces with exactly its UTF-8 bytes, even when a piece boundary falls inside a surrogate pair', async () => {
+  // An emoji (two code units) straddling the first piece boundary, then non-ASCII throughout.
+  const s = 'a'.repeat(PIECE_CHARS - 1) + '😀' + 'é€'.repeat(PIECE_CHARS) + '😀'.repeat(PIECE_CHARS);
+  const out = wireBody(s);
+  assert.ok(out instanceof ReadableStream);
+  assert.deepEqual(await bytesOf(out), Buffer.from(s, 'utf8'));
+});
+
+test('any large body: the pieces concatenate to its UTF-8 bytes', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.nat(PIECE_CHARS), async (unit, pad) => {
+      const s = 'x'.repeat(pad) + unit.repeat(Math.ceil((2 * PIECE_CHARS) / unit.length));
+      assert.deepEqual(await bytesOf(wireBody(s)), Buffer.from(s, 'utf8'));
+    }),
+    { numRuns: 30 },
+  );
+});
