@@ -13,6 +13,8 @@ const service = await startService(loadConfig(process.env));
 process.send!({ url: service.url });
 process.on('message', (m) => {
   if (m === 'summary') void service.ledger.summary().then((summary) => process.send!({ summary }));
+  // CPU time this process has used so far (µs, user + system), for the bench's per-call attribution.
+  if (m === 'cpu') process.send!({ cpu: process.cpuUsage() });
 });
 const stop = () => void service.close().finally(() => process.exit(0));
 process.once('SIGTERM', stop);

@@ -23,6 +23,7 @@
  * `runThroughputBench`.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startDevnet, transferLogs, type StartDevnetOptions } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
@@ -47,6 +48,12 @@ export interface ThroughputRow {
   onChainTransfers: number;
   /** Median of the service's own Server-Timing parts over the 200s (ms). */
   serverMs: { ledger: number; verify: number; handler: number; settle: number };
+  /**
+   * CPU time per paid call (ms, user + system, over the measured run) of each
+   * process: the bench's own (buyers + devnet facilitator, plus the service
+   * when it runs in-process), the service's process (0 when in-process), anvil.
+   */
+  cpuMsPerCall: { bench: number; service: number; anvil: number };
   nothingLost: boolean;
   meetsTarget: boolean;
   baseline: boolean;
@@ -66,9 +73,13 @@ const CURRENT: Scenario = { name: 'devnet defaults', baseline: false, facilitato
 const OWN_PROCESS: Scenario = { name: 'devnet defaults, service in its own process', baseline: false, facilitator: {}, ownProcess: true };
 
 /** A service started by bench/service-process.ts: its URL, its ledger's paid deliveries, and how to stop it. */
-async function serviceProcess(env: Record<string, string>): Promise<{ url: string; paidDeliveries(): Promise<number>; stop(): Promise<void> }> {
+async function serviceProcess(
+  env: Record<string, string>,
+): Promise<{ url: string; pid: number; paidDeliveries(): Promise<number>; cpuMs(): Promise<number>; stop(): Promise<void> }> {
   const script = fileURLToPath(new URL('./service-process.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // THROUGHPUT_SERVICE_CPU_PROF=<dir>: write a V8 CPU profile of the service process there.
+  const prof = process.env.THROUGHPUT_SERVICE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.THROUGHPUT_SERVICE_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const next = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {
@@ -85,10 +96,17 @@ async function serviceProcess(env: Record<string, string>): Promise<{ url: strin
   const url = await next<string>('url');
   return {
     url,
+    pid: child.pid ?? -1,
     async paidDeliveries() {
       const summary = next<{ paidDeliveries: number }>('summary');
       child.send('summary');
       return (await summary).paidDeliveries;
+    },
+    async cpuMs() {
+      const cpu = next<NodeJS.CpuUsage>('cpu');
+      child.send('cpu');
+      const { user, system } = await cpu;
+      return (user + system) / 1000;
     },
     async stop() {
       child.kill('SIGTERM');
@@ -97,6 +115,25 @@ async function serviceProcess(env: Record<string, string>): Promise<{ url: strin
       clearTimeout(killer);
     },
   };
+}
+
+/** CPU time (ms, user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 function serverTiming(header: string | null): Record<string, number> {
@@ -141,6 +178,7 @@ export async function runScenario(
     let next = 0;
     let ok200 = 0;
     const statuses = new Map<number, number>();
+    const cpu0 = { bench: processCpuMs(), service: (await child?.cpuMs()) ?? 0, anvil: procCpuMs(devnet.anvilPid) };
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async (_, w) => {
@@ -161,6 +199,8 @@ export async function runScenario(
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = { bench: processCpuMs(), service: (await child?.cpuMs()) ?? 0, anvil: procCpuMs(devnet.anvilPid) };
+    const perCall = (k: keyof typeof cpu0) => round((cpu1[k] - cpu0[k]) / calls);
     const settledRows = (await paidDeliveries()) - settledBefore;
     const onChainTransfers = (await transferLogs(devnet, { to: devnet.payTo })).length - transfersBefore;
     if (ok200 !== calls) progress(`${scenario.name}/${database}: statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
@@ -181,6 +221,7 @@ export async function runScenario(
       settledRows,
       onChainTransfers,
       serverMs: { ledger: round(med(parts.ledger)), verify: round(med(parts.verify)), handler: round(med(parts.handler)), settle: round(med(parts.settle)) },
+      cpuMsPerCall: { bench: perCall('bench'), service: perCall('service'), anvil: perCall('anvil') },
       nothingLost,
       meetsTarget: nothingLost && callsPerSecond >= TARGET_CALLS_PER_SECOND,
       baseline: scenario.baseline,
@@ -207,7 +248,7 @@ export async function runThroughputBench(
       rows.push(await runScenario(scenario, database, calls, concurrency, progress));
     }
   }
-  const head = ['scenario', 'db', 'calls/s', 'target', 'vs baseline', 'p50 ms', 'p99 ms', '200s', 'settled rows', 'on-chain transfers', 'nothing lost', 'server ledger/verify/settle ms (p50)'];
+  const head = ['scenario', 'db', 'calls/s', 'target', 'vs baseline', 'p50 ms', 'p99 ms', '200s', 'settled rows', 'on-chain transfers', 'nothing lost', 'server ledger/verify/settle ms (p50)', 'CPU ms/call bench/service/anvil'];
   const table = rows.map((r) => {
     const base = rows.find((b) => b.baseline && b.database === r.database);
     return [
@@ -223,12 +264,13 @@ export async function runThroughputBench(
       String(r.onChainTransfers),
       r.nothingLost ? 'yes' : 'NO',
       `${fmt(r.serverMs.ledger)} / ${fmt(r.serverMs.verify)} / ${fmt(r.serverMs.settle)}`,
+      `${fmt(r.cpuMsPerCall.bench)} / ${fmt(r.cpuMsPerCall.service)} / ${fmt(r.cpuMsPerCall.anvil)}`,
     ];
   });
   const markdown = [
     `### Paid throughput (${calls} calls, ${concurrency} concurrent buyers, devnet)`,
     '',
-    markdownTable(head, table, ['l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r']),
+    markdownTable(head, table, ['l', 'l', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r', 'r']),
   ].join('\n');
   return { rows, markdown };
 }
