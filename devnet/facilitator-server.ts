@@ -12,6 +12,7 @@
 //       (the client throws VerifyError / SettleError carrying statusCode 400);
 //   500 + VerifyResponse / SettleResponse  when the facilitator itself failed
 //       (RPC down, ...), which the client also surfaces as VerifyError / SettleError.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
@@ -19,8 +20,9 @@ import { isPaymentPayload, isPaymentRequirements } from '@x402/core/schemas';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, defineChain, http, publicActions, type Abi, type Hex } from 'viem';
+import { createWalletClient, defineChain, publicActions, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { nodeHttpTransport } from './rpc-transport.js';
 
 export interface FacilitatorServerOptions {
   /** JSON-RPC endpoint of the chain to settle on. */
@@ -81,9 +83,11 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
   // could pick the same nonce and one would be rejected or replace the other.
   // Each lane therefore serializes its own submissions (only the broadcast is
   // queued; receipts are awaited in parallel), and lanes run side by side.
+  // All lanes share one pool of keep-alive sockets to the node.
+  const rpc = nodeHttpTransport(rpcUrl);
   const lanes = [privateKey, ...(opts.extraPrivateKeys ?? [])].map((key) => {
     const account = privateKeyToAccount(key);
-    const client = createWalletClient({ account, chain, transport: http(rpcUrl), pollingInterval }).extend(publicActions);
+    const client = createWalletClient({ account, chain, transport: rpc.transport, pollingInterval }).extend(publicActions);
     return { account, client, submit: serialQueue() };
   });
   if (new Set(lanes.map((l) => l.account.address)).size !== lanes.length) throw new Error('facilitator signer keys must be distinct');
@@ -93,6 +97,28 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
   /** The next lane, round-robin: a settlement's one broadcast goes through exactly one lane. */
   const lane = () => lanes[turn++ % lanes.length]!;
 
+  // The SDK reads the payer's code twice per verification (once to classify
+  // an ERC-6492 signature, once to choose ECDSA or ERC-1271), and /settle
+  // verifies again before broadcasting. Within one /verify or /settle request
+  // the two reads are milliseconds apart and mean the same thing, so they share
+  // one eth_getCode. The memo lives only as long as the request and is dropped
+  // before anything is broadcast (a settlement may deploy a smart wallet first).
+  const requestScope = new AsyncLocalStorage<Map<string, Promise<Hex | undefined>>>();
+  const getCode = (args: { address: Hex }): Promise<Hex | undefined> => {
+    const memo = requestScope.getStore();
+    if (!memo) return client.getCode(args);
+    const key = args.address.toLowerCase();
+    let code = memo.get(key);
+    if (!code) {
+      code = client.getCode(args);
+      memo.set(key, code);
+      // A failed read is not remembered: the next caller asks the node again.
+      code.catch(() => memo.delete(key));
+    }
+    return code;
+  };
+  const forgetReads = () => requestScope.getStore()?.clear();
+
   const signer = {
     ...toFacilitatorEvmSigner(
       {
@@ -101,6 +127,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
         verifyTypedData: (args) =>
           client.verifyTypedData(args as unknown as Parameters<typeof client.verifyTypedData>[0]),
         writeContract: (args) => {
+          forgetReads();
           const l = lane();
           return l.submit(() =>
             l.client.writeContract({
@@ -111,11 +138,12 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
           );
         },
         sendTransaction: (args) => {
+          forgetReads();
           const l = lane();
           return l.submit(() => l.client.sendTransaction(args));
         },
         waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
-        getCode: (args) => client.getCode(args),
+        getCode,
       },
       opts.confirmationTimeoutMs !== undefined ? { confirmationTimeoutMs: opts.confirmationTimeoutMs } : {},
     ),
@@ -169,7 +197,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
 
     if (isVerify) {
       try {
-        const result = await facilitator.verify(paymentPayload, paymentRequirements);
+        const result = await requestScope.run(new Map(), () => facilitator.verify(paymentPayload, paymentRequirements));
         sendJson(res, 200, result);
         done(200, result.isValid ? 'valid' : `invalid: ${result.invalidReason ?? ''}`);
       } catch (err) {
@@ -184,7 +212,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
     // Settlement keeps going even if the caller disconnects: once the transfer is
     // broadcast it happens regardless, and the caller must reconcile via the chain.
     try {
-      const result = await facilitator.settle(paymentPayload, paymentRequirements);
+      const result = await requestScope.run(new Map(), () => facilitator.settle(paymentPayload, paymentRequirements));
       sendJson(res, 200, result);
       done(200, result.success ? `settled ${result.transaction}` : `failed: ${result.errorReason ?? ''}`);
     } catch (err) {
@@ -220,7 +248,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
         server.close(() => resolve());
         // Keep-alive sockets (fetch pools them) would otherwise hold close() open.
         server.closeAllConnections();
-      });
+      }).finally(() => rpc.close());
       return closing;
     },
   };
@@ -287,7 +315,13 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   // bigint can appear in SDK results; JSON has no bigint, the x402 wire format uses decimal strings.
-  const text = JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  // A replacer makes every stringify take V8's slow path, so it is only used when needed.
+  let text: string;
+  try {
+    text = JSON.stringify(body);
+  } catch {
+    text = JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  }
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(text);
 }
