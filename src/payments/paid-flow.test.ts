@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLedger } from '../store/index.js';
+import { openDatabase, openLedger } from '../store/index.js';
 import type { Capability } from '../catalog/capability.js';
 import { requestFingerprint } from './canonical-json.js';
 import { PaymentGate } from './gate.js';
@@ -32,7 +32,7 @@ const base: Capability<{ n: number }, { n: number }> = {
 };
 
 test('a fixed price and the canonical-input fingerprint, or the entry\'s own functions of the input', async () => {
-  const ledger = await openLedger({ dataDir: mkdtempSync(join(tmpdir(), 'paid-flow-')) });
+  const { ledger, db } = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'paid-flow-')) });
   try {
     const rail = new ScriptedRail();
     const gate = new PaymentGate({ ledger, rail, leaseMs: 20_000 });
@@ -59,7 +59,7 @@ test('a fixed price and the canonical-input fingerprint, or the entry\'s own fun
     const paid = await payFor(gate, { ...offer, cap: priced }, { n: 3 }, payment, 'https://h.example');
     assert.equal(paid.kind, 'deliver', JSON.stringify(paid));
     assert.equal((await ledger.summary()).settledAtomic, '3000');
-    const rows = await (ledger as unknown as { db: { all(sql: string): Promise<Array<{ f: string }>> } }).db.all('SELECT request_fingerprint AS f FROM payment_attempts');
+    const rows = await db.all<{ f: string }>('SELECT request_fingerprint AS f FROM payment_attempts');
     assert.deepEqual(rows.map((r) => r.f), ['fp-3']);
     const plain = await payFor(gate, offer, { n: 1 }, undefined, 'https://h.example');
     assert.equal(plain.kind, 'challenge');
