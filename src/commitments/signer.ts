@@ -7,6 +7,7 @@
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { sha256Hex } from '../payments/canonical-json.js';
+import { createTypedSigner } from './typed-signer.js';
 import {
   BOUND_OFFER_TYPES,
   BOUND_RECEIPT_TYPES,
@@ -86,6 +87,8 @@ class Memo<V> {
 
 export function createCommitmentSigner(privateKey: Hex): CommitmentSigner {
   const account = privateKeyToAccount(privateKey);
+  // EIP-712 with the domain separators and type hashes computed once (typed-signer.ts); same bytes as viem's.
+  const typed = createTypedSigner(privateKey);
   const offers = new Memo<Signed<OfferPayload>>(256);
   const receipts = new Memo<ReceiptExtension>(256);
   return {
@@ -95,10 +98,8 @@ export function createCommitmentSigner(privateKey: Hex): CommitmentSigner {
       const binding = { amount: d.amount, requestFingerprint: bytes32(d.requestFingerprint), responseSha256: bytes32(d.responseSha256 ?? sha256Hex(d.responseBody)) };
       const key = JSON.stringify([payload, binding]);
       return receipts.get(key, async () => {
-        const [receiptSig, bindingSig] = await Promise.all([
-          account.signTypedData({ domain: RECEIPT_DOMAIN, types: RECEIPT_TYPES, primaryType: 'Receipt', message: receiptMessage(payload) }),
-          account.signTypedData({ domain: RECEIPT_BINDING_DOMAIN, types: BOUND_RECEIPT_TYPES, primaryType: 'BoundReceipt', message: boundReceiptMessage(payload, binding) }),
-        ]);
+        const receiptSig = typed.sign(RECEIPT_DOMAIN, RECEIPT_TYPES, 'Receipt', receiptMessage(payload));
+        const bindingSig = typed.sign(RECEIPT_BINDING_DOMAIN, BOUND_RECEIPT_TYPES, 'BoundReceipt', boundReceiptMessage(payload, binding));
         return { info: { receipt: { format: 'eip712', payload, signature: receiptSig }, binding: { format: 'eip712', payload: binding, signature: bindingSig } } };
       });
     },
@@ -109,13 +110,13 @@ export function createCommitmentSigner(privateKey: Hex): CommitmentSigner {
       const offerSigned = offers.get(JSON.stringify(payload), async () => ({
         format: 'eip712' as const,
         payload,
-        signature: await account.signTypedData({ domain: OFFER_DOMAIN, types: OFFER_TYPES, primaryType: 'Offer', message: offerMessage(payload) }),
+        signature: typed.sign(OFFER_DOMAIN, OFFER_TYPES, 'Offer', offerMessage(payload)),
       }));
-      const bindingSig = account.signTypedData({ domain: OFFER_BINDING_DOMAIN, types: BOUND_OFFER_TYPES, primaryType: 'BoundOffer', message: boundOfferMessage(payload, binding) });
-      return { offer: await offerSigned, binding: { format: 'eip712', payload: binding, signature: await bindingSig } };
+      const bindingSig = typed.sign(OFFER_BINDING_DOMAIN, BOUND_OFFER_TYPES, 'BoundOffer', boundOfferMessage(payload, binding));
+      return { offer: await offerSigned, binding: { format: 'eip712', payload: binding, signature: bindingSig } };
     },
     async step(s) {
-      return { format: 'eip712', payload: s, signature: await account.signTypedData({ domain: STEP_DOMAIN, types: STEP_TYPES, primaryType: 'Step', message: stepMessage(s) }) };
+      return { format: 'eip712', payload: s, signature: typed.sign(STEP_DOMAIN, STEP_TYPES, 'Step', stepMessage(s)) };
     },
   };
 }
