@@ -9,13 +9,13 @@ import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { routePath } from 'hono/route';
-import { timing } from 'hono/timing';
 import { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
 import { errorBody } from './errors.js';
 import { DEFAULT_MAX_BODY_BYTES } from './catalog/input-reader.js';
-import { paidRoute } from './http/paid-route.js';
+import { paidRoute, type AnswerHeaders } from './http/paid-route.js';
+import { timing } from 'hono/timing';
 import type { CommitmentSigner } from './commitments/signer.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
@@ -23,6 +23,7 @@ import type { Ledger } from './store/ledger.js';
 import { registerFreeRoutes } from './http/free-routes.js';
 import { operationsRoutes } from './http/operations-routes.js';
 import { clientAddress, forwardedOrigin } from './http/forwarded.js';
+import { requestHeader } from './http/request-header.js';
 import { rateLimit, type RateLimitStore } from './http/rate-limit.js';
 import type { OperationsConfig } from './config.js';
 import { metrics, secondsSince } from './observability/metrics.js';
@@ -137,27 +138,82 @@ function routeLabel(c: Context): string {
 // touching the body stream (reading it through the middleware would slow
 // every call). Paid routes carry their capability's own limit; every other
 // route shares one.
+/**
+ * Whether a body may be left to the route: undefined when it may (a declared
+ * Content-Length within the limit, or a GET/HEAD), else the 413, or the
+ * counted read (a 413, or nothing once the body is in memory within the limit).
+ */
+function bodyLimitCheck(c: Context, limit: number): Promise<Response | void> | undefined {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
+    const n = Number(declared);
+    if (!(n > limit)) return undefined;
+    // Known too large: drain it (keep-alive) when that is cheap, else answer at once and close.
+    return n > limit + OVERSIZE_DRAIN_MAX_BYTES ? Promise.resolve(tooLarge(c, limit, true)) : countedBody(c, noNext, limit);
+  }
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return undefined;
+  return countedBody(c, noNext, limit);
+}
+
+const noNext = async (): Promise<void> => {};
+
 function streamingLimit(limit: number): MiddlewareHandler {
   return (c, next) => {
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
-      const n = Number(declared);
-      if (!(n > limit)) return next();
-      // Known too large: drain it (keep-alive) when that is cheap, else answer at once and close.
-      return n > limit + OVERSIZE_DRAIN_MAX_BYTES ? Promise.resolve(tooLarge(c, limit, true)) : countedBody(c, next, limit);
-    }
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    return countedBody(c, next, limit);
+    const check = bodyLimitCheck(c, limit);
+    return check ? check.then((early): Promise<Response | void> | Response => early || next()) : next();
   };
-};
+}
 
 interface PaidRouteEnvelope {
-  observe(c: Context, next: () => Promise<void>, id: string, route: (c: Context) => string): Promise<void>;
+  /** Whether what a request awaits runs in its request-id context (for the log lines it writes). */
+  inRequestContext(): boolean;
+  /** Metrics, draining and the log line of an answered request. */
+  answered(c: Context, id: string, route: string, status: number, start: number): void;
+  /** The 503 of an unhandled error (app.onError's). */
+  failClosed(err: unknown, c: Context): Response;
   corsAllowOrigin: '*' | string[];
-  serverTiming: MiddlewareHandler;
 }
 
 const CORS_EXPOSED = CORS_EXPOSE_HEADERS.join(',');
+
+/** The Access-Control-Allow-Origin of an actual request: `*`, the request's allowed Origin, or none. */
+function allowedOrigin(c: Context, origins: '*' | string[]): string | undefined {
+  if (origins === '*') return '*';
+  const requested = requestHeader(c, 'origin');
+  return requested !== undefined && origins.includes(requested) ? requested : undefined;
+}
+
+function answerHeadersOnNode(outgoing: ServerResponse, id: string, origin: string | undefined, origins: '*' | string[]): void {
+  outgoing.setHeader('X-Request-Id', id);
+  if (origin !== undefined) outgoing.setHeader('Access-Control-Allow-Origin', origin);
+  if (origins !== '*') outgoing.setHeader('Vary', 'Origin');
+  outgoing.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED);
+}
+
+function answerHeadersOnResponse(h: Headers, id: string, origin: string | undefined, origins: '*' | string[]): void {
+  h.set('X-Request-Id', id);
+  if (origin !== undefined) h.set('Access-Control-Allow-Origin', origin);
+  if (origins !== '*') h.append('Vary', 'Origin');
+  h.set('Access-Control-Expose-Headers', CORS_EXPOSED);
+}
+
+/** The answer headers of one paid call, for the route to put on the Response it builds (see AnswerHeaders). */
+class PaidAnswerHeaders implements AnswerHeaders {
+  added = false;
+  constructor(
+    private readonly id: string,
+    private readonly origin: string | undefined,
+    private readonly vary: boolean,
+  ) {}
+
+  addTo(headers: Record<string, string>): void {
+    headers['X-Request-Id'] = this.id;
+    if (this.origin !== undefined) headers['Access-Control-Allow-Origin'] = this.origin;
+    if (this.vary) headers.Vary = 'Origin';
+    headers['Access-Control-Expose-Headers'] = CORS_EXPOSED;
+    this.added = true;
+  }
+}
 
 /**
  * The headers every answer carries whatever its route returns: X-Request-Id
@@ -171,52 +227,74 @@ const CORS_EXPOSED = CORS_EXPOSE_HEADERS.join(',');
  * --cpu-prof). Outside node-server (app.request) they are set on the Response.
  */
 async function withAnswerHeaders(c: Context, id: string, origins: '*' | string[], run: () => Promise<void>): Promise<void> {
-  const requested = c.req.header('origin');
-  const origin = origins === '*' ? '*' : requested !== undefined && origins.includes(requested) ? requested : undefined;
+  const origin = allowedOrigin(c, origins);
   const outgoing = nodeOutgoing(c);
-  if (outgoing) {
-    outgoing.setHeader('X-Request-Id', id);
-    if (origin !== undefined) outgoing.setHeader('Access-Control-Allow-Origin', origin);
-    if (origins !== '*') outgoing.setHeader('Vary', 'Origin');
-    outgoing.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED);
-  }
+  if (outgoing) answerHeadersOnNode(outgoing, id, origin, origins);
   await run();
-  if (outgoing) return;
-  const h = c.res.headers;
-  h.set('X-Request-Id', id);
-  if (origin !== undefined) h.set('Access-Control-Allow-Origin', origin);
-  if (origins !== '*') h.append('Vary', 'Origin');
-  h.set('Access-Control-Expose-Headers', CORS_EXPOSED);
+  if (!outgoing) answerHeadersOnResponse(c.res.headers, id, origin, origins);
 }
 
 /**
  * Paid routes are registered before the middleware of every other route, so
  * a paid call (the 402 path above all) runs none of what does not apply to it
  * (rate limit, ETag, gzip, the free-route body limit) and gets what does —
- * request id, metrics and log line, CORS, the forwarded origin — from this
- * one envelope. Its headers are set on the route's own Response after it ran:
- * Hono's cors and requestId write through `c.res`/`c.header`, which made Hono
- * copy every 402 into a fresh Response (materialising the body stream), about
- * a third of the challenge path's CPU under load (measured with --cpu-prof).
- * CORS preflights (OPTIONS) and other methods on these paths still go through
- * the shared middleware below.
+ * request id, metrics and log line, CORS, the forwarded origin, its body
+ * limit — from one handler, not a chain of middleware: each link of Hono's
+ * chain is an async step of its own. The answer headers are put by the route
+ * on the challenge it builds (see AnswerHeaders), else on the Node response
+ * once the route has answered (see withAnswerHeaders): Hono's cors and
+ * requestId write through `c.res`/`c.header`, which made Hono copy every 402
+ * into a fresh Response (materialising the body stream), about a third of the
+ * challenge path's CPU under load (measured with --cpu-prof). CORS preflights
+ * (OPTIONS) and other methods on these paths still go through the shared
+ * middleware below.
  */
 function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): void {
   const origins = env.corsAllowOrigin;
   const forwarded = deps.operations?.trustProxy ? forwardedOrigin() : undefined;
+  const serverTiming = timing({ total: false, autoEnd: false, enabled: (c) => (c.get('metric')?.headers.length ?? 0) > 0 });
   for (const cap of deps.catalog) {
-    const route = () => cap.path;
-    const envelope: MiddlewareHandler = async (c, next) => {
+    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
+    const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const serve = (c: Context, answer: AnswerHeaders): Promise<Response> => {
+      const check = bodyLimitCheck(c, limit);
+      return check ? check.then((early) => early || handler(c, answer)) : handler(c, answer);
+    };
+    // Behind a trusted proxy: the forwarded origin first.
+    const serveForwarded = async (c: Context, answer: AnswerHeaders): Promise<Response> => {
+      await forwarded!(c, noNext);
+      return serve(c, answer);
+    };
+    // A paid attempt (PAYMENT-SIGNATURE) reports where its time went as Server-Timing, through Hono's
+    // timing middleware, when it is delivered (ledger, verify, handler, settle, chain); no other answer
+    // carries one, and the unpaid 402 does not run the middleware at all.
+    const serveTimed = async (c: Context, answer: AnswerHeaders): Promise<Response> => {
+      await serverTiming(c, async () => {
+        c.res = await (forwarded ? serveForwarded(c, answer) : serve(c, answer));
+      });
+      return c.res;
+    };
+    app.on(cap.method, cap.path, async (c) => {
       const id = paidRequestId(c);
       c.set('requestId', id);
-      await withAnswerHeaders(c, id, origins, () => env.observe(c, next, id, route));
-    };
-    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
-    const limit = streamingLimit(cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    // A delivered paid call reports where its time went (ledger, verify, handler, settle, chain) as
-    // Server-Timing; other answers carry none.
-    if (forwarded) app.on(cap.method, cap.path, envelope, forwarded, limit, env.serverTiming, handler);
-    else app.on(cap.method, cap.path, envelope, limit, env.serverTiming, handler);
+      const origin = allowedOrigin(c, origins);
+      const answer = new PaidAnswerHeaders(id, origin, origins !== '*');
+      const start = performance.now();
+      let res: Response;
+      try {
+        const run = requestHeader(c, 'payment-signature') !== undefined ? serveTimed : forwarded ? serveForwarded : serve;
+        res = await (env.inRequestContext() ? withRequestId(id, () => run(c, answer)) : run(c, answer));
+      } catch (e) {
+        res = env.failClosed(e, c);
+      }
+      env.answered(c, id, cap.path, res.status, start);
+      if (!answer.added) {
+        const outgoing = nodeOutgoing(c);
+        if (outgoing) answerHeadersOnNode(outgoing, id, origin, origins);
+        else answerHeadersOnResponse(res.headers, id, origin, origins);
+      }
+      return res;
+    });
   }
 }
 
@@ -225,7 +303,7 @@ const REQUEST_ID_MAX_CHARS = 64;
 
 /** The request id of a paid call: the same rule as Hono's requestId middleware on every other route. */
 function paidRequestId(c: Context): string {
-  const given = c.req.header('x-request-id');
+  const given = requestHeader(c, 'x-request-id');
   return given && given.length <= REQUEST_ID_MAX_CHARS && !/[^\w\-=]/.test(given) ? given : crypto.randomUUID();
 }
 
@@ -235,20 +313,16 @@ export function createApp(deps: AppDeps): Hono {
   const ops = deps.operations ?? {};
   const log = deps.log;
 
-  /**
-   * Request id context, metrics, the request log line and draining: one for
-   * every route. `route` is the metric label (a paid route knows its own).
-   */
-  const observe = async (c: Context, next: () => Promise<void>, id: string, route: (c: Context) => string) => {
-    const start = performance.now();
-    // Everything this request awaits (gate, facilitator, ledger) logs with its id. With logging
-    // off there is no line to name it in, and the context (async hooks on every promise) is skipped.
-    if (log?.isLevelEnabled('fatal')) await withRequestId(id, next);
-    else await next();
-    const status = c.res.status;
-    const label = route(c);
-    metrics.httpRequests.inc({ method: c.req.method, route: label, status: String(status) });
-    metrics.httpDuration.observe({ method: c.req.method, route: label }, secondsSince(start));
+  const failClosed = (err: unknown, c: Context): Response => {
+    // Hono hands only Errors to its error handler; anything else thrown goes on up, as it does there.
+    if (!(err instanceof Error)) throw err;
+    deps.log?.error({ err: err.message, path: c.req.path }, 'unhandled error: failing closed');
+    return c.json(errorBody('service_unavailable', 'The service failed while handling this request; nothing was delivered or settled.'), 503);
+  };
+
+  /** Metrics, draining and the request's log line, once its answer is known: one for every route. */
+  const answered = (c: Context, id: string, route: string, status: number, start: number) => {
+    metrics.http.record(c.req.method, route, status, secondsSince(start));
     if (deps.lifecycle?.draining) {
       // Shutting down: this connection is not reused; the client reconnects to an instance that stays.
       nodeOutgoing(c)?.setHeader('Connection', 'close');
@@ -261,14 +335,24 @@ export function createApp(deps: AppDeps): Hono {
       );
     }
   };
+  // Everything a request awaits (gate, facilitator, ledger) logs with its id. With logging off
+  // there is no line to name it in, and the context (async hooks on every promise) is skipped.
+  const inRequestContext = () => log?.isLevelEnabled('fatal') ?? false;
+
+  /** Request id context, metrics, the request log line and draining of every route but the paid ones (see registerPaidRoutes). */
+  const observe = async (c: Context, next: () => Promise<void>, id: string) => {
+    const start = performance.now();
+    if (inRequestContext()) await withRequestId(id, next);
+    else await next();
+    answered(c, id, routeLabel(c), c.res.status, start);
+  };
 
   const corsAllowOrigin = ops.corsOrigins === undefined || ops.corsOrigins === '*' ? '*' : [...ops.corsOrigins];
-  const serverTiming = timing({ total: false, autoEnd: false, enabled: (c) => (c.get('metric')?.headers.length ?? 0) > 0 });
-  registerPaidRoutes(app, deps, { observe, corsAllowOrigin, serverTiming });
+  registerPaidRoutes(app, deps, { inRequestContext, answered, failClosed, corsAllowOrigin });
 
   // Every other route. A caller's X-Request-Id (word characters, at most 64) is kept, else one is made; it is echoed on the response.
   app.use('*', requestId({ limitLength: REQUEST_ID_MAX_CHARS }));
-  app.use('*', (c, next) => observe(c, next, c.get('requestId'), routeLabel));
+  app.use('*', (c, next) => observe(c, next, c.get('requestId')));
 
   // Behind a trusted proxy the request URL (and so every origin the service derives) is the proxy's public one.
   if (ops.trustProxy) app.use('*', forwardedOrigin());
@@ -339,9 +423,6 @@ export function createApp(deps: AppDeps): Hono {
   }
 
   app.notFound((c) => c.json(errorBody('not_found', `No resource at ${c.req.method} ${c.req.path}.`), 404));
-  app.onError((err, c) => {
-    deps.log?.error({ err: err.message, path: c.req.path }, 'unhandled error: failing closed');
-    return c.json(errorBody('service_unavailable', 'The service failed while handling this request; nothing was delivered or settled.'), 503);
-  });
+  app.onError(failClosed);
   return app;
 }

@@ -18,9 +18,10 @@ import { HOW_TO_PAY, challengeWithoutInput, payFor, priceFor, type HonouredOffer
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { verifyQuoteOffer } from '../commitments/verify.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
-import type { PaymentPayload, PaymentRequired } from '../payments/rail.js';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
 import { setMetric } from 'hono/timing';
 import { wireBody } from './wire-body.js';
+import { requestHeader, type JoinedHeaderName } from './request-header.js';
 
 /** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
 export const HEADER_BUDGET_BYTES = 2040;
@@ -112,57 +113,54 @@ interface CachedChallenge {
   message: string;
   priceAtomic: string;
   body: Uint8Array<ArrayBuffer>;
-  headers: Record<string, string>;
+  /** The PAYMENT-REQUIRED value. */
+  header: string;
 }
 const utf8 = new TextEncoder();
 const plainChallengeResponses = new WeakMap<PaymentRequired, CachedChallenge>();
 
-function challengeHeaders(outcome: Extract<GateOutcome, { kind: 'challenge' }>): Record<string, string> {
+/**
+ * A challenge's headers, as a fresh object literal per response: it gets the
+ * envelope's headers added, and an object made by spreading a cached one
+ * turned out to take several µs per added header (measured).
+ */
+function challengeHeaders(paymentRequired: string, paymentResponse: SettleResponse | undefined, answer: AnswerHeaders | undefined): Record<string, string> {
   const headers: Record<string, string> = {
-    'PAYMENT-REQUIRED': encodeChallenge(outcome.paymentRequired),
+    'PAYMENT-REQUIRED': paymentRequired,
     'Cache-Control': 'no-store',
     'Content-Type': 'application/json',
   };
-  if (outcome.paymentResponse) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(outcome.paymentResponse);
+  if (paymentResponse) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(paymentResponse);
+  answer?.addTo(headers);
   return headers;
 }
 
 /**
  * The headers the envelope (src/app.ts) gives every answer of a paid route:
- * X-Request-Id and CORS's. A Response the route builds itself carries them
- * from the start: under @hono/node-server a Response made with a plain
- * headers object is written with one writeHead, while headers set on the
- * Node response beforehand make Node merge the route's in one setHeader
- * (one validation) each.
+ * X-Request-Id and CORS's. The challenges the route builds carry them from
+ * the start: under @hono/node-server a Response made with a plain headers
+ * object is written with one writeHead, while headers set on the Node
+ * response beforehand make Node merge the route's in, one setHeader (and one
+ * validation) each, ~10 µs of the 402 path under load (--cpu-prof). Any
+ * other answer gets them from the envelope.
  */
-export type AnswerHeaders = Readonly<Record<string, string>>;
-
-const carrying = new WeakSet<Response>();
-
-/** Whether the route already put the envelope's answer headers on `res` (else the envelope adds them). */
-export function carriesAnswerHeaders(res: Response): boolean {
-  return carrying.has(res);
-}
-
-function answered(body: BodyInit, status: number, headers: Record<string, string>, answer: AnswerHeaders | undefined): Response {
-  if (!answer) return new Response(body, { status, headers });
-  const res = new Response(body, { status, headers: { ...headers, ...answer } });
-  carrying.add(res);
-  return res;
+export interface AnswerHeaders {
+  /** Adds them to the headers of the Response the route returns (and notes that it has them). */
+  addTo(headers: Record<string, string>): void;
 }
 
 function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, answer: AnswerHeaders | undefined): Response {
   if (outcome.code !== 'payment_required' || outcome.paymentResponse) {
-    return answered(JSON.stringify(challengeBody(outcome, priceAtomic)), 402, challengeHeaders(outcome), answer);
+    return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), { status: 402, headers: challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer) });
   }
   const pr = outcome.paymentRequired;
   let cached = plainChallengeResponses.get(pr);
   if (!cached || cached.message !== outcome.message || cached.priceAtomic !== priceAtomic) {
-    cached = { message: outcome.message, priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(outcome, priceAtomic))), headers: challengeHeaders(outcome) };
+    cached = { message: outcome.message, priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(outcome, priceAtomic))), header: encodeChallenge(pr) };
     plainChallengeResponses.set(pr, cached);
   }
-  // A fresh headers object per response (a consumer may add to it); the body bytes are shared and never written to.
-  return answered(cached.body, 402, answer ? cached.headers : { ...cached.headers }, answer);
+  // The body bytes are shared and never written to.
+  return new Response(cached.body, { status: 402, headers: challengeHeaders(cached.header, undefined, answer) });
 }
 
 /**
@@ -190,7 +188,10 @@ export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' 
 }
 
 /** The payment header of x402 v1 (v2 uses PAYMENT-SIGNATURE). */
-const V1_PAYMENT_HEADER = 'x-payment';
+const V1_PAYMENT_HEADER = 'x-payment' satisfies JoinedHeaderName;
+
+/** SIGNED_OFFER_HEADER, as looked up. */
+const SIGNED_OFFER_NAME = SIGNED_OFFER_HEADER.toLowerCase() as Extract<JoinedHeaderName, 'x-signed-offer'>;
 
 export const V1_REFUSAL_MESSAGE =
   'x402 v1 payments (X-PAYMENT) are not accepted: this server speaks x402 v2 only. The PAYMENT-REQUIRED header of this response is the x402 v2 PaymentRequired: sign one of its accepts and repeat the request with PAYMENT-SIGNATURE (any x402 v2 client, e.g. @x402/fetch, does this). Nothing was verified or charged.';
@@ -216,12 +217,16 @@ function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAt
       how_to_pay: HOW_TO_PAY,
     },
   };
-  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(outcome) });
+  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(encodeChallenge(pr), outcome.paymentResponse, undefined) });
 }
 
-// The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled).
+// The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled);
+// the last one is checked first, without hashing a fresh prefix string.
 const origins = new Map<string, string>();
+let lastPrefix = '';
+let lastOrigin = '';
 function originOf(url: string): string {
+  if (lastPrefix !== '' && url.startsWith(lastPrefix) && (url.length === lastPrefix.length || url.charCodeAt(lastPrefix.length) === 47)) return lastOrigin;
   const slash = url.indexOf('/', url.indexOf('//') + 2);
   const prefix = slash < 0 ? url : url.slice(0, slash);
   let origin = origins.get(prefix);
@@ -230,6 +235,8 @@ function originOf(url: string): string {
     if (origins.size >= 256) origins.clear();
     origins.set(prefix, origin);
   }
+  lastPrefix = prefix;
+  lastOrigin = origin;
   return origin;
 }
 
@@ -273,7 +280,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
    * payment step: the payment is never verified, bound or settled).
    */
   const withoutBody = async (c: Context): Promise<Response> => {
-    if (c.req.header('payment-signature') !== undefined || c.req.header(V1_PAYMENT_HEADER) !== undefined) {
+    if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
     const base = opts.publicBaseUrl ?? originOf(c.req.url);
@@ -290,13 +297,13 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     // A large body of a heavy capability is decoded, parsed and validated on the worker pool, not on
     // the event loop that answers everyone else (src/isolation); the verdict is the inline one.
     const contentType = c.req.header('content-type');
-    const offThread = readBodyOffThread(opts.gate, cap, contentType, raw.value, c.req.header('payment-signature') !== undefined);
+    const sig = requestHeader(c, 'payment-signature');
+    const offThread = readBodyOffThread(opts.gate, cap, contentType, raw.value, sig !== undefined);
     const read = offThread && (await offThread);
     const parsed = read?.verdict ?? reader.fromBody(contentType, raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
-    const sig = c.req.header('payment-signature');
-    if (sig === undefined && c.req.header(V1_PAYMENT_HEADER) !== undefined) {
+    if (sig === undefined && requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
       // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
       const base = opts.publicBaseUrl ?? originOf(c.req.url);
       const outcome = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
@@ -311,7 +318,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     }
     const input = parsed.input;
     const base = opts.publicBaseUrl ?? originOf(c.req.url);
-    const signedOffer = c.req.header(SIGNED_OFFER_HEADER);
+    const signedOffer = requestHeader(c, SIGNED_OFFER_NAME);
     let honoured: HonouredOffer | undefined;
     if (signedOffer !== undefined) {
       const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer, payment);
