@@ -248,7 +248,9 @@ export function sameResponse(a: CapturedResponse, b: CapturedResponse): string |
 /** The baseline: a plain Hono route that answers with the captured bytes and nothing else. */
 export function startBareRoute(path: string, captured: CapturedResponse): Promise<TestServer> {
   const app = new Hono();
-  const headers = captured.headers;
+  // A plain object, as a route is normally written (and node-server's fastest case): an array of
+  // pairs goes through undici's Headers on every response, ~20 µs that would flatter the ratio.
+  const headers = Object.fromEntries(captured.headers);
   const body = captured.body;
   app.post(path, () => new Response(body, { status: captured.status, headers }));
   return listen(app);
