@@ -31,6 +31,8 @@ function fail(code: ErrorCode, message: string, rule: string): { ok: false; erro
 
 /** The media type essence: lowercased, parameters dropped (`''` when absent). */
 export function mediaTypeOf(contentType: string | undefined): string {
+  // What nearly every agent sends, answered without splitting and lower-casing (a few µs of every 402).
+  if (contentType === 'application/json') return contentType;
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
