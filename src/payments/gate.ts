@@ -204,12 +204,24 @@ export class PaymentGate {
     );
   }
 
-  private readonly plainChallenges = new Map<string, PaymentRequired>();
+  /** Plain 402s by `plainChallengeKey`: the PaymentRequired and its price sentence. */
+  private readonly plainChallenges = new Map<string, { paymentRequired: PaymentRequired; message: string }>();
+
+  /**
+   * The plain 402 for an unpaid call, when it was already built: the hot path,
+   * answered without an await. It depends only on the resource URL, the price
+   * and the transport's fit rule (`fitsName`, or 'full' without one).
+   */
+  cachedChallenge(resourceUrl: string, priceAtomic: string, fitsName: string): GateOutcome | undefined {
+    if (!this.rail.ready) return undefined;
+    const hit = this.plainChallenges.get(`${resourceUrl}|${priceAtomic}|${fitsName}`);
+    return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, paymentRequired: hit.paymentRequired };
+  }
 
   private async challenge(call: PaidCall, requirements: PaymentRequirements[], code: ChallengeCode, message: string, paymentResponse?: SettleResponse): Promise<GateOutcome> {
     // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
     const key = `${call.resourceUrl}|${call.priceAtomic}|${call.fits ? (call.fitsName ?? 'fitted') : 'full'}`;
-    let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
+    let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key)?.paymentRequired : undefined;
     if (!paymentRequired) {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
       const error = code === 'payment_required' ? undefined : message;
@@ -221,7 +233,7 @@ export class PaymentGate {
       if (code === 'payment_required') {
         // Bounded: Host headers are caller-controlled and must not grow memory without limit.
         if (this.plainChallenges.size >= 256) this.plainChallenges.clear();
-        this.plainChallenges.set(key, paymentRequired);
+        this.plainChallenges.set(key, { paymentRequired, message });
       }
     }
     return { kind: 'challenge', code, message, paymentRequired, paymentResponse };
