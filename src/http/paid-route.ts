@@ -338,7 +338,7 @@ export function respond(c: Context, outcome: GateOutcome, priceAtomic: string, a
       const t = outcome.timings;
       // Where the time went, as Server-Timing (Hono's timing middleware runs for every paid attempt, src/app.ts).
       for (const [name, ms] of [['ledger', t.ledgerMs], ['verify', t.verifyMs], ['handler', t.handlerMs], ['settle', t.settleMs], ['chain', t.chainMs]] as const) setMetric(c, name, ms, undefined, 2);
-      return new Response(wireBody(outcome.response.body), {
+      return new Response(wireBody(outcome.response.body, outcome.response.bodyBytes), {
         status: outcome.response.status,
         headers: {
           'Content-Type': outcome.response.contentType,

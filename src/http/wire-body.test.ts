@@ -29,3 +29,11 @@ test('any large body: the pieces concatenate to its UTF-8 bytes', async () => {
     { numRuns: 30 },
   );
 });
+
+test('a large body already encoded (by the worker pool) goes out as slices of those bytes', async () => {
+  const s = 'é😀'.repeat(PIECE_CHARS);
+  const bytes = new TextEncoder().encode(s);
+  const out = wireBody(s, bytes);
+  assert.ok(out instanceof ReadableStream);
+  assert.deepEqual(await bytesOf(out), Buffer.from(s, 'utf8'));
+});

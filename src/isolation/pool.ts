@@ -37,9 +37,10 @@ export interface BodyRead {
   fingerprint?: string;
 }
 
-/** A result made on the pool: the response body, and the SHA-256 (hex) of its UTF-8 bytes. */
+/** A result made on the pool: the response body, its UTF-8 bytes, and their SHA-256 (hex). */
 export interface RunResult {
   body: string;
+  bytes: Uint8Array;
   sha256: string;
 }
 
@@ -289,7 +290,7 @@ export function isolates(cap: Capability, input: unknown): boolean {
  * input call for it and a pool is running (then with its SHA-256, computed
  * there too), inline otherwise. Byte-identical either way.
  */
-export async function runCapability(owner: object, cap: Capability, input: unknown): Promise<{ body: string; sha256?: string }> {
+export async function runCapability(owner: object, cap: Capability, input: unknown): Promise<{ body: string; bytes?: Uint8Array; sha256?: string }> {
   const runner = runners.get(owner);
   if (runner && isolates(cap, input)) return runner.pool.run(cap.id, input, runner.budgetMs);
   return { body: JSON.stringify(await cap.run(input)) };

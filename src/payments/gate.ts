@@ -510,7 +510,9 @@ export class PaymentGate {
     } finally {
       d.timings.handlerMs += performance.now() - t;
     }
-    d.pending.push({ to: 'executed', patch: { response: d.response } });
+    // Stored: status, type and body (not the transient hash and bytes a worker may have attached).
+    const { status, contentType, body } = d.response;
+    d.pending.push({ to: 'executed', patch: { response: { status, contentType, body } } });
     return { next: 'executed' };
   }
 

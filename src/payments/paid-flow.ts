@@ -118,8 +118,8 @@ export async function payFor(
     // an arrow: tsx (esbuild keepNames) names every arrow stored in a property with a defineProperty
     // call, which cost the unpaid 402 ~5 µs a request (--cpu-prof).
     async execute() {
-      const { body, sha256 } = await runCapability(gate, cap, input);
-      return { status: 200, contentType: 'application/json', body, bodySha256: sha256 };
+      const { body, bytes, sha256 } = await runCapability(gate, cap, input);
+      return { status: 200, contentType: 'application/json', body, bodySha256: sha256, bodyBytes: bytes };
     },
   };
   const outcome = await gate.handle(call);

@@ -31,6 +31,8 @@ export interface StoredResponse {
    * response read back from the ledger has none and is hashed when needed.
    */
   bodySha256?: string;
+  /** `body` as UTF-8, when its producer already encoded it (the worker pool); never stored, like `bodySha256`. */
+  bodyBytes?: Uint8Array;
 }
 
 export interface PaymentAttempt {
