@@ -9,16 +9,18 @@ import { fileURLToPath } from 'node:url';
 
 export interface ChildService {
   url: string;
+  pid: number;
   paidDeliveries(): Promise<number>;
-  /** CPU time the process has used so far (µs, user + system). */
-  cpuMicros(): Promise<number>;
+  /** CPU time the process has used so far (ms, user + system). */
+  cpuMs(): Promise<number>;
   stop(): Promise<void>;
 }
 
-export async function startChildService(env: Record<string, string>): Promise<ChildService> {
+/** `cpuProfileDir` (default: BENCH_CPU_PROF_DIR): write the service process's V8 CPU profile there. */
+export async function startChildService(env: Record<string, string>, opts: { cpuProfileDir?: string } = {}): Promise<ChildService> {
   const script = fileURLToPath(new URL('./service-process.ts', import.meta.url));
-  // BENCH_CPU_PROF_DIR: write the service process's CPU profiles (one per thread) there, to see where its time goes.
-  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF_DIR] : [];
+  const dir = opts.cpuProfileDir ?? process.env.BENCH_CPU_PROF_DIR;
+  const profile = dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const next = <T>(key: string) =>
@@ -36,16 +38,17 @@ export async function startChildService(env: Record<string, string>): Promise<Ch
   const url = await next<string>('url');
   return {
     url,
+    pid: child.pid ?? -1,
     async paidDeliveries() {
       const summary = next<{ paidDeliveries: number }>('summary');
       child.send('summary');
       return (await summary).paidDeliveries;
     },
-    async cpuMicros() {
-      const cpu = next<{ user: number; system: number }>('cpu');
+    async cpuMs() {
+      const cpu = next<NodeJS.CpuUsage>('cpu');
       child.send('cpu');
-      const c = await cpu;
-      return c.user + c.system;
+      const { user, system } = await cpu;
+      return (user + system) / 1000;
     },
     async stop() {
       child.kill('SIGTERM');

@@ -22,7 +22,6 @@
  * `npx tsx bench/throughput.ts` runs it alone; bench/run.ts calls
  * `runThroughputBench`.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startDevnet, transferLogs, type StartDevnetOptions } from '../devnet/index.js';
@@ -30,6 +29,7 @@ import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, payingFetch, tempDir } from '../test/support/harness.js';
 import { fmt, markdownTable, ratio, round, summarize } from './stats.js';
+import { startChildService } from './child-service.js';
 import { freshPgUrl } from '../test/support/pg.js';
 
 export const TARGET_CALLS_PER_SECOND = 100;
@@ -72,51 +72,6 @@ const BASELINE: Scenario = { name: 'baseline: 1 signer, 250 ms polling', baselin
 const CURRENT: Scenario = { name: 'devnet defaults', baseline: false, facilitator: {} };
 const OWN_PROCESS: Scenario = { name: 'devnet defaults, service in its own process', baseline: false, facilitator: {}, ownProcess: true };
 
-/** A service started by bench/service-process.ts: its URL, its ledger's paid deliveries, and how to stop it. */
-async function serviceProcess(
-  env: Record<string, string>,
-): Promise<{ url: string; pid: number; paidDeliveries(): Promise<number>; cpuMs(): Promise<number>; stop(): Promise<void> }> {
-  const script = fileURLToPath(new URL('./service-process.ts', import.meta.url));
-  // THROUGHPUT_SERVICE_CPU_PROF=<dir>: write a V8 CPU profile of the service process there.
-  const prof = process.env.THROUGHPUT_SERVICE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.THROUGHPUT_SERVICE_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const next = <T>(key: string) =>
-    new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the service process did not send ${key} within 60 s`)), 60_000);
-      const onMessage = (m: Record<string, unknown>) => {
-        if (!(key in m)) return;
-        clearTimeout(timer);
-        child.off('message', onMessage);
-        resolve(m[key] as T);
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`the service process exited with ${code}`)));
-    });
-  const url = await next<string>('url');
-  return {
-    url,
-    pid: child.pid ?? -1,
-    async paidDeliveries() {
-      const summary = next<{ paidDeliveries: number }>('summary');
-      child.send('summary');
-      return (await summary).paidDeliveries;
-    },
-    async cpuMs() {
-      const cpu = next<NodeJS.CpuUsage>('cpu');
-      child.send('cpu');
-      const { user, system } = await cpu;
-      return (user + system) / 1000;
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
-}
-
 /** CPU time (ms, user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
 function procCpuMs(pid: number): number {
   try {
@@ -157,7 +112,8 @@ export async function runScenario(
   if (database === 'postgres') extra.DATABASE_URL = await freshPgUrl();
   const env = devnetEnv(devnet, devnet.facilitatorUrl, extra);
   const inProcess = scenario.ownProcess ? undefined : await startService(loadConfig(env));
-  const child = scenario.ownProcess ? await serviceProcess(env) : undefined;
+  // THROUGHPUT_SERVICE_CPU_PROF=<dir>: write a V8 CPU profile of the service process there.
+  const child = scenario.ownProcess ? await startChildService(env, { cpuProfileDir: process.env.THROUGHPUT_SERVICE_CPU_PROF }) : undefined;
   // Deliveries are counted in the ledger itself, by the process that holds it.
   const paidDeliveries = async () => (inProcess ? (await inProcess.ledger.summary()).paidDeliveries : child!.paidDeliveries());
   try {
