@@ -23,31 +23,40 @@ const PIECE_BYTES = 64 * 1024;
 export function wireBody(body: string, bytes?: Uint8Array): string | ReadableStream<Uint8Array> {
   if (body.length <= PIECE_CHARS) return body;
   let at = 0;
-  // On loopback (and any fast socket) each write completes at once and asks
-  // for the next piece in the same turn: yield first, or the pieces would
-  // again go out in one synchronous stretch.
-  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   if (bytes) {
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        if (at > 0) await turn();
-        const end = Math.min(at + PIECE_BYTES, bytes.byteLength);
-        controller.enqueue(bytes.subarray(at, end));
-        at = end;
-        if (at >= bytes.byteLength) controller.close();
-      },
+    return inPieces(() => {
+      const end = Math.min(at + PIECE_BYTES, bytes.byteLength);
+      const piece = bytes.subarray(at, end);
+      at = end;
+      return { piece, last: at >= bytes.byteLength };
     });
   }
+  return inPieces(() => {
+    let end = Math.min(at + PIECE_CHARS, body.length);
+    // Never split a surrogate pair: its halves would each be encoded as U+FFFD.
+    const last = body.charCodeAt(end - 1);
+    if (end < body.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const piece = Buffer.from(body.slice(at, end), 'utf8');
+    at = end;
+    return { piece, last: at >= body.length };
+  });
+}
+
+/**
+ * A stream of the pieces `next` cuts, one per event-loop turn: on loopback
+ * (and any fast socket) each write completes at once and asks for the next
+ * piece in the same turn, so without the yield the pieces would again go out
+ * in one synchronous stretch.
+ */
+function inPieces(next: () => { piece: Uint8Array; last: boolean }): ReadableStream<Uint8Array> {
+  let first = true;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (at > 0) await turn();
-      let end = Math.min(at + PIECE_CHARS, body.length);
-      // Never split a surrogate pair: its halves would each be encoded as U+FFFD.
-      const last = body.charCodeAt(end - 1);
-      if (end < body.length && last >= 0xd800 && last <= 0xdbff) end--;
-      controller.enqueue(Buffer.from(body.slice(at, end), 'utf8'));
-      at = end;
-      if (at >= body.length) controller.close();
+      if (!first) await new Promise<void>((resolve) => setImmediate(resolve));
+      first = false;
+      const { piece, last } = next();
+      controller.enqueue(piece);
+      if (last) controller.close();
     },
   });
 }
