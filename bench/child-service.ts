@@ -13,6 +13,8 @@ export interface ChildService {
   paidDeliveries(): Promise<number>;
   /** CPU time the process has used so far (ms, user + system). */
   cpuMs(): Promise<number>;
+  /** In-process time (ms) of each request kept by BENCH_REQUEST_TIMES=<x-request-id prefix> (bench/request-times.ts). */
+  requestTimes(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -49,6 +51,11 @@ export async function startChildService(env: Record<string, string>, opts: { cpu
       child.send('cpu');
       const { user, system } = await cpu;
       return (user + system) / 1000;
+    },
+    async requestTimes() {
+      const times = next<Record<string, number>>('times');
+      child.send('times');
+      return times;
     },
     async stop() {
       child.kill('SIGTERM');

@@ -9,8 +9,7 @@
  * (imported by run.ts) and the child's entry point (BENCH_LOADGEN=1).
  */
 import { fork } from 'node:child_process';
-import diagnostics from 'node:diagnostics_channel';
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware } from '@x402/hono';
 import type { Devnet } from '../devnet/index.js';
 import { balanceOf, postJson, signFor } from '../test/support/harness.js';
+import type { ChildService } from './child-service.js';
 import { median, summarize, type Summary } from './stats.js';
 
 // ------------------------------------------------------------------ load generation
@@ -327,21 +327,21 @@ function parseServerTiming(h: string | null): PaidSample['timing'] | undefined {
   return { ledger: t.ledger!, verify: t.verify!, handler: t.handler!, settle: t.settle!, chain: t.chain! };
 }
 
-interface ServerChannelMessage {
-  request: IncomingMessage;
-  server: Server;
-}
+/** The prefix of the x-request-id of measured paid calls; the service process keeps the times of those (BENCH_REQUEST_TIMES). */
+export const PAID_REQUEST_PREFIX = 'bench-paid-';
 
 /**
  * Sequential paid calls with the official x402 client (signFor: unpaid 402 →
  * `x402Client.createPaymentPayload` → PAYMENT-SIGNATURE), each on a fresh
- * authorization. The service's own time per request is read in its process
- * from Node's built-in HTTP server diagnostics channels, which cover what
+ * authorization, to the service in a process of its own (as deployed: the
+ * buyer and the devnet facilitator, in this process, do not share its event
+ * loop). Its own time per request is read in its process from Node's HTTP
+ * server diagnostics channels (bench/request-times.ts), which cover what
  * Server-Timing does not (body read, JSON parse, schema validation, header
  * decoding, fingerprinting, response encoding, Hono routing).
  */
 export async function measurePaidCalls(
-  serviceUrl: string,
+  service: Pick<ChildService, 'url' | 'requestTimes'>,
   path: string,
   body: unknown,
   devnet: Devnet,
@@ -349,51 +349,34 @@ export async function measurePaidCalls(
   warmup: number,
   progress: (msg: string) => void = () => {},
 ): Promise<{ samples: PaidSample[]; calls: number; paidDelta: bigint }> {
-  const port = Number(new URL(serviceUrl).port);
-  const starts = new Map<string, number>();
-  const totals = new Map<string, number>();
-  const idOf = (m: ServerChannelMessage): string | undefined => {
-    const id = m.request.headers['x-request-id'];
-    if (typeof id !== 'string' || !id.startsWith('bench-paid-')) return undefined;
-    return (m.server.address() as AddressInfo | null)?.port === port ? id : undefined;
-  };
-  const onStart = (msg: unknown) => {
-    const id = idOf(msg as ServerChannelMessage);
-    if (id) starts.set(id, performance.now());
-  };
-  const onFinish = (msg: unknown) => {
-    const id = idOf(msg as ServerChannelMessage);
-    const t0 = id ? starts.get(id) : undefined;
-    if (id && t0 !== undefined) totals.set(id, performance.now() - t0);
-  };
-  diagnostics.subscribe('http.server.request.start', onStart);
-  diagnostics.subscribe('http.server.response.finish', onFinish);
-
-  const url = serviceUrl + path;
+  const url = service.url + path;
   const before = await balanceOf(devnet, devnet.payTo);
-  const samples: PaidSample[] = [];
-  try {
-    for (let i = 0; i < warmup + n; i++) {
-      const id = `bench-paid-${i}`;
-      const t0 = performance.now();
-      const { header } = await signFor(url, body, devnet);
-      const t1 = performance.now();
-      const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header, 'x-request-id': id });
-      const text = await res.text();
-      const t2 = performance.now();
-      if (res.status !== 200) throw new Error(`paid call ${i} answered ${res.status}: ${text.slice(0, 300)}`);
-      const timing = parseServerTiming(res.headers.get('server-timing'));
-      if (!timing) throw new Error(`paid call ${i} has no complete Server-Timing header: ${res.headers.get('server-timing')}`);
-      for (let k = 0; k < 100 && !totals.has(id); k++) await new Promise((r) => setImmediate(r));
-      const serverTotalMs = totals.get(id);
-      if (serverTotalMs === undefined) throw new Error(`no server-side timing observed for ${id}`);
-      if (i >= warmup) samples.push({ clientPaidMs: t2 - t1, clientFlowMs: t2 - t0, serverTotalMs, timing });
-      if ((i + 1) % 25 === 0) progress(`paid calls: ${i + 1}/${warmup + n}`);
-    }
-  } finally {
-    diagnostics.unsubscribe('http.server.request.start', onStart);
-    diagnostics.unsubscribe('http.server.response.finish', onFinish);
+  const calls: Array<{ id: string; clientPaidMs: number; clientFlowMs: number; timing: PaidSample['timing'] }> = [];
+  for (let i = 0; i < warmup + n; i++) {
+    const id = `${PAID_REQUEST_PREFIX}${i}`;
+    const t0 = performance.now();
+    const { header } = await signFor(url, body, devnet);
+    const t1 = performance.now();
+    const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header, 'x-request-id': id });
+    const text = await res.text();
+    const t2 = performance.now();
+    if (res.status !== 200) throw new Error(`paid call ${i} answered ${res.status}: ${text.slice(0, 300)}`);
+    const timing = parseServerTiming(res.headers.get('server-timing'));
+    if (!timing) throw new Error(`paid call ${i} has no complete Server-Timing header: ${res.headers.get('server-timing')}`);
+    if (i >= warmup) calls.push({ id, clientPaidMs: t2 - t1, clientFlowMs: t2 - t0, timing });
+    if ((i + 1) % 25 === 0) progress(`paid calls: ${i + 1}/${warmup + n}`);
   }
+  // The last response can reach us a moment before its 'finish' is recorded over there.
+  let times = await service.requestTimes();
+  for (let k = 0; k < 50 && calls.some((c) => times[c.id] === undefined); k++) {
+    await new Promise((r) => setTimeout(r, 20));
+    times = await service.requestTimes();
+  }
+  const samples = calls.map(({ id, ...c }) => {
+    const serverTotalMs = times[id];
+    if (serverTotalMs === undefined) throw new Error(`no server-side timing observed for ${id}`);
+    return { ...c, serverTotalMs };
+  });
   const after = await balanceOf(devnet, devnet.payTo);
   return { samples, calls: warmup + n, paidDelta: after - before };
 }

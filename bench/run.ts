@@ -17,7 +17,8 @@
  * BENCH_PAID_CALLS (default 100), BENCH_INTEL_SIZES (default 1000,100000),
  * BENCH_INTEL_PG_SCALE=1 (PostgreSQL plans at the largest size even past the
  * intelligence section's time budget).
- * BENCH_ONLY=402 (only the unpaid 402 scenarios 1–3, then stop).
+ * BENCH_ONLY=402 (only the unpaid 402 scenarios 1–3, then stop), BENCH_ONLY=paid
+ * (only the sequential paid calls of section 4, then stop).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { cpus, platform, arch, totalmem } from 'node:os';
@@ -28,6 +29,8 @@ import { loadConfig } from '../src/config.js';
 import { startService, type RunningService } from '../src/service.js';
 import { benchQuoteInput } from '../src/router/bench-input.js';
 import { measureQuoteCpu, type QuoteCpu } from './router-quote.js';
+import { startChildService } from './child-service.js';
+import { CATALOG } from '../src/capabilities/index.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, tempDir } from '../test/support/harness.js';
 import { loopJson, runHandlerBench, type HandlerRow } from './handlers.js';
 import { intelJson, intelReport, runIntelBench, type IntelBenchResult } from './intel.js';
@@ -35,6 +38,7 @@ import {
   acceptsSummary,
   capture,
   measurePaidCalls,
+  PAID_REQUEST_PREFIX,
   runLoadPlan,
   sameResponse,
   startBareRoute,
@@ -63,14 +67,14 @@ const SETTINGS = {
   connections: envInt('BENCH_CONNECTIONS', 50, 1, 1000),
   paidCalls: envInt('BENCH_PAID_CALLS', 100, 5, 1000),
   paidWarmup: 3,
-  /** BENCH_ONLY=402: only the 402 challenge scenarios (service, bare Hono, @x402/hono), then stop. */
+  /** BENCH_ONLY=402: only the 402 challenge scenarios (service, bare Hono, @x402/hono); BENCH_ONLY=paid: only the paid calls. */
   only: onlySection(),
 };
 
-function onlySection(): '402' | undefined {
+function onlySection(): '402' | 'paid' | undefined {
   const raw = process.env.BENCH_ONLY;
   if (!raw) return undefined;
-  if (raw !== '402') throw new Error('BENCH_ONLY must be 402 (or unset for the whole run)');
+  if (raw !== '402' && raw !== 'paid') throw new Error('BENCH_ONLY must be 402 or paid (or unset for the whole run)');
   return raw;
 }
 
@@ -159,6 +163,14 @@ async function main(): Promise<void> {
     if (x402Captured.status !== 402) throw new Error(`@x402/hono answered ${x402Captured.status}, expected 402`);
     const x402Accepts = acceptsSummary(x402Captured);
 
+    if (SETTINGS.only === 'paid') {
+      // BENCH_ONLY=paid: just the sequential paid calls (quick A/B of the paid path).
+      for (const s of servers.splice(0)) await s.close();
+      const paid = await paidCalls(devnet);
+      console.log(paidReport(paid).join('\n'));
+      clearTimeout(watchdog);
+      return;
+    }
     progress(
       `402 scenarios: ${SETTINGS.warmupSec}s warm-up each, then ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.durationSec}s each at ${SETTINGS.connections} connections`,
     );
@@ -201,10 +213,7 @@ async function main(): Promise<void> {
     })) as [LoadResult];
 
     // 4. Paid calls.
-    progress(`paid calls: ${SETTINGS.paidWarmup} warm-up + ${SETTINGS.paidCalls} measured, sequential, official client`);
-    const paid = await measurePaidCalls(service.url, CONTRAST, BLACK_ON_WHITE, devnet, SETTINGS.paidCalls, SETTINGS.paidWarmup, progress);
-    const expectedDelta = BigInt(paid.calls) * BigInt(cap.priceAtomic);
-    if (paid.paidDelta !== expectedDelta) throw new Error(`payTo balance rose by ${paid.paidDelta}, expected ${expectedDelta}`);
+    const paid = await paidCalls(devnet);
 
     progress('stopping the service and the devnet');
     await cleanup();
@@ -225,6 +234,29 @@ async function main(): Promise<void> {
     clearTimeout(watchdog);
   } finally {
     await cleanup();
+  }
+}
+
+/**
+ * Section 4: sequential paid calls to a second copy of the service in a process
+ * of its own, on the same devnet, so that the buyer and the devnet facilitator
+ * (in this process) do not share its event loop, as in a deployment.
+ */
+async function paidCalls(devnet: Devnet): Promise<ReportInput['paid']> {
+  progress(`paid calls: the service in its own process, ${SETTINGS.paidWarmup} warm-up + ${SETTINGS.paidCalls} measured, sequential, official client`);
+  const dataDir = tempDir('bench-paid-');
+  const child = await startChildService(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', BENCH_REQUEST_TIMES: PAID_REQUEST_PREFIX }));
+  try {
+    const paid = await measurePaidCalls(child, CONTRAST, BLACK_ON_WHITE, devnet, SETTINGS.paidCalls, SETTINGS.paidWarmup, progress);
+    const cap = CATALOG.find((c) => c.path === CONTRAST)!;
+    const expectedDelta = BigInt(paid.calls) * BigInt(cap.priceAtomic);
+    if (paid.paidDelta !== expectedDelta) throw new Error(`payTo balance rose by ${paid.paidDelta}, expected ${expectedDelta}`);
+    const delivered = await child.paidDeliveries();
+    if (delivered !== paid.calls) throw new Error(`the service's ledger holds ${delivered} paid deliveries for ${paid.calls} paid calls`);
+    return paid;
+  } finally {
+    await child.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -284,6 +316,42 @@ function challengeReport(r: Pick<ReportInput, 'svc' | 'bareRes' | 'x402Res' | 'c
   return out;
 }
 
+/** Section 4's rows: the service's own time per paid call, split by its Server-Timing. */
+function paidRows(paid: ReportInput['paid']): Array<[string, Summary]> {
+  const sum = (f: (x: PaidSample) => number) => summarize(paid.samples.map(f));
+  return [
+    ['client: paid request (PAYMENT-SIGNATURE sent → 200 read)', sum((x) => x.clientPaidMs)],
+    ['client: whole x402 flow (402 + sign + paid request)', sum((x) => x.clientFlowMs)],
+    ['service: total in process (request start → response finish)', sum((x) => x.serverTotalMs)],
+    ['facilitator: verify (Server-Timing)', sum((x) => x.timing.verify)],
+    ['facilitator: settle incl. on-chain confirmation (Server-Timing)', sum((x) => x.timing.settle)],
+    ['**service excluding facilitator** (total − verify − settle)', sum((x) => x.serverTotalMs - x.timing.verify - x.timing.settle)],
+    ['  ledger (Server-Timing)', sum((x) => x.timing.ledger)],
+    ['  handler (Server-Timing)', sum((x) => x.timing.handler)],
+    ['  ledger + handler (Server-Timing)', sum((x) => x.timing.ledger + x.timing.handler)],
+    ['  not in Server-Timing (parse, validate, fingerprint, encode, framework)', sum((x) => x.serverTotalMs - x.timing.ledger - x.timing.verify - x.timing.handler - x.timing.settle - x.timing.chain)],
+    ['  chain reads (Server-Timing)', sum((x) => x.timing.chain)],
+  ];
+}
+
+/** Section 4: sequential paid calls, the service's own time split by Server-Timing (markdown lines). */
+function paidReport(paid: ReportInput['paid']): string[] {
+  const out: string[] = [];
+  const s = paid.samples;
+  out.push(
+    `### Paid call (${s.length} sequential calls after ${SETTINGS.paidWarmup} warm-up, official x402 client, SQLite ledger, devnet facilitator)`,
+    `The service runs in a process of its own; "service total" is measured inside it from Node's \`http.server.request.start\` to \`http.server.response.finish\` diagnostics channels; verify/settle are the service's own Server-Timing durations of its facilitator calls; payee balance rose by ${paid.paidDelta} atomic units for ${paid.calls} calls.`,
+    '',
+    markdownTable(
+      ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
+      paidRows(paid).map(([name, v]) => [name, fmt(v.p50), fmt(v.p99), fmt(v.mean)]),
+      ['l', 'r', 'r', 'r'],
+    ),
+    '',
+  );
+  return out;
+}
+
 function report(r: ReportInput): void {
   const out: string[] = [];
   const m = r.machine;
@@ -310,33 +378,7 @@ function report(r: ReportInput): void {
     '',
   );
 
-  // ---- 4
-  const s = r.paid.samples;
-  const sum = (f: (x: PaidSample) => number) => summarize(s.map(f));
-  const paidRows: Array<[string, Summary]> = [
-    ['client: paid request (PAYMENT-SIGNATURE sent → 200 read)', sum((x) => x.clientPaidMs)],
-    ['client: whole x402 flow (402 + sign + paid request)', sum((x) => x.clientFlowMs)],
-    ['service: total in process (request start → response finish)', sum((x) => x.serverTotalMs)],
-    ['facilitator: verify (Server-Timing)', sum((x) => x.timing.verify)],
-    ['facilitator: settle incl. on-chain confirmation (Server-Timing)', sum((x) => x.timing.settle)],
-    ['**service excluding facilitator** (total − verify − settle)', sum((x) => x.serverTotalMs - x.timing.verify - x.timing.settle)],
-    ['  ledger (Server-Timing)', sum((x) => x.timing.ledger)],
-    ['  handler (Server-Timing)', sum((x) => x.timing.handler)],
-    ['  ledger + handler (Server-Timing)', sum((x) => x.timing.ledger + x.timing.handler)],
-    ['  not in Server-Timing (parse, validate, fingerprint, encode, framework)', sum((x) => x.serverTotalMs - x.timing.ledger - x.timing.verify - x.timing.handler - x.timing.settle - x.timing.chain)],
-    ['  chain reads (Server-Timing)', sum((x) => x.timing.chain)],
-  ];
-  out.push(
-    `### Paid call (${s.length} sequential calls after ${SETTINGS.paidWarmup} warm-up, official x402 client, SQLite ledger, devnet facilitator)`,
-    `"service total" is measured inside the service process from Node's \`http.server.request.start\` to \`http.server.response.finish\` diagnostics channels; verify/settle are the service's own Server-Timing durations of its facilitator calls; payee balance rose by ${r.paid.paidDelta} atomic units for ${r.paid.calls} calls.`,
-    '',
-    markdownTable(
-      ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
-      paidRows.map(([name, v]) => [name, fmt(v.p50), fmt(v.p99), fmt(v.mean)]),
-      ['l', 'r', 'r', 'r'],
-    ),
-    '',
-  );
+  out.push(...paidReport(r.paid));
 
   // ---- 5
   out.push(
@@ -407,7 +449,7 @@ function report(r: ReportInput): void {
       cpu_target_us: r.quoteCpu.targetUs,
       cpu_ratio_to_target: round(r.quoteCpu.ratio),
     },
-    paid_call_ms: Object.fromEntries(paidRows.map(([name, v]) => [name.replace(/\*/g, '').trim(), summaryJson(v)])),
+    paid_call_ms: Object.fromEntries(paidRows(r.paid).map(([name, v]) => [name.replace(/\*/g, '').trim(), summaryJson(v)])),
     handlers: r.handlers.rows.map((h) => ({
       capability: h.capability,
       in_catalog: h.inCatalog,
