@@ -15,7 +15,6 @@ import { CATALOG } from './capabilities/index.js';
 import { assertCatalog, type Capability } from './catalog/index.js';
 import { ConfigError, DEVNET_NETWORK, type Config, type Hex, type PaymentConfig } from './config.js';
 import { createCommitmentSigner } from './commitments/signer.js';
-import { warmSignerCheck } from './payments/signer-check.js';
 import { acquireHandlerPool } from './isolation/pool.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
@@ -220,8 +219,6 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
-    // Signature checks and receipt signing share secp256k1's base-point table: built here, not in the first paid request.
-    warmSignerCheck();
     const handlers = await acquireHandlerPool(gate, { size: config.handlers.workers, budgetMs: config.handlers.budgetMs });
     cleanups.push(() => handlers.release());
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };

@@ -6,14 +6,15 @@
  * receipt signatures. The digest is EIP-712's
  * keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message)) and the
  * signature viem's own form (RFC 6979, low s, r ‖ s ‖ v with v = 27 + y
- * parity), byte for byte (typed-signer.test.ts checks both against viem).
+ * parity; ../crypto/secp256k1.ts), byte for byte (typed-signer.test.ts checks
+ * both against viem).
  *
  * Only what formats.ts uses: domains of {name, version, chainId}, structs of
  * `string`, `uint256` and `bytes32` fields; anything else is refused when the
  * signer for it is built.
  */
-import { secp256k1 } from '@noble/curves/secp256k1';
 import { hexToBytes, keccak256, stringToBytes } from 'viem';
+import { signDigest } from '../crypto/secp256k1.js';
 import type { Hex } from './formats.js';
 
 type FieldType = 'string' | 'uint256' | 'bytes32';
@@ -96,8 +97,7 @@ export function createTypedSigner(privateKey: Hex): TypedSigner {
       digest[1] = 0x01;
       digest.set(separator, 2);
       digest.set(hasher(message), 34);
-      const sig = secp256k1.sign(hash(digest), key, { lowS: true });
-      return `0x${sig.r.toString(16).padStart(64, '0')}${sig.s.toString(16).padStart(64, '0')}${sig.recovery === 0 ? '1b' : '1c'}`;
+      return signDigest(hash(digest), key);
     },
   };
 }

@@ -9,7 +9,7 @@
  * under random payers.
  */
 import { hashTypedData, type Hex } from 'viem';
-import { signerCheck, signatureParts } from './signer-check.js';
+import { signedBy, signatureParts } from './signer-check.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
 
 export interface Eip3009Authorization {
@@ -172,7 +172,7 @@ export async function ecdsaSignatureCheck(bound: BoundPayment, requirements: Pay
   if (sig.length !== 132) return sig.length > 132 ? 'contract' : 'invalid';
   if (!signatureParts(sig)) return 'invalid';
   const digest = hashTypedData(authorizationTypedData(bound.authorization, requirements));
-  return signerCheck.signedBy(digest, sig, bound.authorization.from) ? 'valid' : 'invalid';
+  return signedBy(digest, sig, bound.authorization.from) ? 'valid' : 'invalid';
 }
 
 /**
