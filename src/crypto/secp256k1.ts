@@ -15,7 +15,7 @@
  */
 import secp from 'secp256k1';
 import { keccak256 } from 'viem';
-import type { Hex } from '../commitments/formats.js';
+import type { Hex } from 'viem';
 
 const V_OFFSET = 27;
 

@@ -8,7 +8,8 @@
  * could fill the ledger and burn facilitator quota with unsigned payloads
  * under random payers.
  */
-import { hashTypedData, type Hex } from 'viem';
+import { bytesToHex, type Hex } from 'viem';
+import { typedDataDigest } from '../crypto/eip712.js';
 import { signedBy, signatureParts } from './signer-check.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
 
@@ -171,7 +172,8 @@ export async function ecdsaSignatureCheck(bound: BoundPayment, requirements: Pay
   const sig = bound.signature;
   if (sig.length !== 132) return sig.length > 132 ? 'contract' : 'invalid';
   if (!signatureParts(sig)) return 'invalid';
-  const digest = hashTypedData(authorizationTypedData(bound.authorization, requirements));
+  const t = authorizationTypedData(bound.authorization, requirements);
+  const digest = bytesToHex(typedDataDigest(t.domain, t.types, t.primaryType, t.message));
   return signedBy(digest, sig, bound.authorization.from) ? 'valid' : 'invalid';
 }
 
