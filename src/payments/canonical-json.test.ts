@@ -116,6 +116,26 @@ test('property: sibling objects with the same, reordered or overlapping keys (th
   check({ list: [{ name: 'x', type: 'string', required: true, nullable: false }, { nullable: true, name: 'y', required: false, type: 'number' }] });
   // An omitted first member must not leave a leading comma.
   check([{ a: undefined, b: 1 }, { a: undefined, b: undefined, c: 2 }, { a: undefined }]);
+  // A sibling whose keys are a prefix or an extension of the last list (the reuse compares keys with for-in).
+  check([{ a: 1, b: 2 }, { a: 1, b: 2, c: 3 }, { a: 1, b: 2 }, { a: 1 }, { a: 1, b: 2 }, {}, { a: 1 }]);
+});
+
+test('the key-order reuse lists own enumerable keys only: inherited enumerable keys and non-enumerable own keys stay out', () => {
+  const check = (v: unknown) => {
+    assert.equal(canonicalJson(v), referenceCanonicalJson(v));
+    assert.equal(requestFingerprint('r', v), referenceFingerprint('r', v));
+  };
+  const hidden = { a: 1, b: 2 };
+  Object.defineProperty(hidden, 'c', { value: 3, enumerable: false });
+  check([{ a: 1, b: 2 }, hidden, { a: 1, b: 2, c: 3 }, hidden]);
+  // for-in also lists an enumerable key added to Object.prototype (after the own keys); it must not be written.
+  const proto = Object.prototype as Record<string, unknown>;
+  proto.polluted = 'x';
+  try {
+    check([{ a: 1, b: 2 }, { a: 1, b: 2 }, { b: 1, a: 2 }, { a: 1 }, JSON.parse('{"polluted":1,"a":2}') as unknown]);
+  } finally {
+    delete proto.polluted;
+  }
 });
 
 test('property: long strings (copied natively from 64 code units) keep the original bytes', () => {
