@@ -10,7 +10,13 @@ import { CSS_NAMED_COLOURS } from './css-colours.js';
 
 /** Lower-case, one space between words: the form keyword rules are written against. */
 export function normalizeText(s: string): string {
-  return s.toLowerCase().replace(/\s+/g, ' ').trim();
+  return oneSpace(s.toLowerCase()).trim();
+}
+
+/** Runs of whitespace as one space. Most objectives have none to change, and the check is one scan with no replacement strings built. */
+const NOT_ONE_SPACE = /\s\s|[^\S ]/;
+function oneSpace(s: string): string {
+  return NOT_ONE_SPACE.test(s) ? s.replace(/\s+/g, ' ') : s;
 }
 
 // ─── folding and terms (every language) ─────────────────────────────────────
@@ -41,7 +47,7 @@ let lastFoldInput: string | undefined;
 let lastFoldOutput = '';
 
 function fold(s: string): string {
-  if (ASCII.test(s)) return s.toLowerCase().replace(/\s+/g, ' ').trim();
+  if (ASCII.test(s)) return oneSpace(s.toLowerCase()).trim();
   return s
     .normalize('NFKD')
     .toLowerCase()
@@ -93,7 +99,24 @@ export function compileTerms(terms: Terms | undefined): RegExp | undefined {
   if (all.length === 0) return undefined;
   // Longest first, so the reported match is the most specific phrase.
   const sources = [...new Set(all.map(termSource))].sort((a, b) => b.length - a.length);
-  return new RegExp(sources.join('|'));
+  // Consecutive whole-word terms share one leading lookbehind, (?<!L)(?:A|B) rather than (?<!L)A|(?<!L)B:
+  // the same matches in the same order of preference, but a position inside a word fails once instead of once per term.
+  const lead = `(?<![${LETTER_OR_DIGIT}])`;
+  const parts: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length) parts.push(`${lead}(?:${run.join('|')})`);
+    run = [];
+  };
+  for (const src of sources) {
+    if (src.startsWith(lead)) run.push(src.slice(lead.length));
+    else {
+      flush();
+      parts.push(src);
+    }
+  }
+  flush();
+  return new RegExp(parts.join('|'));
 }
 
 // ─── colours ────────────────────────────────────────────────────────────────

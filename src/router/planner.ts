@@ -77,8 +77,10 @@ export interface Route {
   names: string[];
   /** Every input key the outcome reads: the descriptor's and the capability schema's. */
   inputKeys: readonly string[];
+  /** inputKeys as a set, built once: every quote asks which keys some route reads. */
+  inputKeySet: ReadonlySet<string>;
   /** Compiled once: the id, the path and each name as whole words of the lower-cased objective; the descriptor's terms of every language over the folded objective. */
-  matchers: { id: RegExp; path: RegExp; names: Array<[string, RegExp]>; terms?: RegExp };
+  matchers: { id: TextTest; path: TextTest; names: Array<[string, TextTest]>; terms?: RegExp };
 }
 
 export interface PlannedStep {
@@ -141,13 +143,82 @@ export function errorBodyOf(e: ServiceError): ErrorBody {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * A copy of a native body for validation (which fills defaults in place), as
+ * structuredClone would make it. Bodies are JSON-shaped trees of plain objects
+ * and arrays, which a direct copy handles several times faster; anything else
+ * (a shared or cyclic reference, a Date, a class instance) goes to
+ * structuredClone whole, so the copy is always the same as structuredClone's.
+ */
+function cloneBody(v: unknown): unknown {
+  const seen = new Set<object>();
+  const copy = (x: unknown): unknown => {
+    if (x === null || typeof x !== 'object') {
+      if (typeof x === 'function' || typeof x === 'symbol') throw NOT_PLAIN;
+      return x;
+    }
+    if (seen.has(x)) throw NOT_PLAIN;
+    seen.add(x);
+    if (Array.isArray(x)) {
+      // Holes and extra properties are kept by structuredClone, not by a copy loop.
+      if (Object.keys(x).length !== x.length) throw NOT_PLAIN;
+      const out = new Array<unknown>(x.length);
+      for (let i = 0; i < x.length; i++) out[i] = copy(x[i]);
+      return out;
+    }
+    const proto = Object.getPrototypeOf(x);
+    if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(x)) {
+      // Assigning "__proto__" would set the prototype, not copy the key.
+      if (k === '__proto__') throw NOT_PLAIN;
+      // A getter is read, as structuredClone reads it.
+      out[k] = copy((x as Record<string, unknown>)[k]);
+    }
+    return out;
+  };
+  try {
+    return copy(v);
+  } catch (e) {
+    if (e !== NOT_PLAIN) throw e;
+    return structuredClone(v);
+  }
+}
+const NOT_PLAIN = Symbol('not a plain JSON-shaped value');
+
+/** Whether a text holds something: a RegExp, or a literal finder that answers as its RegExp would. */
+export interface TextTest {
+  test(text: string): boolean;
+}
+
+const isLowerAlnum = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+
+/**
+ * A literal phrase found with indexOf, answering exactly as
+ * /(?<![a-z0-9])phrase(?![a-z0-9])/ (whole words) or, for a route,
+ * /phrase(?![a-z0-9-])/: every quote tests each route's id, path and names, and
+ * a regex starting with a lookbehind is tried at every position of the text.
+ */
+function literalTest(phrase: string, opts: { wordStart: boolean; hyphenContinues: boolean }): TextTest {
+  return {
+    test(text: string): boolean {
+      for (let i = text.indexOf(phrase); i !== -1; i = text.indexOf(phrase, i + 1)) {
+        if (opts.wordStart && i > 0 && isLowerAlnum(text.charCodeAt(i - 1))) continue;
+        const end = i + phrase.length;
+        if (end < text.length) {
+          const c = text.charCodeAt(end);
+          if (isLowerAlnum(c) || (opts.hyphenContinues && c === 45)) continue;
+        }
+        return true;
+      }
+      return false;
+    },
+  };
 }
 
 /** A phrase as whole words (not inside a longer word). */
-function wordsRe(phrase: string): RegExp {
-  return new RegExp(`(?<![a-z0-9])${escapeRegExp(phrase)}(?![a-z0-9])`);
+function wordsRe(phrase: string): TextTest {
+  return literalTest(phrase, { wordStart: true, hyphenContinues: false });
 }
 
 export interface RouterOptions {
@@ -185,11 +256,12 @@ export class OutcomeRouter {
       const unique = [...new Set(names)].filter((n) => n.length >= 4);
       const matchers = {
         id: wordsRe(cap.id),
-        path: new RegExp(`${escapeRegExp(cap.path.toLowerCase())}(?![a-z0-9-])`),
-        names: unique.map((n): [string, RegExp] => [n, wordsRe(n)]),
+        path: literalTest(cap.path.toLowerCase(), { wordStart: false, hyphenContinues: true }),
+        names: unique.map((n): [string, TextTest] => [n, wordsRe(n)]),
         terms: compileTerms(d.terms),
       };
-      return { cap, d, reader: makeInputReader(cap), names: unique, matchers, inputKeys: [...new Set([...d.reads, ...schemaProperties(cap)])] };
+      const inputKeys = [...new Set([...d.reads, ...schemaProperties(cap)])];
+      return { cap, d, reader: makeInputReader(cap), names: unique, matchers, inputKeys, inputKeySet: new Set(inputKeys) };
     });
     this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
     this.declaredKeys = new Set(this.routes.flatMap((r) => schemaProperties(r.cap)));
@@ -358,8 +430,8 @@ export class OutcomeRouter {
     if (!economics.ok) return economics;
     const { total, cogs } = economics.value;
 
-    const reads = new Set(['items', ...routes.flatMap((rt) => rt.inputKeys)]);
-    const unusedInputs = Object.keys(r.inputs).filter((k) => !reads.has(k)).sort();
+    // Keys no planned route reads (items is read by the planner itself); the routes' key sets are built once, not per quote.
+    const unusedInputs = Object.keys(r.inputs).filter((k) => k !== 'items' && !routes.some((rt) => rt.inputKeySet.has(k))).sort();
     if (unusedInputs.length) assumptions.push(`Inputs not used by any step: ${unusedInputs.join(', ')}.`);
     const unusedExplained = unusedInputs.map((input) => ({ input, reason: this.whyUnused(input, routes) }));
     if (foreignUrls.some((u) => !steps.some((st) => st.body.uri === u.value))) assumptions.push('URLs in the objective were not fetched (the service fetches no URLs).');
@@ -475,11 +547,10 @@ export class OutcomeRouter {
       for (const rt of detected) matched.set(rt, [signal(rt)]);
       return detected;
     }
-    const namedReads = new Set(named.flatMap((rt) => rt.inputKeys));
     const carried = this.routes.filter((rt) => {
       if (matched.has(rt) || !(rt.d.evident ?? rt.d.detect)(r.inputs)) return false;
       // Only inputs no named outcome reads speak for another outcome.
-      return rt.inputKeys.some((k) => r.inputs[k] !== undefined && !namedReads.has(k));
+      return rt.inputKeys.some((k) => r.inputs[k] !== undefined && !named.some((n) => n.inputKeySet.has(k)));
     });
     for (const rt of carried) matched.set(rt, [`${signal(rt)} (composed with the outcome the objective names)`]);
     return [...named, ...carried].sort((a, b) => this.routes.indexOf(a) - this.routes.indexOf(b));
@@ -551,7 +622,7 @@ export class OutcomeRouter {
     const steps: PlannedStep[] = [];
     const invalid: ErrorDetail[] = [];
     for (const { route, unit } of drafts) {
-      const checked = route.reader.fromValue(structuredClone(unit.body));
+      const checked = route.reader.fromValue(cloneBody(unit.body));
       if (!checked.ok) {
         const e = (checked.body as ErrorBody).error;
         for (const d of e.details) invalid.push({ path: unit.at === '/objective' ? '/objective' : `${unit.at}${d.path}`, rule: d.rule, message: `${route.cap.id}: ${d.message ?? e.message}` });
@@ -600,7 +671,8 @@ export class OutcomeRouter {
 
   /** 8. Suppliers, economics and the buyer's budget. */
   private economics(r: QuoteRequest, steps: PlannedStep[], routes: Route[]): Outcome<{ total: bigint; cogs: bigint }> {
-    const offList = routes.flatMap((rt) => (rt.d.suppliers ?? []).filter((sup) => !this.allowlist.has(sup)).map((sup) => ({ rt, sup })));
+    const offList: Array<{ rt: Route; sup: string }> = [];
+    for (const rt of routes) for (const sup of rt.d.suppliers ?? []) if (!this.allowlist.has(sup)) offList.push({ rt, sup });
     if (offList.length) {
       const u = unsupportedOf('non_allowlisted_supplier');
       return fail(
