@@ -36,7 +36,7 @@ function attempt(over: Partial<NewAttempt> = {}): NewAttempt {
   };
 }
 
-/** The service's SQLite ledger: migrated on the caller's connection, then run on its own thread (ledger-thread.ts). */
+/** The SQLite ledger run on its own thread (ledger-thread.ts), every call there. */
 async function openThreadedSqlite(): Promise<Ledger> {
   const file = join(mkdtempSync(join(tmpdir(), 'ledger-thread-')), 'l.sqlite');
   const setup = openSqlite(file);
@@ -45,9 +45,20 @@ async function openThreadedSqlite(): Promise<Ledger> {
   return ThreadedSqliteLedger.open(file, { timeoutMs: 3000 });
 }
 
+/** As the service opens it: migrated on the caller's connection, which also answers the small unflushed calls. */
+async function openServiceSqlite(): Promise<Ledger> {
+  const file = join(mkdtempSync(join(tmpdir(), 'ledger-both-')), 'l.sqlite');
+  const main = openSqlite(file);
+  await migrate(main);
+  const ledger = await ThreadedSqliteLedger.open(file, { timeoutMs: 3000, inline: new SqlLedger(main) });
+  const close = ledger.close.bind(ledger);
+  return { ...ledger, close: async () => { await close(); await main.close(); } };
+}
+
 const suites: Array<[string, () => Promise<Ledger>, string | undefined]> = [
   ['sqlite', async () => SqlLedger.open(openSqlite(join(mkdtempSync(join(tmpdir(), 'ledger-')), 'l.sqlite'))), undefined],
   ['sqlite on its own thread', openThreadedSqlite, undefined],
+  ['sqlite on its own thread, small calls inline', openServiceSqlite, undefined],
   ['postgres', async () => SqlLedger.open(await openPostgres(await freshPgUrl())), pgConfigured() ? undefined : PG_SKIP_REASON],
 ];
 

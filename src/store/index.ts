@@ -88,8 +88,9 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     // Migrations and the lease reset on this connection, which the content stores keep using.
     await migrate(driver);
     await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
-    // The ledger itself runs on its own thread and connection (ledger-thread.ts: its writes and fsyncs never hold up the event loop).
-    ledger = await ThreadedSqliteLedger.open(file, { timeoutMs });
+    // The ledger runs on its own thread and connection (ledger-thread.ts: its flushed writes and large
+    // writes never hold up the event loop); its small unflushed calls are answered on this connection.
+    ledger = await ThreadedSqliteLedger.open(file, { timeoutMs, inline: new SqlLedger(driver) });
   } catch (e) {
     // E.g. another process held the write lock past the timeout: let go of the data directory.
     await driver.close();

@@ -14,10 +14,22 @@
  * client after the server committed it, and the gate's rules already cover
  * that (a bound attempt is found again by the buyer's retry). A thread that
  * dies fails its calls the same way and is started again for the next one.
+ *
+ * Small calls that never wait for a flush (reads, the claim, the unflushed
+ * `settled` write) are answered on the event loop's own connection instead
+ * (`inline`), but only while the thread has nothing outstanding. Why: on a
+ * small virtual machine each message to an idle thread and each answer back
+ * cost ~0.3 ms of waking (measured: ~0.35 ms a round trip against ~0.03 ms
+ * inline), three times per paid call. Nothing they do waits for the disk,
+ * and the driver waits for locks on timers, never in the call. Every durable
+ * write, and anything carrying a large text, stays on the thread; while the
+ * thread has calls outstanding (including one past its deadline on a stalled
+ * disk), every call goes there too, so calls keep their order and a stall
+ * never reaches the event loop.
  */
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../isolation/worker-entry.js';
-import { LedgerUnavailableError, type Ledger } from '../ledger.js';
+import { LedgerUnavailableError, type AdvanceOptions, type Ledger } from '../ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
 
 const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
@@ -26,6 +38,33 @@ const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
 const ANSWER_MARGIN_MS = 2000;
 
 const PREFIX = 'ledger unavailable: ';
+
+/** Reads: no write, no flush. */
+const READS: ReadonlySet<LedgerMethod> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark']);
+
+/** A text this long is written on the thread whatever the call (the page writes alone would hold the event loop). */
+const LARGE_TEXT_CHARS = 64 * 1024;
+
+function carriesLargeText(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.length >= LARGE_TEXT_CHARS;
+  if (v === null || typeof v !== 'object' || depth > 4) return false;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (carriesLargeText(x, depth + 1)) return true;
+  return false;
+}
+
+/** Whether a call may be answered on the event loop's connection (when the thread has nothing outstanding). */
+function flushFree(method: LedgerMethod, args: unknown[]): boolean {
+  if (READS.has(method)) return true;
+  // reserve never flushes (its contract); advance only when asked not to.
+  const unflushed = method === 'reserve' || (method === 'advance' && (args[4] as AdvanceOptions | undefined)?.durable === false);
+  return unflushed && !carriesLargeText(args);
+}
+
+/** How many calls were answered where (tests, benchmarks). */
+export interface LedgerRouting {
+  inline: number;
+  thread: number;
+}
 
 interface Pending {
   resolve(v: unknown): void;
@@ -43,23 +82,35 @@ export class ThreadedSqliteLedger {
   private thread: Thread | undefined;
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
+  /** Posted to the thread and not answered yet, late answers included: while any is, every call goes there. */
+  private outstanding = 0;
   private closed = false;
   private readonly answerMs: number;
+  private readonly routing: LedgerRouting = { inline: 0, thread: 0 };
 
-  private constructor(private readonly data: LedgerThreadData) {
+  private constructor(
+    private readonly data: LedgerThreadData,
+    private readonly inline: Ledger | undefined,
+  ) {
     this.answerMs = data.timeoutMs + ANSWER_MARGIN_MS;
   }
 
-  /** Start the thread and wait until its connection is open (a start failure stops start-up). */
-  static async open(file: string, opts: { timeoutMs: number }): Promise<Ledger> {
-    const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs });
+  /**
+   * Start the thread and wait until its connection is open (a start failure
+   * stops start-up). `inline`: the same ledger on the event loop's connection
+   * to the same file, for the calls described above; without it every call
+   * goes to the thread.
+   */
+  static async open(file: string, opts: { timeoutMs: number; inline?: Ledger }): Promise<Ledger & { readonly routing: Readonly<LedgerRouting> }> {
+    const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs }, opts.inline);
     await ledger.start().started;
     return ledger.asLedger();
   }
 
-  private asLedger(): Ledger {
-    const call = (method: LedgerMethod) => (...args: unknown[]) => this.call(method, args);
+  private asLedger(): Ledger & { readonly routing: Readonly<LedgerRouting> } {
+    const call = (method: LedgerMethod) => (...args: unknown[]) => this.route(method, args);
     return {
+      routing: this.routing,
       kind: 'sqlite',
       ping: call('ping') as Ledger['ping'],
       reserve: call('reserve') as Ledger['reserve'],
@@ -90,6 +141,7 @@ export class ThreadedSqliteLedger {
     worker.on('message', (m: LedgerThreadReply) => {
       if ('ready' in m) return settle.resolve();
       if ('startError' in m) return settle.reject(new Error(`the SQLite ledger thread could not open ${this.data.file}: ${m.startError}`));
+      if (this.thread === thread) this.outstanding--;
       const p = this.pending.get(m.seq);
       if (!p) return; // answered after its deadline: already failed closed
       this.pending.delete(m.seq);
@@ -102,6 +154,8 @@ export class ThreadedSqliteLedger {
       settle.reject(new Error(`the SQLite ledger thread stopped before it was ready: ${why}`));
       if (this.thread !== thread) return;
       this.thread = undefined;
+      // Nothing is left running on a thread that is gone.
+      this.outstanding = 0;
       for (const [seq, p] of this.pending) {
         this.pending.delete(seq);
         clearTimeout(p.timer);
@@ -114,10 +168,20 @@ export class ThreadedSqliteLedger {
     return thread;
   }
 
+  private route(method: LedgerMethod, args: unknown[]): Promise<unknown> {
+    if (this.inline && !this.closed && this.outstanding === 0 && flushFree(method, args)) {
+      this.routing.inline++;
+      return (this.inline[method as keyof Ledger] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
+    }
+    return this.call(method, args);
+  }
+
   private call(method: LedgerMethod, args: unknown[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new LedgerUnavailableError(new Error('the ledger is closed')));
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
+    this.routing.thread++;
+    this.outstanding++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
