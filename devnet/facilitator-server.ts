@@ -20,11 +20,9 @@ import { isPaymentPayload, isPaymentRequirements } from '@x402/core/schemas';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { bytesToHex, createWalletClient, defineChain, publicActions, type Abi, type Hex } from 'viem';
+import { createWalletClient, defineChain, publicActions, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { nodeHttpTransport } from './rpc-transport.js';
-import { typedDataDigest } from '../src/crypto/eip712.js';
-import { signedBy } from '../src/payments/signer-check.js';
 
 export interface FacilitatorServerOptions {
   /** JSON-RPC endpoint of the chain to settle on. */
@@ -121,31 +119,13 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
   };
   const forgetReads = () => requestScope.getStore()?.clear();
 
-  // The SDK checks a payer's signature when it verifies and again before it
-  // settles, through viem, whose secp256k1 recovery in JavaScript cost ~4 ms
-  // each on this class of core (a third of this facilitator's CPU per paid
-  // call). A plain 65-byte signature that recovers to the payer is answered
-  // here with libsecp256k1 and the same EIP-712 digest; anything else (smart
-  // wallets, a signature that does not recover to the payer, a type this digest
-  // does not cover) still goes to viem, so every "no" and every contract
-  // answer is viem's own.
-  const eoaSigned = (args: { address: Hex; domain: unknown; types: unknown; primaryType: string; message: unknown; signature: Hex }): boolean => {
-    if (typeof args.signature !== 'string' || args.signature.length !== 132) return false;
-    try {
-      const digest = typedDataDigest(args.domain as never, args.types as never, args.primaryType, args.message as Record<string, unknown>);
-      return signedBy(bytesToHex(digest), args.signature, args.address);
-    } catch {
-      return false;
-    }
-  };
-
   const signer = {
     ...toFacilitatorEvmSigner(
       {
         address: account.address,
         readContract: (args) => client.readContract({ ...args, abi: args.abi as Abi, args: args.args as unknown[] }),
-        verifyTypedData: async (args) =>
-          eoaSigned(args) || client.verifyTypedData(args as unknown as Parameters<typeof client.verifyTypedData>[0]),
+        verifyTypedData: (args) =>
+          client.verifyTypedData(args as unknown as Parameters<typeof client.verifyTypedData>[0]),
         writeContract: (args) => {
           forgetReads();
           const l = lane();
