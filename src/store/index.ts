@@ -78,7 +78,8 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const file = join(opts.dataDir, 'ledger.sqlite');
   let driver;
   try {
-    driver = openSqlite(file, { timeoutMs });
+    // No automatic checkpoints on this, the event loop's, connection: the ledger's thread checkpoints the file (ledger-worker.ts).
+    driver = openSqlite(file, { timeoutMs, autoCheckpoint: false });
   } catch (e) {
     unlock();
     throw new ConfigError('DATA_DIR', `cannot open the SQLite ledger: ${(e as Error).message}`);

@@ -25,6 +25,7 @@ export interface SqliteDriver extends SqlDriver {
    * proves little in WAL mode, where readers never wait for the writer).
    */
   probeWrite(): Promise<void>;
+  checkpoint(): void;
 }
 
 /**
@@ -38,7 +39,19 @@ export interface SqliteDriver extends SqlDriver {
  * 503): bounded, without blocking the event loop, and the next call after
  * the lock is released simply succeeds.
  */
-export function openSqlite(file: string, opts: { timeoutMs?: number } = {}): SqliteDriver {
+export interface SqliteOptions {
+  timeoutMs?: number;
+  /**
+   * false: this connection's commits never checkpoint the WAL into the
+   * database file (SQLite's default is to do it inside the commit that grows
+   * the WAL past 1,000 pages: page copies and an fsync). For a connection on
+   * the event loop whose file another connection checkpoints
+   * (`checkpoint()`, from the ledger's thread). Default true.
+   */
+  autoCheckpoint?: boolean;
+}
+
+export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver {
   const timeoutMs = opts.timeoutMs ?? 3000;
   mkdirSync(dirname(file), { recursive: true });
   // Opening may wait for another process's lock like any start-up step; requests may not.
@@ -47,6 +60,7 @@ export function openSqlite(file: string, opts: { timeoutMs?: number } = {}): Sql
   db.pragma('synchronous = FULL');
   db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
   db.pragma('foreign_keys = ON');
+  if (opts.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
   const cache = new Map<string, Database.Statement>();
   const stmt = (sql: string) => {
     let s = cache.get(sql);
@@ -162,6 +176,11 @@ export function openSqlite(file: string, opts: { timeoutMs?: number } = {}): Sql
     async withMigrationLock(fn) {
       guard();
       return fn();
+    },
+    /** Copy what the WAL holds into the database file without waiting for anyone (PASSIVE): frames still read or written wait for the next one. */
+    checkpoint() {
+      guard();
+      db.pragma('wal_checkpoint(PASSIVE)');
     },
     async probeWrite() {
       await retrying('a write probe', () => {

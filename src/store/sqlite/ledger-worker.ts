@@ -8,6 +8,11 @@
  * same SQL, same transactions, same bounded lock waits on timers (so one
  * waiting statement never holds up the others), same durability. Calls are
  * answered in the order their statements finish.
+ *
+ * It also checkpoints the WAL for the whole file, on a timer: the event
+ * loop's connection (content stores, the ledger's small calls) is opened
+ * without automatic checkpoints, which would otherwise land inside one of its
+ * commits every ~1,000 pages, page copies and an fsync on the event loop.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { LedgerUnavailableError } from '../ledger.js';
@@ -21,9 +26,20 @@ const { file, timeoutMs } = workerData as LedgerThreadData;
 
 const send = (m: LedgerThreadReply) => port.postMessage(m);
 
+/** How often the WAL is copied into the database file (PASSIVE: it never waits for a reader or the writer). */
+const CHECKPOINT_EVERY_MS = 1000;
+
 let ledger: SqlLedger;
 try {
-  ledger = new SqlLedger(openSqlite(file, { timeoutMs }));
+  const driver = openSqlite(file, { timeoutMs });
+  ledger = new SqlLedger(driver);
+  setInterval(() => {
+    try {
+      driver.checkpoint();
+    } catch {
+      // Closed, or the disk refused: the next tick (or this connection's own automatic checkpoint) tries again.
+    }
+  }, CHECKPOINT_EVERY_MS).unref();
 } catch (e) {
   send({ startError: e instanceof Error ? e.message : String(e) });
   throw e;
