@@ -89,6 +89,27 @@ test('a large text goes to the thread even on an unflushed write', async () => {
   }
 });
 
+test('an attempt holding a large stored response: its small unflushed write goes to the thread too (SQLite rewrites the whole row)', async () => {
+  const { ledger, close } = await open();
+  try {
+    const a = attempt();
+    await ledger.reserve(a, lease, 1);
+    const big = `"${'y'.repeat(300_000)}"`;
+    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: response(big) } }, { to: 'settling', patch: {} }], 2), true);
+    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'settled', patch: { txHash: '0x3', settleResponse: '{}' } }], 3, { durable: false }), true);
+    assert.deepEqual({ ...ledger.routing }, { inline: 1, thread: 2 });
+    // Another attempt with a small response is not affected.
+    const b = attempt();
+    await ledger.reserve(b, lease, 1);
+    await ledger.advance(b.id, 'me', [{ to: 'executed', patch: { response: response('{}') } }, { to: 'settling', patch: {} }], 2);
+    await ledger.advance(b.id, 'me', [{ to: 'settled', patch: { txHash: '0x4', settleResponse: '{}' } }], 3, { durable: false });
+    assert.deepEqual({ ...ledger.routing }, { inline: 3, thread: 3 });
+    assert.equal((await ledger.get(a.id))?.response?.body, big);
+  } finally {
+    await close();
+  }
+});
+
 test('while the thread has a call outstanding, every call goes there, and a stalled write stays off the event loop', async () => {
   const { file, ledger, close } = await open(1500);
   // Another connection holds the write lock: the thread's flushed write waits for it (on timers, in the thread).
