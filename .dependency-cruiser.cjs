@@ -5,7 +5,8 @@
 // Layers, lowest first. A module may import its own layer and lower layers,
 // never a higher one:
 //   0 foundation    src/config.ts, src/errors.ts, src/observability/ (metrics registry,
-//                   request context: every layer records into it)
+//                   request context: every layer records into it), src/crypto/ (secp256k1
+//                   and EIP-712 digests: payments check signatures, commitments make them)
 //   1 catalog       src/catalog/
 //   2 capabilities  src/capabilities/
 //   3 money, data   src/payments/, src/store/, src/isolation/ (the handler worker pool),
@@ -27,7 +28,7 @@
 const TEST = '\\.test\\.ts$';
 
 const LAYERS = [
-  { name: 'foundation', path: ['^src/(config|errors)\\.ts$', '^src/observability/'] },
+  { name: 'foundation', path: ['^src/(config|errors)\\.ts$', '^src/observability/', '^src/crypto/'] },
   { name: 'catalog', path: ['^src/catalog/'] },
   { name: 'capabilities', path: ['^src/capabilities/'] },
   { name: 'payments-store', path: ['^src/(payments|store|isolation|commitments)/'] },
