@@ -12,29 +12,9 @@ import { openSqlite } from '../src/store/sqlite/driver.js';
 import { migrate } from '../src/store/migrate.js';
 import { ThreadedSqliteLedger } from '../src/store/sqlite/ledger-thread.js';
 import { openPostgres } from '../src/store/postgres/driver.js';
-import type { Ledger, NewAttempt } from '../src/store/ledger.js';
+import type { Ledger } from '../src/store/ledger.js';
+import { attempt } from './support/ledger-attempt.js';
 import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
-
-let n = 0;
-function attempt(over: Partial<NewAttempt> = {}): NewAttempt {
-  n++;
-  return {
-    id: `a${n}-${Math.random()}`,
-    network: 'eip155:31337',
-    asset: '0xasset',
-    payer: '0xpayer',
-    nonce: '0x' + String(n).padStart(64, '0'),
-    payTo: '0xpayto',
-    amount: '1000',
-    resource: 'accessibility-contrast-calculator',
-    requestFingerprint: 'fp',
-    paymentKey: null,
-    validBefore: 2_000_000_000,
-    payload: '{}',
-    requirements: '{}',
-    ...over,
-  };
-}
 
 /** The SQLite ledger run on its own thread (ledger-thread.ts), every call there. */
 async function openThreadedSqlite(): Promise<Ledger> {
@@ -89,7 +69,7 @@ for (const [name, open, skip] of suites) {
     });
 
     test('a payment key is unique: a second authorization with the same key returns the first row', async () => {
-      const a = attempt({ paymentKey: 'key-' + n });
+      const a = attempt({ paymentKey: `key-${Math.random()}` });
       await ledger.reserve(a, { owner: 'p', until: 10 }, 1);
       const b = await ledger.reserve(attempt({ paymentKey: a.paymentKey }), { owner: 'q', until: 10 }, 1);
       assert.equal(b.created, false);

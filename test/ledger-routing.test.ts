@@ -14,27 +14,7 @@ import { SqlLedger } from '../src/store/sql-ledger.js';
 import { openSqlite } from '../src/store/sqlite/driver.js';
 import { migrate } from '../src/store/migrate.js';
 import { ThreadedSqliteLedger } from '../src/store/sqlite/ledger-thread.js';
-import type { NewAttempt } from '../src/store/ledger.js';
-
-let n = 0;
-function attempt(): NewAttempt {
-  n++;
-  return {
-    id: `r${n}`,
-    network: 'eip155:31337',
-    asset: '0xasset',
-    payer: '0xpayer',
-    nonce: '0x' + String(n).padStart(64, '0'),
-    payTo: '0xpayto',
-    amount: '1000',
-    resource: 'accessibility-contrast-calculator',
-    requestFingerprint: 'fp',
-    paymentKey: null,
-    validBefore: 2_000_000_000,
-    payload: '{}',
-    requirements: '{}',
-  };
-}
+import { attempt } from './support/ledger-attempt.js';
 
 async function open(timeoutMs = 3000) {
   const file = join(mkdtempSync(join(tmpdir(), 'ledger-routing-')), 'l.sqlite');

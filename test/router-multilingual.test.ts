@@ -10,32 +10,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { Capability } from '../src/catalog/capability.js';
 import { CATALOG } from '../src/capabilities/index.js';
-import { changesSinceRouting } from '../src/intel/changes-since-routing.js';
-import { CHANGES_SINCE_INPUT_SCHEMA } from '../src/intel/schemas.js';
 import { OutcomeRouter, errorBodyOf } from '../src/router/planner.js';
+import { changesSinceReal, routerTestPayment } from './support/router-fixtures.js';
 
-const payment = {
-  network: 'eip155:31337',
-  payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as const,
-  asset: { address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, name: 'USD Coin', version: '2', decimals: 6, symbol: 'USDC' },
-};
-
-/** The changes-since feed with its real input schema (cursor optional) and routing, answering nothing. */
-const changesSince: Capability<Record<string, unknown>> = {
-  id: 'intelligence-changes-since',
-  method: 'POST',
-  path: '/v1/intelligence/changes-since',
-  priceAtomic: '10000',
-  title: 'Machine-economy changes since a cursor',
-  description: 'Material changes to the machine-economy newswire after a cursor.',
-  inputSchema: CHANGES_SINCE_INPUT_SCHEMA,
-  outputSchema: { type: 'object' },
-  examples: [],
-  routing: changesSinceRouting,
-  run: () => ({}),
-};
+const payment = routerTestPayment;
+const changesSince = changesSinceReal;
 
 const router = new OutcomeRouter([...CATALOG, changesSince], payment);
 

@@ -16,35 +16,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Capability } from '../src/catalog/capability.js';
 import { CATALOG } from '../src/capabilities/index.js';
-import { changesSinceRouting } from '../src/intel/changes-since-routing.js';
-import { CHANGES_SINCE_INPUT_SCHEMA } from '../src/intel/schemas.js';
 import { OutcomeRouter, errorBodyOf } from '../src/router/planner.js';
 import { quoteBody } from '../src/router/quote.js';
 import { benchQuoteInput } from '../src/router/bench-input.js';
-import { baseCatalog, changesSinceStub, premiumLookup, resoldQuote, textLengthCounter } from './support/router-fixtures.js';
+import { baseCatalog, changesSinceReal, changesSinceStub, premiumLookup, resoldQuote, routerTestPayment, textLengthCounter } from './support/router-fixtures.js';
 
 const FIXTURE = new URL('./fixtures/router-quote-golden.json', import.meta.url);
 
-const payment = {
-  network: 'eip155:31337',
-  payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as const,
-  asset: { address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, name: 'USD Coin', version: '2', decimals: 6, symbol: 'USDC' },
-};
-
-/** The changes-since feed with its real input schema and routing (as in router-multilingual). */
-const changesSince: Capability<Record<string, unknown>> = {
-  id: 'intelligence-changes-since',
-  method: 'POST',
-  path: '/v1/intelligence/changes-since',
-  priceAtomic: '10000',
-  title: 'Machine-economy changes since a cursor',
-  description: 'Material changes to the machine-economy newswire after a cursor.',
-  inputSchema: CHANGES_SINCE_INPUT_SCHEMA,
-  outputSchema: { type: 'object' },
-  examples: [],
-  routing: changesSinceRouting,
-  run: () => ({}),
-};
+const payment = routerTestPayment;
+const changesSince = changesSinceReal;
 
 /** Two routers: the bench's (the shipped catalog) and a wide one with generic descriptors, a supplier and a cost of goods. */
 function routers(): Record<string, { router: OutcomeRouter; catalog: Capability[] }> {

@@ -7,7 +7,7 @@
  * byte (typed-signer.test.ts checks it against viem).
  */
 import { hexToBytes } from 'viem';
-import { domainSeparator, eip712Digest, singleStruct, structHasher, type Domain, type Field } from '../crypto/eip712.js';
+import { typedDataDigest, type Domain, type Field } from '../crypto/eip712.js';
 import { signDigest } from '../crypto/secp256k1.js';
 import type { Hex } from './formats.js';
 
@@ -18,17 +18,7 @@ export interface TypedSigner {
 
 export function createTypedSigner(privateKey: Hex): TypedSigner {
   const key = hexToBytes(privateKey);
-  // Keyed by the (constant) objects formats.ts exports: one separator per domain, one hasher per type.
-  const separators = new WeakMap<Domain, Uint8Array>();
-  const hashers = new WeakMap<readonly Field[], ReturnType<typeof structHasher>>();
   return {
-    sign(domain, types, primaryType, message) {
-      let separator = separators.get(domain);
-      if (!separator) separators.set(domain, (separator = domainSeparator(domain)));
-      const fields = singleStruct(types, primaryType);
-      let hasher = hashers.get(fields);
-      if (!hasher) hashers.set(fields, (hasher = structHasher(primaryType, fields)));
-      return signDigest(eip712Digest(separator, hasher(message)), key);
-    },
+    sign: (domain, types, primaryType, message) => signDigest(typedDataDigest(domain, types, primaryType, message), key),
   };
 }

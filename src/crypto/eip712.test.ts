@@ -2,18 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { bytesToHex, getAddress, hashTypedData, type Hex } from 'viem';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../payments/authorization.js';
 import { typedDataDigest } from './eip712.js';
 
-const TRANSFER = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const TRANSFER = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 const bytesHex = (n: number) => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => bytesToHex(b));
 /** An address as buyers write it: lower case or EIP-55 checksummed. */

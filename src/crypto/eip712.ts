@@ -61,7 +61,7 @@ function addressWord(value: unknown): Uint8Array {
 const WORD: Record<FieldType, (v: unknown) => Uint8Array> = { string: stringWord, uint256: uint256Word, bytes32: bytes32Word, address: addressWord };
 
 /** hashStruct for one flat type: its type hash, then one 32-byte word per field. */
-export function structHasher(primaryType: string, fields: readonly Field[]): (message: Record<string, unknown>) => Uint8Array {
+function structHasher(primaryType: string, fields: readonly Field[]): (message: Record<string, unknown>) => Uint8Array {
   for (const f of fields) if (!(f.type in WORD)) throw new TypeError(`${primaryType}.${f.name}: type ${f.type} is not supported here`);
   const head = typeHash(primaryType, fields);
   const words = fields.map((f) => WORD[f.type as FieldType]);
@@ -81,13 +81,13 @@ const DOMAIN_FIELDS = [
 const hashDomain = structHasher('EIP712Domain', DOMAIN_FIELDS);
 const hashContractDomain = structHasher('EIP712Domain', [...DOMAIN_FIELDS, { name: 'verifyingContract', type: 'address' }]);
 
-export function domainSeparator(domain: Domain): Uint8Array {
+function domainSeparator(domain: Domain): Uint8Array {
   const fields = { name: domain.name, version: domain.version, chainId: BigInt(domain.chainId) };
   return domain.verifyingContract === undefined ? hashDomain(fields) : hashContractDomain({ ...fields, verifyingContract: domain.verifyingContract });
 }
 
 /** keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message)). */
-export function eip712Digest(separator: Uint8Array, structHash: Uint8Array): Uint8Array {
+function eip712Digest(separator: Uint8Array, structHash: Uint8Array): Uint8Array {
   const digest = new Uint8Array(66);
   digest[0] = 0x19;
   digest[1] = 0x01;
@@ -96,17 +96,17 @@ export function eip712Digest(separator: Uint8Array, structHash: Uint8Array): Uin
   return hash(digest);
 }
 
-export function singleStruct(types: Record<string, readonly Field[]>, primaryType: string): readonly Field[] {
+function singleStruct(types: Record<string, readonly Field[]>, primaryType: string): readonly Field[] {
   const fields = types[primaryType];
   if (!fields || Object.keys(types).length !== 1) throw new TypeError(`${primaryType}: only single flat struct types are handled here`);
   return fields;
 }
 
 /**
- * Domain separators and type hashers of data others sign, kept by their text:
- * their objects are built per request. Bounded: a domain comes from the
- * service's own payment requirements, a type from its code, so there are a
- * handful; past the bound the oldest goes.
+ * Domain separators and type hashers, kept by their text (a buyer's
+ * authorization arrives as objects built per request). Bounded: a domain
+ * comes from the service's own formats or payment requirements, a type from
+ * its code, so there are a handful; past the bound the oldest goes.
  */
 const MAX_KEPT = 64;
 const keptSeparators = new Map<string, Uint8Array>();

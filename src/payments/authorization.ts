@@ -124,6 +124,18 @@ function windowProblem(auth: Eip3009Authorization, nowSeconds: number, limits: {
   return undefined;
 }
 
+/** EIP-3009's TransferWithAuthorization, as USDC defines it. */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
 /** The EIP-712 typed data the payer signed (USDC's TransferWithAuthorization). */
 export function authorizationTypedData(auth: Eip3009Authorization, requirements: PaymentRequirements) {
   // The rail always names the token's EIP-712 domain in `extra`.
@@ -135,16 +147,7 @@ export function authorizationTypedData(auth: Eip3009Authorization, requirements:
       chainId: chainIdOf(requirements.network),
       verifyingContract: requirements.asset as Hex,
     },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: {
       from: auth.from,

@@ -5,7 +5,9 @@
  *   10000 atomic), carrying the real feed's routing;
  * - a capability with no routing at all (routable by id, path and title);
  * - two capabilities whose routing makes them unsellable (a cost of goods
- *   above the price; a supplier off the allowlist).
+ *   above the price; a supplier off the allowlist);
+ * - the changes-since feed with its real input schema (cursor optional) and
+ *   routing, answering nothing, and the devnet payment terms the tests quote with.
  */
 import type { Capability } from '../../src/catalog/capability.js';
 import { CATALOG } from '../../src/capabilities/index.js';
@@ -13,6 +15,29 @@ import { catalogOfferEvidenceExtractor } from '../../src/capabilities/catalog-of
 import type { ServiceModule } from '../../src/module.js';
 import { genericDescriptor } from '../../src/router/descriptors.js';
 import { changesSinceRouting } from '../../src/intel/changes-since-routing.js';
+import { CHANGES_SINCE_INPUT_SCHEMA } from '../../src/intel/schemas.js';
+
+/** The payment terms the router tests quote with (the devnet's token and payee). */
+export const routerTestPayment = {
+  network: 'eip155:31337',
+  payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as const,
+  asset: { address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, name: 'USD Coin', version: '2', decimals: 6, symbol: 'USDC' },
+};
+
+/** The changes-since feed with its real input schema (cursor optional) and routing, answering nothing. */
+export const changesSinceReal: Capability<Record<string, unknown>> = {
+  id: 'intelligence-changes-since',
+  method: 'POST',
+  path: '/v1/intelligence/changes-since',
+  priceAtomic: '10000',
+  title: 'Machine-economy changes since a cursor',
+  description: 'Material changes to the machine-economy newswire after a cursor.',
+  inputSchema: CHANGES_SINCE_INPUT_SCHEMA,
+  outputSchema: { type: 'object' },
+  examples: [],
+  routing: changesSinceRouting,
+  run: () => ({}),
+};
 
 export const changesSinceStub: Capability<{ cursor: string; include_high_resolution: boolean }> = {
   id: 'intelligence-changes-since',

@@ -53,11 +53,11 @@ function carriesLargeText(v: unknown, depth = 0): boolean {
 }
 
 /** Whether a call may be answered on the event loop's connection (when the thread has nothing outstanding). */
-function flushFree(method: LedgerMethod, args: unknown[]): boolean {
+function flushFree(method: LedgerMethod, args: unknown[], large: boolean): boolean {
   if (READS.has(method)) return true;
   // reserve never flushes (its contract); advance only when asked not to.
   const unflushed = method === 'reserve' || (method === 'advance' && (args[4] as AdvanceOptions | undefined)?.durable === false);
-  return unflushed && !carriesLargeText(args);
+  return unflushed && !large;
 }
 
 /** Calls whose first argument is the attempt they write. */
@@ -74,8 +74,8 @@ const WRITES_BY_ID: ReadonlySet<LedgerMethod> = new Set(['advance', 'transition'
 class LargeRows {
   private readonly ids = new Set<string>();
   constructor(private readonly max = 1024) {}
-  note(method: LedgerMethod, args: unknown[]): void {
-    if (!WRITES_BY_ID.has(method) || typeof args[0] !== 'string' || !carriesLargeText(args)) return;
+  note(method: LedgerMethod, args: unknown[], large: boolean): void {
+    if (!large || !WRITES_BY_ID.has(method) || typeof args[0] !== 'string') return;
     if (this.ids.size >= this.max) this.ids.delete(this.ids.values().next().value!);
     this.ids.add(args[0]);
   }
@@ -194,8 +194,9 @@ export class ThreadedSqliteLedger {
   }
 
   private route(method: LedgerMethod, args: unknown[]): Promise<unknown> {
-    this.largeRows.note(method, args);
-    if (this.inline && !this.closed && this.outstanding === 0 && flushFree(method, args) && !this.largeRows.has(method, args)) {
+    const large = !READS.has(method) && carriesLargeText(args);
+    this.largeRows.note(method, args, large);
+    if (this.inline && !this.closed && this.outstanding === 0 && flushFree(method, args, large) && !this.largeRows.has(method, args)) {
       this.routing.inline++;
       return (this.inline[method as keyof Ledger] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
     }
