@@ -71,6 +71,7 @@ for (const [kind, skip] of suites) describe(`discovery collector (recorded disco
       firstSeen: (await loadDiscoveryState(ctx)).resources[FORECAST]!.firstSeen,
       sources: 1,
       independentHosts: 1,
+      attribution: 'unverified',
     });
     const listing = events.find((e) => e.type === 'directory_listing' && e.entityIds[0] === resourceEntityId(FORECAST))!;
     assert.equal(listing.evidence.method, 'http_get');

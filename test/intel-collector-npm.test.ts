@@ -84,27 +84,48 @@ describe('npm releases collector (recorded registry documents)', () => {
     assert.equal(await ts.store.watermark(), before);
   });
 
-  test('newer versions are reported oldest first; a deprecation becomes a correction of the release item', async () => {
+  test('newer versions of one family in one run make one item naming each; a deprecation becomes a caveated TIER_B correction quoting the maintainers', async () => {
     srv.set('registry', CORE, { body: fixture('npm-x402-core.2.json') });
     const r = await run(['@x402/core']);
     assert.deepEqual(r.records.rejected, []);
-    assert.equal(r.records.created, 3, r.notes.join(' '));
+    assert.equal(r.records.created, 2, r.notes.join(' '));
     const id = await idOf('@x402/core');
-    const beta = await ts.store.getItem(`npm-x402-core-${id}-3-0-0-beta-1`);
-    assert.equal(beta?.stored.item.eventDate, '2025-11-20');
+    const family = (await ts.store.events({ limit: 50, type: 'version_update' })).items.filter((e) => e.id.startsWith('npm-family-'));
+    assert.equal(family.length, 1);
+    const item = (await ts.store.getItem(family[0]!.id))!.stored.item;
+    assert.match(item.headline, /@x402\/core 2\.2\.0/);
+    assert.match(item.headline, /@x402\/core 3\.0\.0-beta\.1/);
+    assert.equal(item.eventDate, '2025-11-20', 'dated by the newest release’s registry time');
+    assert.equal(item.evidenceTier, 'TIER_A', 'versions and times are the registry’s structured record');
     const corr = await ts.store.getItem(`npm-x402-core-${id}-2-1-0-deprecated`);
     assert.ok(corr, r.notes.join(' '));
     assert.equal(corr.stored.item.correctionOf, `npm-x402-core-${id}-2-1-0`);
+    assert.equal(corr.stored.item.evidenceTier, 'TIER_B');
+    assert.match(corr.stored.item.summary, /maintainers' deprecation message, quoted as published and not verified/);
     assert.deepEqual(await ts.store.correctionsOf(`npm-x402-core-${id}-2-1-0`), [`npm-x402-core-${id}-2-1-0-deprecated`]);
   });
 
-  test('a version the registry stops listing is retracted', async () => {
+  test('a version the registry stops listing: the item naming it is corrected while its other releases stand, retracted when none does', async () => {
     srv.set('registry', CORE, { body: fixture('npm-x402-core.3.json') });
     const r = await run(['@x402/core']);
     assert.deepEqual(r.records.rejected, []);
-    const beta = await ts.store.getItem(`npm-x402-core-${await idOf('@x402/core')}-3-0-0-beta-1`);
-    assert.equal(beta?.state, 'RETRACTED');
-    assert.match(beta.stored.item.retractionReason ?? '', /no longer lists/);
+    const familyId = (await ts.store.events({ limit: 50, type: 'version_update' })).items.find((e) => e.id.startsWith('npm-family-') && !e.id.includes('-unpublished-'))!.id;
+    const corrections = await ts.store.correctionsOf(familyId);
+    assert.equal(corrections.length, 1, r.notes.join(' '));
+    const corr = (await ts.store.getItem(corrections[0]!))!.stored.item;
+    assert.match(corr.summary, /no longer lists @x402\/core 3\.0\.0-beta\.1/);
+    assert.match(corr.summary, /@x402\/core 2\.2\.0 is still listed/);
+    assert.equal((await ts.store.getItem(familyId))?.state, 'PUBLISHED');
+    const doc = JSON.parse(fixture('npm-x402-core.3.json'));
+    delete doc.versions['2.2.0'];
+    delete doc.time['2.2.0'];
+    doc['dist-tags'].latest = '2.1.0';
+    srv.set('registry', CORE, { body: JSON.stringify(doc) });
+    const again = await run(['@x402/core']);
+    assert.deepEqual(again.records.rejected, []);
+    const family = await ts.store.getItem(familyId);
+    assert.equal(family?.state, 'RETRACTED', again.notes.join(' '));
+    assert.match(family.stored.item.retractionReason ?? '', /no longer lists @x402\/core 2\.2\.0/);
   });
 
   test('first sight counts every listed version as seen: a prerelease published before it is not reported later', async () => {

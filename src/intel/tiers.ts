@@ -125,6 +125,11 @@ export function defaultTier(sourceTypes: readonly SourceType[], caveated: boolea
   return tierOfRank(caveated ? Math.min(ceiling + 1, 3) : ceiling);
 }
 
+/** `tier`, or `cap` when `tier` is stronger: e.g. an unverified claim is never above TIER_C. */
+export function tierAtMost(tier: EvidenceTier, cap: EvidenceTier): EvidenceTier {
+  return tierRank(tier) >= tierRank(cap) ? tier : cap;
+}
+
 /** `confidence` follows the tier; a caveat lowers it within the tier's band. */
 export function confidenceFor(tier: EvidenceTier, caveated: boolean): number {
   const d = EVIDENCE_TIERS[tier];

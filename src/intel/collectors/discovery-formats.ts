@@ -115,7 +115,16 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 export function readOpenApi(json: unknown, documentUrl: string): ReadResult | string {
   if (!isObject(json) || typeof json.openapi !== 'string' || !isObject(json.paths)) return 'not an OpenAPI document (openapi and paths are required)';
   const servers = Array.isArray(json.servers) ? json.servers : [];
-  const server = (isObject(servers[0]) && resourceUrl(servers[0].url)) || new URL(documentUrl).origin;
+  // A relative server URL is relative to the document (OpenAPI 3, "Server Object").
+  const declared = isObject(servers[0]) ? str(servers[0].url, MAX_URL) : null;
+  let server = new URL(documentUrl).origin;
+  if (declared) {
+    try {
+      server = resourceUrl(new URL(declared, documentUrl).toString()) ?? server;
+    } catch {
+      // unparsable: the document's own origin
+    }
+  }
   const base = server.replace(/\/+$/, '');
   const byUrl = new Map<string, ResourceObservation>();
   let skipped = 0;
