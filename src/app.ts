@@ -20,7 +20,7 @@ import type { CommitmentSigner } from './commitments/signer.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
-import { registerFreeRoutes } from './http/free-routes.js';
+import { freeRouteBodyLimit, registerFreeRoutes } from './http/free-routes.js';
 import { operationsRoutes } from './http/operations-routes.js';
 import { clientAddress, forwardedOrigin } from './http/forwarded.js';
 import { requestHeader } from './http/request-header.js';
@@ -29,7 +29,7 @@ import type { OperationsConfig } from './config.js';
 import { metrics, secondsSince } from './observability/metrics.js';
 import { withRequestId } from './observability/request-context.js';
 
-/** Largest body accepted by free routes (router quote, MCP, admin import). */
+/** Largest body accepted by a free route that declares no smaller limit of its own (FreeRoute.maxBodyBytes: MCP, A2A and the router quote do). */
 export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -411,7 +411,17 @@ export function createApp(deps: AppDeps): Hono {
 
   const paidPaths = new Set(deps.catalog.map((c) => c.path));
   const freeRouteLimit = streamingLimit(FREE_ROUTE_MAX_BODY_BYTES);
-  app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : freeRouteLimit(c, next)));
+  // A route that declares a smaller limit (MCP, A2A, the router quote: their largest legitimate message,
+  // derived from the catalog) gets it here, as the body streams in (issue 21).
+  const ownLimits = new Map<number, MiddlewareHandler>();
+  const limitOf = (c: Context): MiddlewareHandler => {
+    const own = freeRouteBodyLimit(app, c.req.method, c.req.path);
+    if (own === undefined || own >= FREE_ROUTE_MAX_BODY_BYTES) return freeRouteLimit;
+    let m = ownLimits.get(own);
+    if (!m) ownLimits.set(own, (m = streamingLimit(own)));
+    return m;
+  };
+  app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : limitOf(c)(c, next)));
 
   registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail, lifecycle: deps.lifecycle, metricsToken: ops.metricsToken }));
 

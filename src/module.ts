@@ -70,6 +70,8 @@ export interface FreeRoute {
   operation: Record<string, unknown>;
   /** `app` is the whole app, for a route that calls others in process (the MCP endpoint's free tools). */
   handle(c: Context, app: Hono): Response | Promise<Response>;
+  /** Largest request body of this route, when smaller than the app's free-route limit: enforced as the body streams in, before the route reads it. */
+  maxBodyBytes?: number;
   mcpTool?: {
     /** kebab-case, like every tool name. */
     name: string;

@@ -17,6 +17,9 @@ import { JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser, valida
 import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../catalog/json-input.js';
+import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
+import type { Capability } from '../catalog/capability.js';
+import { DEFAULT_MAX_STEPS } from '../router/planner.js';
 import { A2A_PATH, A2A_SKILL_KEY, A2A_X402_EXTENSION_URI, agentCard } from '../discovery/documents.js';
 import { buildOpenApi } from '../discovery/openapi.js';
 import { errorBody } from '../errors.js';
@@ -26,8 +29,19 @@ import { PaidTaskRequestHandler } from './request-handler.js';
 import { BoundedTaskStore } from './task-store.js';
 import { X402_PAYLOAD, X402_REQUIRED, X402_STATUS } from './x402-extension.js';
 
-/** The same bound as every other free route's body (the app's streaming limit enforces it first). */
-const A2A_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * What one A2A message may cost (issue 21): a SendMessage carries one skill's
+ * arguments in a data part — a paid entry's body, or a free skill's (the
+ * router quote: a batch of up to DEFAULT_MAX_STEPS entries' inputs) — inside
+ * the JSON-RPC envelope, the message and an x402 PaymentPayload. Its bytes
+ * are the largest entry body plus the envelope's room and its JSON values
+ * what those arguments' schemas admit (src/catalog/body-budget.ts), counted
+ * by a scan before the body is parsed or the SDK (and so the task store) sees
+ * it; the app's streaming limit enforces the same bytes (FreeRoute.maxBodyBytes).
+ */
+export function a2aBodyBudget(catalog: readonly Capability[]): BodyBudget {
+  return messageBudget(catalog, DEFAULT_MAX_STEPS);
+}
 
 type JsonRpcId = string | number | null;
 
@@ -72,7 +86,7 @@ const A2A_OPERATIONS = {
     requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 request (A2A v1.0 or v0.3 method names)', required: ['jsonrpc', 'method'] } } } },
     responses: {
       '200': { description: 'JSON-RPC response (a result, or an A2A error)', content: { 'application/json': { schema: { type: 'object' } } } },
-      '400': { description: 'Body is not JSON (-32700) or nests too deep', content: { 'application/json': { schema: { type: 'object' } } } },
+      '400': { description: 'Body is not JSON (-32700), nests too deep or holds more JSON values than any skill needs (error.data: invalid_json, rule max-depth or max-values)', content: { 'application/json': { schema: { type: 'object' } } } },
       '413': { description: 'Body too large', content: { 'application/json': { schema: { type: 'object' } } } },
       '415': { description: 'Not application/json', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     },
@@ -81,6 +95,7 @@ const A2A_OPERATIONS = {
 
 /** The endpoint over one service: SDK objects built on first use, when every module's routes (and so the card) exist. */
 function a2aEndpoint(ctx: ModuleContext) {
+  const budget = a2aBodyBudget(ctx.catalog);
   let transport: { current: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler; card: AgentCard } | undefined;
   const transportFor = (base: string) => {
     if (!transport) {
@@ -97,9 +112,9 @@ function a2aEndpoint(ctx: ModuleContext) {
     if (mediaTypeOf(c.req.header('content-type')) !== 'application/json') {
       return c.json(errorBody('unsupported_media_type', 'Send the JSON-RPC request as application/json.', [{ path: '', rule: 'content-type' }]), 415);
     }
-    const bytes = await readBodyBytes(c.req, A2A_MAX_BODY_BYTES);
+    const bytes = await readBodyBytes(c.req, budget.bytes);
     if (!bytes.ok) return jsonRpcError(413, null, -32600, bytes.error.message, errorBody(bytes.error.code, bytes.error.message));
-    const parsed = parseJsonBody(bytes.value);
+    const parsed = parseJsonBody(bytes.value, { maxValues: budget.values });
     if (!parsed.ok) {
       const { code, message, details } = parsed.error;
       return jsonRpcError(400, null, -32700, `Parse error: ${message}`, errorBody(code, message, details));
@@ -140,7 +155,7 @@ function a2aEndpoint(ctx: ModuleContext) {
     return c.json(out, 200, headers);
   }
 
-  return { serve, describe: (c: Context) => c.json(describe(ctx.publicBaseUrl ?? new URL(c.req.url).origin)) };
+  return { serve, budget, describe: (c: Context) => c.json(describe(ctx.publicBaseUrl ?? new URL(c.req.url).origin)) };
 }
 
 const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
@@ -153,7 +168,7 @@ export const a2aModule: ServiceModule = {
       const endpoint = a2aEndpoint(ctx);
       routes = [
         { method: 'GET', path: A2A_PATH, operation: A2A_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
-        { method: 'POST', path: A2A_PATH, operation: A2A_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app) },
+        { method: 'POST', path: A2A_PATH, operation: A2A_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app), maxBodyBytes: endpoint.budget.bytes },
       ];
       routesByContext.set(ctx, routes);
     }

@@ -1,5 +1,6 @@
 /**
- * A capability's input reader: a JSON body (strict UTF-8, bounded nesting) or
+ * A capability's input reader: a JSON body (strict UTF-8, bounded nesting, at
+ * most as many JSON values as its input schema admits) or
  * a raw body the capability accepts → its validated input, or the 400/413/415
  * with a stable code. Transport-neutral: HTTP, MCP and the router's planner
  * (which checks every native body it plans) all read input the same way.
@@ -8,8 +9,9 @@ import type { Capability } from './capability.js';
 import { errorBody, statusOf, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { isJsonMediaType, mediaTypeOf, parseJsonBody, rawTextBody } from './json-input.js';
 import { compileValidator } from './validation.js';
+import { DEFAULT_ENTRY_BODY_BYTES, entryBudget } from './body-budget.js';
 
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_ENTRY_BODY_BYTES;
 
 type Parsed = { ok: true; input: unknown } | { ok: false; status: number; body: unknown };
 
@@ -21,8 +23,11 @@ function fail(code: ErrorCode, message: string, details: ErrorDetail[] = []): Pa
 export function makeInputReader(cap: Capability) {
   const validate = compileValidator(cap.inputSchema);
   const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // As many JSON values as the input schema admits: a body of many small values is refused before it is parsed.
+  const maxValues = entryBudget(cap).values;
   return {
     limit,
+    maxValues,
     /** Validate an already-parsed JSON value. */
     fromValue(value: unknown): Parsed {
       if (cap.readInput) {
@@ -42,7 +47,7 @@ export function makeInputReader(cap: Capability) {
       const mediaType = mediaTypeOf(contentType);
       let value: unknown;
       if (isJsonMediaType(mediaType)) {
-        const parsed = parseJsonBody(raw);
+        const parsed = parseJsonBody(raw, { maxValues });
         if (!parsed.ok) return fail(parsed.error.code, parsed.error.message, parsed.error.details);
         value = parsed.value;
       } else {

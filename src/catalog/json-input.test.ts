@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeUtf8, jsonBodyText, jsonNestingExceeds, MAX_JSON_DEPTH, PARSE_FIRST_MAX_CHARS, parseJsonBody, rawTextBody, valueNestingExceeds } from './json-input.js';
+import { decodeUtf8, jsonBodyText, jsonNestingExceeds, jsonShapeExceeds, MAX_JSON_DEPTH, PARSE_FIRST_MAX_CHARS, parseJsonBody, rawTextBody, valueNestingExceeds } from './json-input.js';
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
@@ -126,4 +126,61 @@ test('an enumerable name on Object.prototype is not a member of parsed values', 
   } finally {
     delete proto.polluted;
   }
+});
+
+/** Values of a parsed JSON value as the scan counts them: containers, member names, strings, numbers, literals. */
+function valuesOf(v: unknown): number {
+  if (Array.isArray(v)) return 1 + v.reduce((n: number, x) => n + valuesOf(x), 0);
+  if (v !== null && typeof v === 'object') return 1 + Object.values(v).reduce((n: number, x) => n + 1 + valuesOf(x), 0);
+  return 1;
+}
+
+test('property: the value scan counts exactly what JSON.parse would build, on bytes and on text, whitespace free', () => {
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 6 }), fc.boolean(), (v, pretty) => {
+      const text = JSON.stringify(v, null, pretty ? 2 : undefined);
+      const n = valuesOf(v);
+      for (const body of [text, Buffer.from(text)]) {
+        assert.equal(jsonShapeExceeds(body, Infinity, n), undefined);
+        assert.equal(jsonShapeExceeds(body, Infinity, n - 1), 'max-values');
+      }
+    }),
+  );
+});
+
+test('many small values of every shape are max-values before anything is parsed; one long string is one value', () => {
+  const n = 100_000;
+  const shapes = {
+    objects: '[' + '{},'.repeat(n) + '{}]',
+    arrays: '[' + '[],'.repeat(n) + '[]]',
+    strings: '[' + '"a",'.repeat(n) + '"a"]',
+    numbers: '[' + '1,'.repeat(n) + '1]',
+    literals: '[' + 'null,true,'.repeat(n) + 'false]',
+    members: '{' + Array.from({ length: n }, (_, i) => `"k${i}":0`).join(',') + '}',
+    nested: '[' + '[[],[[]]],'.repeat(n) + '1]',
+    padded: '[' + ' { } ,\n'.repeat(n) + '{ }]',
+    escapes: '[' + '"\\"\\\\",'.repeat(n) + '""]',
+  };
+  for (const [shape, text] of Object.entries(shapes)) {
+    const r = parseJsonBody(Buffer.from(text), { maxValues: 50_000 });
+    assert.equal(r.ok, false, shape);
+    if (!r.ok) assert.deepEqual([r.error.code, r.error.details[0]!.rule], ['invalid_json', 'max-values'], shape);
+    assert.equal(jsonBodyText(Buffer.from(text), { maxValues: 50_000 }).ok, false, shape);
+  }
+  const page = JSON.stringify({ html: '<p class="x">\\ "quoted" [{,:}]</p>'.repeat(50_000) });
+  assert.equal(jsonShapeExceeds(Buffer.from(page), MAX_JSON_DEPTH, 3), undefined, 'member name, object, string');
+  assert.equal(parseJsonBody(Buffer.from(page), { maxValues: 3 }).ok, true);
+  // Whitespace costs nothing: padding alone never reaches a budget.
+  assert.equal(parseJsonBody(Buffer.from('[' + ' '.repeat(1_000_000) + '1]'), { maxValues: 2 }).ok, true);
+});
+
+test('the budget is exact on both sides of the parse-first size, and depth still wins when it comes first', () => {
+  const list = (k: number) => '[' + Array(k - 1).fill('0').join(',') + ']'; // k values
+  for (const k of [10, 3000, 40_000]) {
+    assert.equal(parseJsonBody(list(k), { maxValues: k }).ok, true, `${k} values within ${k}`);
+    const over = parseJsonBody(list(k + 1), { maxValues: k });
+    assert.equal(!over.ok && over.error.details[0]!.rule, 'max-values', `${k + 1} values over ${k}`);
+  }
+  const deep = parseJsonBody('['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1) + ' '.repeat(PARSE_FIRST_MAX_CHARS), { maxValues: 100 });
+  assert.equal(!deep.ok && deep.error.details[0]!.rule, 'max-depth');
 });

@@ -9,6 +9,7 @@
  * Framework-free: takes anything with `arrayBuffer()` (Hono's `c.req` caches it).
  */
 import type { ErrorCode, ErrorDetail } from '../errors.js';
+import { valuesIn } from './body-budget.js';
 
 /**
  * Deepest nesting of arrays and objects accepted in a JSON body (`[[1]]` is 2).
@@ -66,29 +67,83 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
  * builds without building a million-level structure first.
  */
 export function jsonNestingExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) i++; // backslash: the next code unit is escaped
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) {
-      inString = true;
-    } else if (ch === 0x5b || ch === 0x7b) {
-      if (++depth > max) return true;
-    } else if ((ch === 0x5d || ch === 0x7d) && depth > 0) {
-      depth--;
-    }
-  }
-  return false;
+  return jsonShapeExceeds(text, max, Infinity) === 'max-depth';
 }
 
-/** A JSON body as text: strict UTF-8 and nested at most MAX_JSON_DEPTH levels, else 400 invalid_json. */
-export function jsonBodyText(body: Uint8Array | string): BodyResult<string> {
+/**
+ * Which budget a JSON text breaks first, in text order, scanning once (a
+ * loop, so any input is safe): nesting deeper than `maxDepth`, or more than
+ * `maxValues` JSON values. A value is every object, array, string (a member
+ * name too: the parser allocates each one) and number or literal; whitespace
+ * is free. For valid JSON the count is exact, so a body is refused before
+ * JSON.parse builds its millions of small values (issue 21: ~1.4 million `{}`
+ * in 4 MiB cost the event loop seconds and gigabytes downstream), and the
+ * scan stops at the first value over the budget, so refusing one costs a
+ * scan of the first `maxValues` values, not of the whole body.
+ *
+ * Works on the UTF-8 bytes (every byte of a multi-byte sequence is ≥ 0x80,
+ * so none is mistaken for a quote or a bracket), so a refused body is never
+ * decoded; string contents are skipped with indexOf (native), which keeps a
+ * legitimately large body (one 2 MiB string of HTML) cheap to scan.
+ */
+export function jsonShapeExceeds(body: Uint8Array | string, maxDepth: number, maxValues: number): 'max-depth' | 'max-values' | undefined {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const n = bytes.length;
+  let depth = 0;
+  let values = 0;
+  let inScalar = false;
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i]!;
+    if (b === 0x22) {
+      inScalar = false;
+      if (++values > maxValues) return 'max-values';
+      i = closingQuote(bytes, i);
+    } else if (b === 0x5b || b === 0x7b) {
+      inScalar = false;
+      if (++depth > maxDepth) return 'max-depth';
+      if (++values > maxValues) return 'max-values';
+    } else if (b === 0x5d || b === 0x7d) {
+      inScalar = false;
+      if (depth > 0) depth--;
+    } else if (b === 0x2c || b === 0x3a || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) {
+      inScalar = false;
+    } else if (!inScalar) {
+      // The first byte of a number, true, false or null (or of junk JSON.parse will refuse).
+      inScalar = true;
+      if (++values > maxValues) return 'max-values';
+    }
+  }
+  return undefined;
+}
+
+/** Index of the quote closing the string opened at `open` (one not preceded by an odd run of backslashes), or the end. */
+function closingQuote(bytes: Uint8Array, open: number): number {
+  let at = open + 1;
+  for (;;) {
+    const q = bytes.indexOf(0x22, at);
+    if (q < 0) return bytes.length;
+    let k = q - 1;
+    while (k > open && bytes[k] === 0x5c) k--;
+    if ((q - 1 - k) % 2 === 0) return q;
+    at = q + 1;
+  }
+}
+
+/** Budgets a surface sets on the JSON bodies it reads (see body-budget.ts for how each is derived). */
+export interface JsonLimits {
+  /** Most JSON values (objects, arrays, strings incl. member names, numbers, literals); default: no count. */
+  maxValues?: number;
+}
+
+/**
+ * A JSON body as text: strict UTF-8, nested at most MAX_JSON_DEPTH levels and
+ * holding at most `limits.maxValues` values, else 400 invalid_json.
+ */
+export function jsonBodyText(body: Uint8Array | string, limits: JsonLimits = {}): BodyResult<string> {
   const text = typeof body === 'string' ? body : decodeUtf8(body);
   if (text === undefined) return fail('invalid_json', 'The request body is not valid UTF-8.', 'utf-8');
-  if (jsonNestingExceeds(text)) return tooDeep();
+  const broken = jsonShapeExceeds(typeof body === 'string' ? text : body, MAX_JSON_DEPTH, limits.maxValues ?? Infinity);
+  if (broken) return broken === 'max-depth' ? tooDeep() : tooMany(limits.maxValues!);
   return { ok: true, value: text };
 }
 
@@ -137,38 +192,50 @@ function tooDeep(): { ok: false; error: BodyError } {
   return fail('invalid_json', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`, 'max-depth');
 }
 
+function tooMany(max: number): { ok: false; error: BodyError } {
+  return fail('invalid_json', `The request body holds more than ${max} JSON values (objects, arrays, strings, numbers and literals, member names included); no argument of this surface needs more.`, 'max-values');
+}
+
 /**
  * A JSON body's value: strict UTF-8, non-empty, JSON.parse, nested at most
- * MAX_JSON_DEPTH levels; every failure is 400 invalid_json, with the same
- * rule as jsonBodyText then JSON.parse would give (utf-8, max-depth,
- * required, json, in that order).
+ * MAX_JSON_DEPTH levels and holding at most `limits.maxValues` values; every
+ * failure is 400 invalid_json, with the same rule as jsonBodyText then
+ * JSON.parse would give (utf-8, max-depth or max-values, required, json, in
+ * that order).
  *
- * Up to PARSE_FIRST_MAX_CHARS, JSON.parse runs first and the depth is read
- * from the value (V8's JSON.parse does not recurse, and at that size the
- * deepest body builds at most 32 Ki arrays), which is cheaper than scanning
- * every character of a valid body; a body that does not parse is then
- * scanned, so a deep one is still reported as max-depth. A longer text is
- * scanned before it is parsed, so nothing large and deep is ever built.
+ * Up to PARSE_FIRST_MAX_CHARS, and when the text is too short to hold more
+ * than `maxValues` values, JSON.parse runs first and the depth is read from
+ * the value (V8's JSON.parse does not recurse, and at that size the deepest
+ * body builds at most 32 Ki arrays), which is cheaper than scanning every
+ * character of a valid body; a body that does not parse is then scanned, so
+ * a deep one is still reported as max-depth. Any other text is scanned
+ * before it is parsed, so nothing large, deep or made of many values is ever
+ * built.
  */
-export function parseJsonBody(body: Uint8Array | string): BodyResult<unknown> {
+export function parseJsonBody(body: Uint8Array | string, limits: JsonLimits = {}): BodyResult<unknown> {
   const text = typeof body === 'string' ? body : decodeUtf8(body);
   if (text === undefined) return fail('invalid_json', 'The request body is not valid UTF-8.', 'utf-8');
-  if (text.length > PARSE_FIRST_MAX_CHARS && jsonNestingExceeds(text)) return tooDeep();
+  const maxValues = limits.maxValues ?? Infinity;
+  const scanFirst = text.length > PARSE_FIRST_MAX_CHARS || valuesIn(text.length) > maxValues;
+  if (scanFirst) {
+    const broken = jsonShapeExceeds(typeof body === 'string' ? text : body, MAX_JSON_DEPTH, maxValues);
+    if (broken) return broken === 'max-depth' ? tooDeep() : tooMany(maxValues);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
   } catch (e) {
-    if (jsonNestingExceeds(text)) return tooDeep();
+    if (!scanFirst && jsonNestingExceeds(text)) return tooDeep();
     if (text.trim() === '') return fail('invalid_json', 'A JSON request body is required.', 'required');
     return fail('invalid_json', `The request body is not valid JSON: ${(e as Error).message}`, 'json');
   }
-  return valueNestingExceeds(value) ? tooDeep() : { ok: true, value };
+  return !scanFirst && valueNestingExceeds(value) ? tooDeep() : { ok: true, value };
 }
 
 /** readBodyBytes, then parseJsonBody. */
-export async function readJsonBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, limit: number): Promise<BodyResult<unknown>> {
+export async function readJsonBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, limit: number, limits: JsonLimits = {}): Promise<BodyResult<unknown>> {
   const bytes = await readBodyBytes(req, limit);
-  return bytes.ok ? parseJsonBody(bytes.value) : bytes;
+  return bytes.ok ? parseJsonBody(bytes.value, limits) : bytes;
 }
 
 /** Charsets a raw text body may declare: all read as strict UTF-8 (US-ASCII is a subset). */

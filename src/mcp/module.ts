@@ -20,6 +20,8 @@ import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../catalog/json-input.js';
 import { makeInputReader } from '../catalog/input-reader.js';
+import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
+import { DEFAULT_MAX_STEPS } from '../router/planner.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 import { callFreeTool, freeToolsOf, toolCallerOf, type ToolCaller } from '../http/free-routes.js';
 import { portableSchema } from './portable-schema.js';
@@ -63,8 +65,18 @@ function outcomeToResult(outcome: GateOutcome): CallToolResult {
   }
 }
 
-/** The SDK transport's own default; the app's free-route limit already bounds streamed bodies at the same size. */
-const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * What one MCP message may cost (issue 21): a tool call carries one paid
+ * entry's arguments, or the router-quote tool's (a batch of up to
+ * DEFAULT_MAX_STEPS entries' inputs), in a JSON-RPC envelope. So its bytes
+ * are the largest entry body plus the envelope's room (not the SDK's 4 MiB
+ * default) and its JSON values what those arguments' schemas admit
+ * (src/catalog/body-budget.ts); the app's streaming limit enforces the same
+ * bytes before the body is read (FreeRoute.maxBodyBytes).
+ */
+export function mcpBodyBudget(catalog: readonly Capability[]): BodyBudget {
+  return messageBudget(catalog, DEFAULT_MAX_STEPS);
+}
 
 function jsonRpcError(status: number, id: string | number | null, code: number, message: string, data: unknown): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data } }), { status, headers: { 'Content-Type': 'application/json' } });
@@ -72,18 +84,20 @@ function jsonRpcError(status: number, id: string | number | null, code: number, 
 
 /**
  * The JSON-RPC body through the shared reader. Bad bytes or JSON: -32700 (HTTP
- * 400, as the SDK answers). Nested too deep: -32602 invalid params, echoing the
- * request's id (HTTP 200) when one can be found, so the client reads it as the
- * answer to its call; never -32603.
+ * 400, as the SDK answers). Nested too deep or holding more JSON values than
+ * any tool's arguments need: -32602 invalid params, echoing the request's id
+ * (HTTP 200) when one can be found, so the client reads it as the answer to
+ * its call; never -32603. Either is decided by a scan of the text, before the
+ * body is parsed or the SDK sees it.
  */
-async function readMcpBody(req: { arrayBuffer(): Promise<ArrayBuffer> }): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
-  const bytes = await readBodyBytes(req, MCP_MAX_BODY_BYTES);
+async function readMcpBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, budget: BodyBudget): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
+  const bytes = await readBodyBytes(req, budget.bytes);
   if (!bytes.ok) return { ok: false, res: jsonRpcError(413, null, -32000, bytes.error.message, errorBody(bytes.error.code, bytes.error.message)) };
-  const parsed = parseJsonBody(bytes.value);
+  const parsed = parseJsonBody(bytes.value, { maxValues: budget.values });
   if (parsed.ok) return parsed;
   const { code, message, details } = parsed.error;
   const data = errorBody(code, message, details);
-  if (details[0]?.rule === 'max-depth') {
+  if (details[0]?.rule === 'max-depth' || details[0]?.rule === 'max-values') {
     const id = topLevelId(decodeUtf8(bytes.value) ?? '');
     return { ok: false, res: jsonRpcError(id === undefined ? 400 : 200, id ?? null, -32602, `Invalid params: ${message}`, data) };
   }
@@ -212,7 +226,7 @@ function toolTable(ctx: ModuleContext) {
     })),
     ...free.map((t) => ({ name: t.name, title: t.title, description: `${t.description} Free.`, inputSchema: t.inputSchema as { type: 'object' }, annotations: { readOnlyHint: true } })),
   ];
-  return { paid, free, tools, freeValidators, paidByName: new Map(paid.map((t) => [mcpToolName(t.cap.id), t])), freeByName: new Map(free.map((t) => [t.name, t])) };
+  return { paid, free, tools, freeValidators, budget: mcpBodyBudget(ctx.catalog), paidByName: new Map(paid.map((t) => [mcpToolName(t.cap.id), t])), freeByName: new Map(free.map((t) => [t.name, t])) };
 }
 
 /** In-process, but at the caller's real origin: the answers carry absolute URLs built from it. */
@@ -245,7 +259,7 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
   // JSON bodies go through the shared reader before the SDK sees them; the transport answers 415 for anything else without reading it.
   let parsedBody: unknown;
   if (mediaTypeOf(c.req.header('content-type')) === 'application/json') {
-    const read = await readMcpBody(c.req);
+    const read = await readMcpBody(c.req, t.budget);
     if (!read.ok) return read.res;
     parsedBody = read.value;
   }
@@ -281,7 +295,7 @@ export const mcpModule: ServiceModule = {
       const endpoint = mcpEndpoint(ctx);
       routes = [
         { method: 'GET', path: '/mcp', operation: MCP_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
-        { method: 'POST', path: '/mcp', operation: MCP_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app) },
+        { method: 'POST', path: '/mcp', operation: MCP_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app), maxBodyBytes: mcpBodyBudget(ctx.catalog).bytes },
       ];
       routesByContext.set(ctx, routes);
     }

@@ -11,6 +11,7 @@ import type { Context } from 'hono';
 import type { Capability } from '../catalog/capability.js';
 import { ServiceError } from '../errors.js';
 import { isJsonMediaType, jsonBodyText, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
+import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { buildContract } from './contract.js';
 import {
@@ -33,6 +34,18 @@ export type { RoutingDescriptor } from './descriptors.js';
 export type RouterModuleOptions = RouterOptions;
 
 
+
+/**
+ * What one quote request may cost (issue 21): a quote carries up to the
+ * router's batch size (maxSteps) of native inputs, so its JSON values are
+ * that many times what the largest entry's input schema admits, plus the
+ * objective and buyer_metadata's room; its bytes the router's own limit (the
+ * largest entry body plus the envelope). Counted by a scan before the planner
+ * parses; the app's streaming limit enforces the same bytes (FreeRoute.maxBodyBytes).
+ */
+function quoteBodyBudget(router: OutcomeRouter): BodyBudget {
+  return { bytes: router.bodyLimit, values: messageBudget(router.routes.map((r) => r.cap), router.maxSteps).values };
+}
 
 function reject(c: Context, e: ServiceError): Response {
   return c.json(errorBodyOf(e), e.status as 400, { 'Cache-Control': 'no-store' });
@@ -79,15 +92,18 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
   const baseOf = (c: Context) => ctx.publicBaseUrl ?? new URL(c.req.url).origin;
   const contracts = new Map<string, string>();
 
+  const budget = quoteBodyBudget(router);
+
   /** Body → plan, or the rejection; every rejection happens here, before any payment step. */
   const planFrom = async (c: Context): Promise<Outcome<Plan>> => {
     const declared = Number(c.req.header('content-length') ?? '0');
-    if (declared > router.bodyLimit) return { ok: false, error: new ServiceError('payload_too_large', `The request body exceeds ${router.bodyLimit} bytes.`) };
-    const bytes = await readBodyBytes(c.req, router.bodyLimit);
+    if (declared > budget.bytes) return { ok: false, error: new ServiceError('payload_too_large', `The request body exceeds ${budget.bytes} bytes.`) };
+    const bytes = await readBodyBytes(c.req, budget.bytes);
     if (!bytes.ok) return { ok: false, error: new ServiceError(bytes.error.code, bytes.error.message, bytes.error.details) };
     const contentType = c.req.header('content-type');
-    // Strict UTF-8 and bounded nesting before the planner parses; other media types get its 415, so they are not decoded.
-    const text = isJsonMediaType(mediaTypeOf(contentType)) ? jsonBodyText(bytes.value) : ({ ok: true, value: '' } as const);
+    // Strict UTF-8, bounded nesting and at most budget.values JSON values, by a scan of the text before the
+    // planner parses it; other media types get its 415, so they are not decoded.
+    const text = isJsonMediaType(mediaTypeOf(contentType)) ? jsonBodyText(bytes.value, { maxValues: budget.values }) : ({ ok: true, value: '' } as const);
     if (!text.ok) return { ok: false, error: new ServiceError(text.error.code, text.error.message, text.error.details) };
     const parsed = router.readBody(contentType, text.value);
     return parsed.ok ? router.plan(parsed.value) : parsed;
@@ -147,6 +163,7 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
       path: QUOTE_PATH,
       operation: ops.quote,
       handle: quote,
+      maxBodyBytes: budget.bytes,
       mcpTool: {
         name: 'router-quote',
         title: 'Quote an objective',
