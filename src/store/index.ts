@@ -4,10 +4,13 @@ import { ConfigError } from '../config.js';
 import type { Ledger } from './ledger.js';
 import { openPostgres } from './postgres/driver.js';
 import { openSqlite } from './sqlite/driver.js';
+import { checkSqliteFiles, SqliteIntegrityError } from './sqlite/integrity.js';
 import { SqlLedger } from './sql-ledger.js';
 import { migrate } from './migrate.js';
 import { ThreadedSqliteLedger } from './sqlite/ledger-thread.js';
 import type { SqlDriver } from './sql-driver.js';
+import { watchWrites } from './write-outcomes.js';
+import { writeProbe } from './write-probe.js';
 
 export type { Ledger } from './ledger.js';
 export type { SqlDriver } from './sql-driver.js';
@@ -71,17 +74,23 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     } catch (e) {
       throw new ConfigError('DATABASE_URL', `cannot connect to PostgreSQL: ${(e as Error).message || String(e)}`);
     }
-    const ledger = await SqlLedger.open(driver);
+    // Readiness writes a row (write-probe.ts): a server that answers but cannot write (disk full, read-only) is not ready.
+    const pg = driver;
+    const ledger = watchWrites(await SqlLedger.open({ ...pg, probeWrite: () => writeProbe(pg) }));
     return { db: driver, ledger, close: () => ledger.close() };
   }
   const unlock = lockDataDir(opts.dataDir);
   const file = join(opts.dataDir, 'ledger.sqlite');
   let driver;
   try {
+    // Before anything opens it for writing: a database missing next to its WAL, or one that fails
+    // quick_check, stops start-up with one line (integrity.ts); the content stores share this file.
+    checkSqliteFiles(file, timeoutMs);
     // No automatic checkpoints on this, the event loop's, connection: the ledger's thread checkpoints the file (ledger-worker.ts).
     driver = openSqlite(file, { timeoutMs, autoCheckpoint: false });
   } catch (e) {
     unlock();
+    if (e instanceof SqliteIntegrityError) throw e;
     throw new ConfigError('DATA_DIR', `cannot open the SQLite ledger: ${(e as Error).message}`);
   }
   let ledger: Ledger;
@@ -106,5 +115,6 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       await driver.close();
       unlock();
     })());
-  return { db: driver, ledger, close: () => ledger.close() };
+  const watched = watchWrites(ledger);
+  return { db: driver, ledger: watched, close: () => watched.close() };
 }
