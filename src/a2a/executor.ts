@@ -19,9 +19,11 @@ import { offerOf } from '../discovery/bazaar.js';
 import { A2A_SKILL_KEY, A2A_X402_EXTENSION_URI } from '../discovery/documents.js';
 import { errorBody, type ErrorBody } from '../errors.js';
 import { callFreeTool, freeToolsOf, type ToolCaller } from '../http/free-routes.js';
+import { clientAddressOf } from '../http/forwarded.js';
 import type { FreeTool, ModuleContext } from '../module.js';
 import { payFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
+import { boundedTask, TASK_CLIENT } from './task-store.js';
 import { paidStep, X402_ERROR, X402_PAYLOAD, X402_STATUS, type PaidStep } from './x402-extension.js';
 
 /** What the HTTP side hands each call through `ServerCallContext.state`: the app (for free skills) and the caller's origin. */
@@ -92,6 +94,18 @@ export class ServiceAgentExecutor implements AgentExecutor {
 
   async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const scope = rc.context.state.get(CALL_SCOPE) as CallScope;
+    // Whose budget a new task counts against in the task store: the client address the rate limiter counts.
+    rc.context.state.set(TASK_CLIENT, clientAddressOf(scope?.env, scope?.forwardedFor, this.ctx.config.operations.trustProxy));
+    try {
+      await this.dispatch(rc, bus, scope);
+    } catch (e) {
+      // Fail closed with our code: the SDK's own handler of a throw would copy the whole message into the task.
+      this.ctx.log.error({ err: e instanceof Error ? e.message : String(e) }, 'a2a: executor failed');
+      this.finish(rc, bus, TaskState.TASK_STATE_FAILED, errorBody('service_unavailable', 'The agent could not answer this message; nothing was charged by it. Retry later.'));
+    }
+  }
+
+  private async dispatch(rc: RequestContext, bus: ExecutionEventBus, scope: CallScope): Promise<void> {
     const call = rc.task ? callOfTask(rc.task) : skillCallOf(rc.userMessage);
     if (!call) {
       return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('invalid_request', `Name a skill in message.metadata.${A2A_SKILL_KEY} (one of the agent card's skill ids) and put its arguments in a data part.`, [{ path: `/metadata/${A2A_SKILL_KEY}`, rule: 'required' }]));
@@ -101,7 +115,7 @@ export class ServiceAgentExecutor implements AgentExecutor {
     if (paid) return this.runPaid(rc, bus, paid, call, scope);
     const free = t.free.get(call.skill);
     if (free) return this.runFree(rc, bus, free, call, scope);
-    return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('not_found', `No skill named "${call.skill}"; the agent card lists them.`, [{ path: `/metadata/${A2A_SKILL_KEY}`, rule: 'enum' }]));
+    return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('not_found', `No skill named ${JSON.stringify(clip(call.skill, 80))}; the agent card lists them.`, [{ path: `/metadata/${A2A_SKILL_KEY}`, rule: 'enum' }]));
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
@@ -127,6 +141,11 @@ export class ServiceAgentExecutor implements AgentExecutor {
   }
 
   private async runPaid(rc: RequestContext, bus: ExecutionEventBus, skill: PaidSkill, call: SkillCall, scope: CallScope): Promise<void> {
+    // The same size bound as the skill's HTTP body, measured before the arguments are copied or validated: a message
+    // of many small values costs what the skill's largest body costs, not what the A2A envelope allows.
+    if (!jsonWithin(call.args ?? {}, skill.reader.limit)) {
+      return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('payload_too_large', `The arguments of ${skill.cap.id} exceed ${skill.reader.limit} bytes of JSON (its HTTP body limit).`, [{ path: '/parts', rule: 'maxBytes' }]));
+    }
     // Validate first: an invalid input never gets a payment requirement, let alone a payment step.
     const parsed = skill.reader.fromValue(structuredClone(call.args ?? {}));
     if (!parsed.ok) return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, parsed.body as ErrorBody);
@@ -167,13 +186,48 @@ export class ServiceAgentExecutor implements AgentExecutor {
       status: { state, message: this.agentMessage(rc, parts, metadata, true), timestamp: new Date(this.ctx.now()).toISOString() },
       artifacts,
       history: rc.task?.history ?? [rc.userMessage],
-      metadata: call ? { [A2A_SKILL_KEY]: call.skill } : undefined,
+      metadata: call && this.knows(call.skill) ? { [A2A_SKILL_KEY]: call.skill } : undefined,
     };
-    bus.publish(AgentEvent.task(task));
+    // Published in the form the store keeps: the SDK copies what is published, and a rejected message must not be copied whole.
+    bus.publish(AgentEvent.task(boundedTask(task)));
     bus.finished();
+  }
+
+  private knows(skill: string): boolean {
+    const t = this.skills();
+    return t.paid.has(skill) || t.free.has(skill);
   }
 
   private agentMessage(rc: RequestContext, parts: Part[], metadata: Record<string, unknown> | undefined, inTask: boolean): Message {
     return { messageId: randomUUID(), contextId: rc.contextId, taskId: inTask ? rc.taskId : '', role: Role.ROLE_AGENT, parts, metadata, extensions: [], referenceTaskIds: [] };
   }
+}
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/**
+ * Whether `value` written as JSON takes at most `limit` bytes. Walks the
+ * value and stops as soon as the count passes the limit, so a huge value
+ * costs no more than `limit` to refuse.
+ */
+export function jsonWithin(value: unknown, limit: number): boolean {
+  let used = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') used += v.length > limit ? v.length : Buffer.byteLength(JSON.stringify(v));
+    else if (Array.isArray(v)) {
+      used += 1 + v.length;
+      for (let i = v.length - 1; i >= 0 && used <= limit; i--) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      used += 1 + keys.length;
+      for (let i = keys.length - 1; i >= 0 && used <= limit; i--) {
+        used += keys[i]!.length > limit ? keys[i]!.length : Buffer.byteLength(JSON.stringify(keys[i])) + 1;
+        stack.push((v as Record<string, unknown>)[keys[i]!]);
+      }
+    } else used += v === undefined ? 0 : String(v).length;
+    if (used > limit) return false;
+  }
+  return true;
 }

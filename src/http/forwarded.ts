@@ -44,13 +44,18 @@ export function forwardedOrigin(): MiddlewareHandler {
 
 /** The client's address: the socket peer, or (TRUST_PROXY) the address our proxy appended to X-Forwarded-For. */
 export function clientAddress(c: Context, trustProxy: boolean): string {
+  return clientAddressOf(c.env, c.req.header('x-forwarded-for'), trustProxy);
+}
+
+/** The same address from a request's Hono env (its socket) and X-Forwarded-For, for work done after the request's context (the A2A task store). */
+export function clientAddressOf(env: unknown, forwardedFor: string | undefined, trustProxy: boolean): string {
   if (trustProxy) {
-    const hops = c.req.header('x-forwarded-for')?.split(',');
+    const hops = forwardedFor?.split(',');
     const last = hops?.[hops.length - 1]?.trim();
     if (last) return last;
   }
   try {
-    return getConnInfo(c).remote.address ?? 'unknown';
+    return getConnInfo({ env } as Context).remote.address ?? 'unknown';
   } catch {
     // Not served by @hono/node-server (app.request in tests): no socket to ask.
     return 'unknown';
