@@ -44,6 +44,15 @@ export interface RunResult {
   sha256: string;
 }
 
+/** One step of a composed entry run on the pool: its output's JSON bytes and canonical JSON bytes, the hashes of input and output, its outbound requests. */
+export interface StepRun {
+  bytes: Uint8Array;
+  canonical: Uint8Array;
+  inputSha: string;
+  outputSha: string;
+  networkFetches: number;
+}
+
 /** Inputs with at least this many characters of strings go to the pool (entries marked 'large-input'). */
 export const ISOLATE_MIN_INPUT_CHARS = 16 * 1024;
 
@@ -63,12 +72,20 @@ export function defaultHandlerWorkers(cores = availableParallelism()): number {
 }
 
 /** A task before its sequence number is given. */
-type Job = { kind: 'run'; id: string; input: unknown } | { kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array; fingerprint: boolean };
+type Job =
+  | { kind: 'run'; id: string; input: unknown }
+  | { kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array; fingerprint: boolean }
+  | { kind: 'step'; id: string; body: unknown }
+  | { kind: 'compose'; hashParts: Array<string | Uint8Array>; bodyParts: Array<string | Uint8Array | null> }
+  | { kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number }
+  | { kind: 'fingerprint'; resource: string; value: unknown };
 
 interface Pending {
   seq: number;
   budgetMs: number;
   job: Job;
+  /** Buffers moved (not copied) to the worker with the task. */
+  transfer: ArrayBuffer[];
   resolve(value: unknown): void;
   reject(e: Error): void;
 }
@@ -89,6 +106,8 @@ export class HandlerPool {
   completed = 0;
   /** Request bodies a worker read (decoded, parsed and validated) instead of the main thread. */
   bodiesRead = 0;
+  /** Steps of composed entries (the router's composite) a worker ran. */
+  stepsRun = 0;
   private readonly slots = new Set<Slot>();
   private readonly queue: Pending[] = [];
   private seq = 0;
@@ -125,11 +144,38 @@ export class HandlerPool {
     return this.submit({ kind: 'read', id, contentType, body, fingerprint }, budgetMs) as Promise<BodyRead>;
   }
 
-  private submit(job: Job, budgetMs: number): Promise<unknown> {
+  /** One step of a composed entry: entry `id`'s reader on `body`, then its handler, under `budgetMs`. */
+  step(id: string, body: unknown, budgetMs: number): Promise<StepRun> {
+    return this.submit({ kind: 'step', id, body }, budgetMs) as Promise<StepRun>;
+  }
+
+  /** A composed body (see WorkerTask 'compose'); the byte parts are moved to the worker, not copied. */
+  compose(hashParts: Array<string | Uint8Array>, bodyParts: Array<string | Uint8Array | null>, budgetMs: number): Promise<RunResult> {
+    const moved = new Set<ArrayBuffer>();
+    for (const p of [...hashParts, ...bodyParts]) if (p instanceof Uint8Array) moved.add(p.buffer as ArrayBuffer);
+    return this.submit({ kind: 'compose', hashParts, bodyParts }, budgetMs, [...moved]) as Promise<RunResult>;
+  }
+
+  /** A body read as plain JSON, with the verdict an entry's reader gives before its own rules. */
+  parse(contentType: string | undefined, body: Uint8Array, limit: number, budgetMs: number): Promise<BodyVerdict> {
+    return this.submit({ kind: 'parse', contentType, body, limit }, budgetMs) as Promise<BodyVerdict>;
+  }
+
+  /** `requestFingerprint(resource, value)` computed in a worker. */
+  fingerprint(resource: string, value: unknown, budgetMs: number): Promise<string> {
+    return this.submit({ kind: 'fingerprint', resource, value }, budgetMs) as Promise<string>;
+  }
+
+  /** What the workers are doing now (kind and entry id of each task in flight): lets a test see where a call runs. */
+  inFlight(): Array<{ kind: Job['kind']; id?: string }> {
+    return [...this.slots].flatMap((s) => (s.task ? [{ kind: s.task.job.kind, id: 'id' in s.task.job ? s.task.job.id : undefined }] : []));
+  }
+
+  private submit(job: Job, budgetMs: number, transfer: ArrayBuffer[] = []): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('handler pool is closed'));
     if (this.startError) return Promise.reject(this.startError);
     return new Promise((resolve, reject) => {
-      this.queue.push({ seq: ++this.seq, budgetMs, job, resolve, reject });
+      this.queue.push({ seq: ++this.seq, budgetMs, job, transfer, resolve, reject });
       this.pump();
     });
   }
@@ -163,7 +209,8 @@ export class HandlerPool {
       clearTimeout(slot.timer);
       slot.task = undefined;
       slot.timer = undefined;
-      if (task.job.kind === 'read') this.bodiesRead++;
+      if (task.job.kind === 'read' || task.job.kind === 'parse') this.bodiesRead++;
+      else if (task.job.kind === 'step') this.stepsRun++;
       else this.completed++;
       if (m.ok) task.resolve(m.value);
       else task.reject(new Error(m.error));
@@ -197,7 +244,7 @@ export class HandlerPool {
       const task = this.queue.shift()!;
       slot.task = task;
       slot.timer = setTimeout(() => this.overBudget(slot, task), task.budgetMs);
-      slot.worker.postMessage({ seq: task.seq, ...task.job } satisfies WorkerTask);
+      slot.worker.postMessage({ seq: task.seq, ...task.job } satisfies WorkerTask, task.transfer);
     }
   }
 
@@ -293,7 +340,73 @@ export function isolates(cap: Capability, input: unknown): boolean {
 export async function runCapability(owner: object, cap: Capability, input: unknown): Promise<{ body: string; bytes?: Uint8Array; sha256?: string }> {
   const runner = runners.get(owner);
   if (runner && isolates(cap, input)) return runner.pool.run(cap.id, input, runner.budgetMs);
+  const composed = composedOf(cap);
+  if (runner && composed) {
+    const out = await composed.run(input, executorOf(runner));
+    return out instanceof PreparedBody ? out : { body: JSON.stringify(out) };
+  }
   return { body: JSON.stringify(await cap.run(input)) };
+}
+
+// ------------------------------------------------------------ composed entries
+
+/**
+ * A response body already serialized, hashed and encoded on the pool: what a
+ * composed entry returns when its result is too large for the event loop to
+ * stringify. Serializes as the value it holds, so JSON.stringify of it gives the same bytes.
+ */
+export class PreparedBody implements RunResult {
+  constructor(
+    readonly body: string,
+    readonly bytes: Uint8Array,
+    readonly sha256: string,
+  ) {}
+  toJSON(): unknown {
+    return JSON.parse(this.body);
+  }
+}
+
+/**
+ * Where a composed entry's steps and heavy reading run: the pool of the service
+ * selling it, under that service's budget per task. Handed to the entry for each
+ * call by the transport's owner (the gate), never held in module state by the entry.
+ */
+export interface StepExecutor {
+  /** Whether a step of `cap` runs on the pool: as its own route would (`isolates`), or, for an isolated kind of entry, when the plan as a whole is `heavy`. */
+  offloads(cap: Capability, body: unknown, heavy: boolean): boolean;
+  /** Whether `cap` can run on the pool at all (marked `isolate`, from the static CATALOG). */
+  offloadable(cap: Capability): boolean;
+  step(cap: Capability, body: unknown): Promise<StepRun>;
+  compose(hashParts: Array<string | Uint8Array>, bodyParts: Array<string | Uint8Array | null>): Promise<RunResult>;
+  parse(contentType: string | undefined, body: Uint8Array, limit: number): Promise<BodyVerdict>;
+  fingerprint(resource: string, value: unknown): Promise<string>;
+}
+
+function executorOf(runner: HandlerRunner): StepExecutor {
+  const { pool, budgetMs } = runner;
+  const offloadable = (cap: Capability) => Boolean(cap.isolate) && OFFLOADABLE.has(cap);
+  return {
+    offloadable,
+    offloads: (cap, body, heavy) => offloadable(cap) && (heavy || isolates(cap, body)),
+    step: (cap, body) => pool.step(cap.id, body, budgetMs),
+    compose: (hashParts, bodyParts) => pool.compose(hashParts, bodyParts, budgetMs),
+    parse: (contentType, body, limit) => pool.parse(contentType, body, limit, budgetMs),
+    fingerprint: (resource, value) => pool.fingerprint(resource, value, budgetMs),
+  };
+}
+
+/** The key under which an entry that runs other entries (the router's composite) offers to run on an executor. */
+export const COMPOSED = Symbol('composed entry');
+
+export interface ComposedRunner {
+  /** The call's result, with its heavy steps run on `executor`: a value, or a PreparedBody made there. */
+  run(input: unknown, executor: StepExecutor): Promise<unknown>;
+  /** A large request body read with `executor` (undefined: read it inline); the verdict the inline reader gives. */
+  readBody?(executor: StepExecutor, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined>;
+}
+
+function composedOf(cap: Capability): ComposedRunner | undefined {
+  return (cap as Capability & { [COMPOSED]?: ComposedRunner })[COMPOSED];
 }
 
 /**
@@ -307,9 +420,22 @@ export async function runCapability(owner: object, cap: Capability, input: unkno
  */
 export function readBodyOffThread(owner: object, cap: Capability, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> | undefined {
   // Decided synchronously: the small bodies of the 402 path do not pay for a promise.
-  if (body.byteLength < ISOLATE_MIN_INPUT_CHARS || !cap.isolate || !OFFLOADABLE.has(cap)) return undefined;
+  if (body.byteLength < ISOLATE_MIN_INPUT_CHARS) return undefined;
+  if (!cap.isolate || !OFFLOADABLE.has(cap)) {
+    const composed = composedOf(cap);
+    const runner = composed?.readBody && runners.get(owner);
+    return runner ? readComposed(composed!, executorOf(runner), contentType, body, fingerprint) : undefined;
+  }
   const runner = runners.get(owner);
   return runner ? readOnPool(runner, cap, contentType, body, fingerprint) : undefined;
+}
+
+async function readComposed(composed: ComposedRunner, executor: StepExecutor, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> {
+  try {
+    return await composed.readBody!(executor, contentType, body, fingerprint);
+  } catch {
+    return undefined;
+  }
 }
 
 async function readOnPool(runner: HandlerRunner, cap: Capability, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> {

@@ -6,6 +6,20 @@ export type WorkerTask =
    * Read a request body for entry `id` (strict UTF-8, JSON, schema): the reply's value is a BodyRead,
    * the reader's verdict and, when asked (a paid request) and the input is valid, the call's fingerprint.
    */
-  | { seq: number; kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array; fingerprint: boolean };
+  | { seq: number; kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array; fingerprint: boolean }
+  /**
+   * One step of a composed entry (the router's composite): validate `body` with entry `id`'s own reader, run
+   * it, and reply a StepRun (the result's JSON bytes, its canonical JSON bytes and the hashes of both sides).
+   */
+  | { seq: number; kind: 'step'; id: string; body: unknown }
+  /**
+   * A composed response: `hashParts` concatenated are hashed (SHA-256, hex); `bodyParts` concatenated, with
+   * that digest as a JSON string at each `null`, are the body. The reply's value is a RunResult.
+   */
+  | { seq: number; kind: 'compose'; hashParts: Array<string | Uint8Array>; bodyParts: Array<string | Uint8Array | null> }
+  /** A JSON body read as any JSON value (strict UTF-8, bounded nesting, `limit` bytes, JSON media types only): a BodyVerdict. */
+  | { seq: number; kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number }
+  /** `requestFingerprint(resource, value)`: the reply's value is the hex string. */
+  | { seq: number; kind: 'fingerprint'; resource: string; value: unknown };
 
 export type WorkerReply = { ready: true } | { seq: number; ok: true; value: unknown } | { seq: number; ok: false; error: string };

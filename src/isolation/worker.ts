@@ -7,17 +7,24 @@
  * their SHA-256 (the signed receipt binds it; hashed here too); `read`: the entry's input reader on a
  * request body (decode, JSON.parse, schema), the same verdict the inline path
  * would reach, and for a paid request the fingerprint the gate binds it to.
+ * For composed entries (the router's composite, src/router/execute.ts): `step`
+ * (one step validated and run, its output's bytes and canonical bytes and
+ * hashes), `compose` (the composed body assembled around those bytes and
+ * hashed), `parse` (a body read as plain JSON) and `fingerprint`.
  *
  * Runs TypeScript through tsx, which the pool passes in the worker's execArgv.
  */
+import { createHash } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { CATALOG } from '../capabilities/index.js';
+import type { Capability } from '../catalog/capability.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { callFingerprint } from '../payments/paid-flow.js';
-import { sha256Hex } from '../payments/canonical-json.js';
-import type { RunResult } from './pool.js';
+import { canonicalJson, requestFingerprint, sha256Hex } from '../payments/canonical-json.js';
+import type { RunResult, StepRun } from './pool.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 
 const port = parentPort;
@@ -46,17 +53,96 @@ const byId = new Map(CATALOG.map((c) => [c.id, c]));
 const readers = new Map<string, ReturnType<typeof makeInputReader>>();
 
 const utf8 = new TextEncoder();
+const readerOf = (cap: Capability) => {
+  let reader = readers.get(cap.id);
+  if (!reader) readers.set(cap.id, (reader = makeInputReader(cap)));
+  return reader;
+};
+
+/**
+ * A reader of any JSON value, with exactly the steps an entry's reader takes before its own rules (size, JSON
+ * media type, strict UTF-8, nesting, JSON.parse): the composite reads its body with these, then plans.
+ */
+const jsonReaders = new Map<number, ReturnType<typeof makeInputReader>>();
+function jsonReader(limit: number) {
+  let reader = jsonReaders.get(limit);
+  if (!reader) {
+    const anyJson: Capability = { id: 'json', method: 'POST', path: '/', priceAtomic: '0', title: '', description: '', inputSchema: {}, outputSchema: {}, examples: [], maxBodyBytes: limit, run: (v) => v, readInput: (v) => ({ ok: true, input: v }) };
+    jsonReaders.set(limit, (reader = makeInputReader(anyJson)));
+  }
+  return reader;
+}
+
+/**
+ * Outbound requests made by the step this worker is running (one task at a time per worker): the composite's
+ * evidence counts them for steps run here as the main thread's meter does for steps run there.
+ */
+let stepFetches: number | undefined;
+const countFetch = () => {
+  if (stepFetches !== undefined) stepFetches++;
+};
+diagnostics.subscribe('undici:request:create', countFetch);
+diagnostics.subscribe('http.client.request.start', countFetch);
+
+async function step(cap: Capability, body: unknown): Promise<StepRun> {
+  const checked = readerOf(cap).fromValue(body);
+  if (!checked.ok) throw new Error(`a step of ${cap.id} does not validate`);
+  stepFetches = 0;
+  let out: unknown;
+  let networkFetches = 0;
+  try {
+    out = await cap.run(checked.input);
+  } finally {
+    networkFetches = stepFetches;
+    stepFetches = undefined;
+  }
+  // The bytes its paid route would send; hashed as the inline path hashes them (canonical JSON of the bytes read back).
+  const text = JSON.stringify(out);
+  const bytes = utf8.encode(text);
+  const canonical = utf8.encode(canonicalJson(JSON.parse(text)));
+  return { bytes, canonical, inputSha: sha256Hex(canonicalJson(checked.input)), outputSha: sha256Hex(canonical), networkFetches };
+}
+
+function compose(hashParts: Array<string | Uint8Array>, bodyParts: Array<string | Uint8Array | null>): RunResult {
+  const hash = createHash('sha256');
+  for (const p of hashParts) hash.update(p);
+  const digest = utf8.encode(JSON.stringify(hash.digest('hex')));
+  const chunks = bodyParts.map((p) => (p === null ? digest : typeof p === 'string' ? utf8.encode(p) : p));
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return { body: new TextDecoder().decode(bytes), bytes, sha256: sha256Hex(bytes) };
+}
 
 port.on('message', async (task: WorkerTask) => {
   let reply: WorkerReply;
   let transfer: ArrayBuffer[] = [];
   try {
+    if (task.kind === 'compose') {
+      const value = compose(task.hashParts, task.bodyParts);
+      transfer = [value.bytes.buffer as ArrayBuffer];
+      port.postMessage({ seq: task.seq, ok: true, value } satisfies WorkerReply, transfer);
+      return;
+    }
+    if (task.kind === 'parse') {
+      port.postMessage({ seq: task.seq, ok: true, value: jsonReader(task.limit).fromBody(task.contentType, task.body) } satisfies WorkerReply);
+      return;
+    }
+    if (task.kind === 'fingerprint') {
+      port.postMessage({ seq: task.seq, ok: true, value: requestFingerprint(task.resource, task.value) } satisfies WorkerReply);
+      return;
+    }
     const cap = byId.get(task.id);
     if (!cap) throw new Error(`no capability "${task.id}" in CATALOG`);
-    if (task.kind === 'read') {
-      let reader = readers.get(cap.id);
-      if (!reader) readers.set(cap.id, (reader = makeInputReader(cap)));
-      const verdict = reader.fromBody(task.contentType, task.body);
+    if (task.kind === 'step') {
+      const value = await step(cap, task.body);
+      transfer = [value.bytes.buffer as ArrayBuffer, value.canonical.buffer as ArrayBuffer];
+      reply = { seq: task.seq, ok: true, value };
+    } else if (task.kind === 'read') {
+      const verdict = readerOf(cap).fromBody(task.contentType, task.body);
       const fingerprint = task.fingerprint && verdict.ok ? callFingerprint(cap, verdict.input) : undefined;
       reply = { seq: task.seq, ok: true, value: { verdict, fingerprint } };
     } else {

@@ -4,12 +4,21 @@
  * (400/422 before any payment), its price is the plan's total (the same on
  * the 402 and on the paid retry, since both read the same body), and its
  * result is the whole plan executed for that one payment.
+ *
+ * Sold on a service with a worker pool, it runs through that pool (handed in
+ * per call by the transport's gate, `COMPOSED`, src/isolation): each heavy step
+ * where its own route would run it, under the same budget (execute.ts), and a
+ * large request body decoded and parsed there, its fingerprint computed there
+ * for a paid call; only the planning itself stays on the event loop. An unpaid
+ * 402 never computes the fingerprint and never runs a handler.
  */
 import { randomUUID } from 'node:crypto';
 import type { Capability } from '../catalog/capability.js';
+import { makeInputReader } from '../catalog/input-reader.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { bytes32 } from '../commitments/formats.js';
-import { executePlan } from './execute.js';
+import { COMPOSED, type ComposedRunner } from '../isolation/pool.js';
+import { executePlan, executePlanOn } from './execute.js';
 import { COMPOSITE_PATH, COMPOSITE_RESOURCE, type OutcomeRouter, type Plan } from './planner.js';
 import { executionResultSchema } from './schemas.js';
 import { UNSUPPORTED } from './unsupported.js';
@@ -55,7 +64,9 @@ async function withStepCommitments(result: Record<string, unknown>, signer: Comm
   return { ...result, evidence: { ...evidence, provenance } };
 }
 
-export async function compositeEntry(router: OutcomeRouter, now: () => number, signer?: CommitmentSigner): Promise<Capability<Plan, Record<string, unknown>, Promise<Record<string, unknown>>>> {
+export type CompositeEntry = Capability<Plan, Record<string, unknown>, Promise<Record<string, unknown>>> & { [COMPOSED]: ComposedRunner };
+
+export async function compositeEntry(router: OutcomeRouter, now: () => number, signer?: CommitmentSigner): Promise<CompositeEntry> {
   const prices = router.routes.map((r) => BigInt(r.cap.priceAtomic));
   const min = prices.reduce((a, b) => (b < a ? b : a));
   const max = prices.reduce((a, b) => (b > a ? b : a)) * BigInt(router.maxSteps);
@@ -66,13 +77,30 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
     return { ok: true as const, input: planned.value };
   };
   const example = readInput(EXAMPLE_OBJECTIVE);
-  return {
+  // Fingerprints computed on the pool for the plan a paid body was read into (the same object reaches `run`).
+  const fingerprints = new WeakMap<Plan, string>();
+  const finish = signer ? (result: Record<string, unknown>) => withStepCommitments(result, signer) : undefined;
+  const composed: ComposedRunner = {
+    run: (plan, executor) => executePlanOn(plan as Plan, { executionId: `exe_${randomUUID()}`, now, fingerprint: fingerprints.get(plan as Plan) }, executor, finish),
+    async readBody(executor, contentType, body, fingerprint) {
+      // The steps an inline read takes before planning (size, media type, UTF-8, nesting, JSON.parse), on the pool.
+      const value = await executor.parse(contentType, body, reader.limit);
+      if (!value.ok) return { verdict: value };
+      const verdict = reader.fromValue(value.input);
+      if (!verdict.ok || !fingerprint) return { verdict };
+      const plan = verdict.input as Plan;
+      const fp = await executor.fingerprint(COMPOSITE_RESOURCE, plan.canonical);
+      fingerprints.set(plan, fp);
+      return { verdict, fingerprint: fp };
+    },
+  };
+  const entry: CompositeEntry = {
     id: COMPOSITE_RESOURCE,
     method: 'POST',
     path: COMPOSITE_PATH,
     priceAtomic: String(min),
     priceOf: (plan) => String(plan.total),
-    fingerprintOf: (plan) => plan.fingerprint,
+    fingerprintOf: (plan) => fingerprints.get(plan) ?? plan.fingerprint,
     priceRange: { minAtomic: String(min), maxAtomic: String(max), note: 'The price is the quote\'s total_price.amount_atomic for the same body.' },
     extraRefusals: { '422': { description: 'Valid but not servable as asked (always 422, before any payment)', codes: ROUTER_REFUSALS } },
     title: 'Outcome router composite',
@@ -90,5 +118,8 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
       return signer ? withStepCommitments(result, signer) : result;
     },
     maxBodyBytes: router.bodyLimit,
+    [COMPOSED]: composed,
   };
+  const reader = makeInputReader(entry);
+  return entry;
 }

@@ -9,10 +9,23 @@
  * made in that scope. Model calls and supplier payments could only happen
  * through a supplier step, the one place that would count them — no plan has
  * one (the planner refuses suppliers off the allowlist, which is empty).
+ *
+ * Where a step runs: where its own paid route would run it. With an executor
+ * (the worker pool of the service selling the composite, handed over per call,
+ * src/isolation), a step of an entry marked `isolate` whose input is large (or
+ * whose plan carries large inputs for such entries) is validated and run in a
+ * worker under HANDLER_BUDGET_MS, and its output, megabytes for a 2 MiB page,
+ * never comes back to the event loop as a value: the worker returns its bytes
+ * and hashes, and the composed body is assembled and hashed there too
+ * (`compose`). A step over its budget fails the call with handler_over_budget
+ * before settlement, as on its own route. Outbound requests a worker counts
+ * for its step are added to the evidence like the others.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
+import { ISOLATE_MIN_INPUT_CHARS, PreparedBody, stringCharsAtLeast, type StepExecutor, type StepRun } from '../isolation/pool.js';
 import type { Plan, PlannedStep } from './planner.js';
 import { economicsOf, planSummary, ROUTER_LIMITATIONS } from './quote.js';
 
@@ -47,8 +60,9 @@ export function measure<T>(meter: ExecutionMeter, fn: () => Promise<T>): Promise
 
 interface StepOutput {
   step: PlannedStep;
-  input: unknown;
-  output: unknown;
+  /** The output as a value (a step run on the event loop), or its bytes from a worker. */
+  output?: unknown;
+  pooled?: StepRun;
   inputSha: string;
   outputSha: string;
 }
@@ -60,26 +74,98 @@ async function runStep(step: PlannedStep, meter: ExecutionMeter): Promise<StepOu
   meter.handlerInvocations++;
   // The bytes the paid route would send, read back: the native response exactly.
   const output: unknown = JSON.parse(JSON.stringify(await step.route.cap.run(parsed.input)));
-  return { step, input: parsed.input, output, inputSha: sha256Hex(canonicalJson(parsed.input)), outputSha: sha256Hex(canonicalJson(output)) };
+  return { step, output, inputSha: sha256Hex(canonicalJson(parsed.input)), outputSha: sha256Hex(canonicalJson(output)) };
 }
 
 export interface ExecutionEnv {
   executionId: string;
   now: () => number;
+  /** The plan's fingerprint when it was already computed off the event loop. */
+  fingerprint?: string;
 }
 
+/** The steps in order, each where it runs (see the header). */
+async function runSteps(plan: Plan, meter: ExecutionMeter, executor?: StepExecutor): Promise<StepOutput[]> {
+  // Many steps each under the threshold can still make a large plan: then every step of an isolated kind moves.
+  const heavy = executor !== undefined && stringCharsAtLeast(plan.steps.filter((s) => executor.offloadable(s.route.cap)).map((s) => s.body), ISOLATE_MIN_INPUT_CHARS);
+  const out: StepOutput[] = [];
+  for (const step of plan.steps) {
+    if (executor?.offloads(step.route.cap, step.body, heavy)) {
+      meter.handlerInvocations++;
+      const pooled = await executor.step(step.route.cap, step.body);
+      meter.networkFetches += pooled.networkFetches;
+      out.push({ step, pooled, inputSha: pooled.inputSha, outputSha: pooled.outputSha });
+    } else {
+      out.push(await runStep(step, meter));
+    }
+  }
+  return out;
+}
+
+/** Run a plan on the event loop (examples, tests, a service without a pool): the execution result. */
 export async function executePlan(plan: Plan, env: ExecutionEnv): Promise<Record<string, unknown>> {
   const meter = new ExecutionMeter();
   const started = performance.now();
-  const outputs = await measure(meter, async () => {
-    const out: StepOutput[] = [];
-    for (const step of plan.steps) out.push(await runStep(step, meter));
-    return out;
-  });
-  const latency = Math.round((performance.now() - started) * 100) / 100;
+  const outputs = await measure(meter, () => runSteps(plan, meter));
+  return packaged(plan, env, meter, outputs, started, (o) => o.output);
+}
 
+/**
+ * Run a plan with its heavy steps on `executor`. When every step ran on the
+ * event loop, the result as a value (after `finish`); otherwise a
+ * PreparedBody composed on the pool, byte for byte JSON.stringify of the same
+ * result: its outputs stand in as unguessable slot strings while the small
+ * envelope is built, signed (`finish`) and serialized here, and the worker
+ * puts each output's bytes into its slot and hashes the result.
+ */
+export async function executePlanOn(
+  plan: Plan,
+  env: ExecutionEnv,
+  executor: StepExecutor,
+  finish: (result: Record<string, unknown>) => Promise<Record<string, unknown>> = async (r) => r,
+): Promise<Record<string, unknown> | PreparedBody> {
+  const meter = new ExecutionMeter();
+  const started = performance.now();
+  const outputs = await measure(meter, () => runSteps(plan, meter, executor));
+  if (!outputs.some((o) => o.pooled)) return finish(packaged(plan, env, meter, outputs, started, (o) => o.output));
+  // A slot is a string no request can contain: it is drawn after the request was read.
+  const nonce = randomUUID();
+  const slot = (i: number | 'digest') => `slot:${nonce}:${i}`;
+  const result = await finish(packaged(plan, env, meter, outputs, started, (o, i) => (o.pooled ? slot(i) : o.output), slot('digest')));
+  const pattern = new RegExp(`"slot:${nonce}:([0-9]+|digest)"`, 'g');
+  const fill = (text: string, part: (i: number) => Uint8Array, digest?: null): Array<string | Uint8Array | null> => {
+    const parts: Array<string | Uint8Array | null> = [];
+    let at = 0;
+    for (const m of text.matchAll(pattern)) {
+      parts.push(text.slice(at, m.index));
+      if (m[1] === 'digest') {
+        if (digest === undefined) throw new Error('a digest slot inside the result it hashes');
+        parts.push(digest);
+      } else parts.push(part(Number(m[1])));
+      at = m.index! + m[0].length;
+    }
+    parts.push(text.slice(at));
+    return parts;
+  };
+  const hashParts = fill(canonicalJson(result.result), (i) => outputs[i]!.pooled!.canonical) as Array<string | Uint8Array>;
+  const bodyParts = fill(JSON.stringify(result), (i) => outputs[i]!.pooled!.bytes, null);
+  const body = await executor.compose(hashParts, bodyParts);
+  return new PreparedBody(body.body, body.bytes, body.sha256);
+}
+
+/** The execution result around the steps' outputs (`outputOf`) and, unless given, the hash of its canonical `result`. */
+function packaged(
+  plan: Plan,
+  env: ExecutionEnv,
+  meter: ExecutionMeter,
+  outputs: StepOutput[],
+  started: number,
+  outputOf: (o: StepOutput, i: number) => unknown,
+  outputSha256?: string,
+): Record<string, unknown> {
+  const latency = Math.round((performance.now() - started) * 100) / 100;
   const result = {
-    results: outputs.map((o) => ({ step: o.step.step, capability_id: o.step.route.cap.id, output: o.output })),
+    results: outputs.map((o, i) => ({ step: o.step.step, capability_id: o.step.route.cap.id, output: outputOf(o, i) })),
     batch_size: plan.steps.length,
     composed: plan.routes.length > 1,
   };
@@ -111,7 +197,7 @@ export async function executePlan(plan: Plan, env: ExecutionEnv): Promise<Record
   return {
     status: 'DELIVERED',
     execution_id: env.executionId,
-    request_fingerprint: plan.fingerprint,
+    request_fingerprint: env.fingerprint ?? plan.fingerprint,
     outcome: plan.parsed.request.objective,
     plan: planSummary(plan, 1),
     value_add: { operations, not_a_pure_proxy: true },
@@ -130,7 +216,7 @@ export async function executePlan(plan: Plan, env: ExecutionEnv): Promise<Record
       model_calls: meter.modelCalls,
       supplier_payments: meter.supplierPayments,
       handler_invocations: meter.handlerInvocations,
-      output_sha256: sha256Hex(canonicalJson(result)),
+      output_sha256: outputSha256 ?? sha256Hex(canonicalJson(result)),
       contradictions,
       generated_at: new Date(env.now()).toISOString(),
     },

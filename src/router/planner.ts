@@ -437,12 +437,17 @@ export class OutcomeRouter {
     if (foreignUrls.some((u) => !steps.some((st) => st.body.uri === u.value))) assumptions.push('URLs in the objective were not fetched (the service fetches no URLs).');
 
     const canonical = this.canonical(r);
+    // Computed when first read (a quote, a paid composite call), not for a composite's unpaid 402: canonical
+    // JSON + SHA-256 of a 2 MiB request is tens of ms of the event loop (the composite reads it on the pool).
+    let fingerprint: string | undefined;
     return {
       ok: true,
       value: {
         parsed,
         canonical,
-        fingerprint: requestFingerprint(COMPOSITE_RESOURCE, canonical),
+        get fingerprint() {
+          return (fingerprint ??= requestFingerprint(COMPOSITE_RESOURCE, canonical));
+        },
         steps,
         routes,
         matched: routes.map((rt) => ({ capability_id: rt.cap.id, signals: matched.get(rt) ?? [] })),
