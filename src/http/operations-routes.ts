@@ -8,7 +8,11 @@ import type { FreeRoute } from '../module.js';
 import { registry } from '../observability/metrics.js';
 import type { Ledger } from '../store/ledger.js';
 
-/** What readiness asks: the ledger can be written, the facilitator answers, the process is not shutting down. */
+/**
+ * What readiness asks: the ledger can be written now (its `ping` is a write
+ * probe, and fails while its latest real write failed: store/write-outcomes.ts),
+ * the facilitator answers, the process is not shutting down.
+ */
 export interface ReadinessProbes {
   ledger: Pick<Ledger, 'ping'>;
   rail: { readonly ready: boolean; initialize(): Promise<void>; facilitator: { getSupported(): Promise<unknown> } };
@@ -49,23 +53,51 @@ function cachedFacilitatorCheck(rail: ReadinessProbes['rail']): () => Promise<bo
   };
 }
 
+/**
+ * How long a successful ledger write probe stands for readiness. The probe
+ * is a durable write (an fsync on SQLite) and /readyz is public and not rate
+ * limited: without this, a flood of probes would queue fsyncs in front of
+ * paid calls' writes. Concurrent probes share one write. A failed probe is
+ * not remembered, so recovery shows at the next probe; while the ledger
+ * fails, at most one probe is in flight (each bounded by the ledger's own
+ * deadline).
+ */
+export const LEDGER_CHECK_TTL_MS = 1_000;
+
+function cachedLedgerCheck(ledger: ReadinessProbes['ledger']): () => Promise<boolean> {
+  let lastOk = -Infinity;
+  let inFlight: Promise<boolean> | undefined;
+  return () => {
+    if (Date.now() - lastOk < LEDGER_CHECK_TTL_MS) return Promise.resolve(true);
+    inFlight ??= ledger
+      .ping()
+      .then(
+        () => {
+          lastOk = Date.now();
+          return true;
+        },
+        () => false,
+      )
+      .finally(() => (inFlight = undefined));
+    return inFlight;
+  };
+}
+
 const statusSchema = { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } };
 const json = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
 
 export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
   const facilitatorOk = cachedFacilitatorCheck(probes.rail);
+  const ledgerWritable = cachedLedgerCheck(probes.ledger);
   const ready = async (c: Context) => {
     if (probes.lifecycle?.draining) {
       return c.json({ status: 'shutting_down', checks: { shutdown: 'draining' } }, 503, { 'Cache-Control': 'no-store', Connection: 'close' });
     }
     const checks: Record<string, string> = {};
-    try {
-      await probes.ledger.ping();
-      checks.ledger = 'ok';
-    } catch {
-      checks.ledger = 'unavailable';
-    }
-    checks.facilitator = (await facilitatorOk()) ? 'ok' : 'unavailable';
+    // Both at once: a slow ledger answer (bounded by its own deadline) does not add the facilitator's.
+    const [ledgerOk, facilitatorUp] = await Promise.all([ledgerWritable(), facilitatorOk()]);
+    checks.ledger = ledgerOk ? 'ok' : 'unavailable';
+    checks.facilitator = facilitatorUp ? 'ok' : 'unavailable';
     const ok = checks.ledger === 'ok' && checks.facilitator === 'ok';
     return c.json({ status: ok ? 'ready' : 'not_ready', checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' });
   };
@@ -81,7 +113,7 @@ export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
       path: '/readyz',
       operation: {
         operationId: 'getReadiness',
-        summary: 'Readiness: 200 only when the ledger and the facilitator answer (the facilitator check is cached 5 s); 503 once shutdown has begun',
+        summary: 'Readiness: 200 only when the ledger can write (a durable write probe, enough free disk for SQLite, and its latest real write did not fail in the last 5 s; a success is cached 1 s) and the facilitator answers (cached 5 s); 503 once shutdown has begun',
         tags: ['operations'],
         security: [],
         responses: { '200': json('Ready', statusSchema), '503': json('Not ready', statusSchema) },

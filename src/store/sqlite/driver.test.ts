@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { migrate } from '../migrate.js';
 import { openSqlite } from './driver.js';
 
 const TIMEOUT_MS = 300;
@@ -16,6 +17,8 @@ const TIMEOUT_MS = 300;
 async function fixture() {
   const file = join(mkdtempSync(join(tmpdir(), 'sqlite-driver-')), 'd.sqlite');
   const db = openSqlite(file, { timeoutMs: TIMEOUT_MS });
+  // The schema the write probe writes to (readiness_probe).
+  await migrate(db);
   await db.execScript('CREATE TABLE t (k TEXT PRIMARY KEY)');
   // A second connection stands in for another process (SQLite locks the file the same way).
   const other = new Database(file);

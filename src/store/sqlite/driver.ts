@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SqlDriver, TransactionOptions } from '../sql-driver.js';
+import { writeProbe } from '../write-probe.js';
 
 /**
  * How long one statement may wait, synchronously, for a lock held by another
@@ -19,10 +20,28 @@ function isBusy(e: unknown): boolean {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * Below this much free space on the database's filesystem the write probe
+ * fails. Why not the write alone: on a full disk SQLite still writes into
+ * WAL space it allocated earlier, so a one-row probe succeeds while a paid
+ * call, whose rows must grow the database file (at the checkpoint) or the
+ * WAL, fails. 1 MiB holds a paid call's rows and a typical stored result.
+ */
+export const MIN_FREE_BYTES = 1024 * 1024;
+
+/** Bytes this process may still write on the filesystem holding `dir` (root may use the blocks reserved for it). */
+function freeBytes(dir: string): number {
+  const s = statfsSync(dir);
+  return (process.getuid?.() === 0 ? s.bfree : s.bavail) * s.bsize;
+}
+
 export interface SqliteDriver extends SqlDriver {
   /**
-   * Take and drop the write lock: proves a write could be made now (a read
-   * proves little in WAL mode, where readers never wait for the writer).
+   * Prove a write can be made now: at least MIN_FREE_BYTES free on the
+   * filesystem, then one row of `readiness_probe` (migration 0010) rewritten
+   * in a durable transaction, which takes the write lock (a read proves
+   * little in WAL mode, where readers never wait for the writer) and flushes
+   * the WAL like a paid call's stored result.
    */
   probeWrite(): Promise<void>;
   checkpoint(): void;
@@ -114,7 +133,7 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
       return stmt(sql).all(...params) as T[];
     },
   };
-  return {
+  const driver: SqliteDriver = {
     kind: 'sqlite',
     async run(sql, params = []) {
       return retrying('a write', () => stmt(sql).run(...params).changes);
@@ -183,10 +202,12 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
       db.pragma('wal_checkpoint(PASSIVE)');
     },
     async probeWrite() {
-      await retrying('a write probe', () => {
-        db.exec('BEGIN IMMEDIATE');
-        db.exec('ROLLBACK');
-      });
+      guard();
+      const free = freeBytes(dirname(file));
+      if (free < MIN_FREE_BYTES) {
+        throw new Error(`the filesystem holding ${file} has ${free} bytes free (readiness asks for at least ${MIN_FREE_BYTES}): the ledger cannot be counted on to write`);
+      }
+      await writeProbe(driver);
     },
     async close() {
       if (closed) return;
@@ -194,4 +215,5 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
       db.close();
     },
   };
+  return driver;
 }
