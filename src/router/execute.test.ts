@@ -66,3 +66,45 @@ test('a handler that fetches is counted by the meter (so a 0 means none happened
     server.close();
   }
 });
+
+test('with heavy steps on the worker pool, the composed body is JSON.stringify of the inline result, byte for byte (mixed plan)', { timeout: 120_000 }, async () => {
+  const { HandlerPool } = await import('../isolation/pool.js');
+  const { executePlanOn } = await import('./execute.js');
+  const { LARGE_INPUTS } = await import('../../bench/inputs.js');
+  const extractor = CATALOG.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
+  const nft = CATALOG.find((c) => c.id === 'nft-metadata-uri-normalizer')!;
+  const page = (LARGE_INPUTS[extractor.id]!(extractor)[0]!.input as { html: string }).html.slice(0, 64 * 1024);
+  const router = new OutcomeRouter(CATALOG, payment);
+  // Twenty small NFT URIs together carry more than the isolation threshold: each step moves though none is large alone.
+  const uris = Array.from({ length: 20 }, (_, i) => `ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/${'x'.repeat(900)}${i}.json`);
+  const plans = [router.quote({ objective: 'Extract the product offers from this page', inputs: { html: page } }), router.quote({ objective: 'normalize these NFT metadata URIs', inputs: { items: uris.map((uri) => ({ uri })) } })];
+  const pool = new HandlerPool({ size: 1 });
+  try {
+    await pool.ready();
+    const executor = {
+      offloadable: (cap: Capability) => cap === extractor || cap === nft,
+      offloads: (cap: Capability, _body: unknown, heavy: boolean) => (cap === extractor || cap === nft) && heavy,
+      step: (cap: Capability, body: unknown) => pool.step(cap.id, body, 60_000),
+      compose: (h: Array<string | Uint8Array>, b: Array<string | Uint8Array | null>) => pool.compose(h, b, 60_000),
+      parse: (ct: string | undefined, body: Uint8Array, limit: number) => pool.parse(ct, body, limit, 60_000),
+      fingerprint: (resource: string, value: unknown) => pool.fingerprint(resource, value, 60_000),
+    };
+    for (const planned of plans) {
+      assert.ok(planned.ok, planned.ok ? '' : planned.error.message);
+      const before = pool.stepsRun;
+      const env = { executionId: 'exe_same', now: () => 0 };
+      const pooled = (await executePlanOn(planned.value, env, executor)) as { body: string; bytes: Uint8Array; sha256: string };
+      assert.equal(pool.stepsRun - before, planned.value.steps.length, 'every step ran on the pool');
+      const inline = (await executePlan(planned.value, env)) as any;
+      const got = JSON.parse(pooled.body);
+      // Only the measured latency differs.
+      got.latency_ms = inline.latency_ms;
+      assert.equal(JSON.stringify(got), JSON.stringify(inline));
+      assert.equal(got.evidence.output_sha256, sha256Hex(canonicalJson(inline.result)));
+      assert.equal(pooled.sha256, sha256Hex(pooled.bytes));
+      assert.equal(new TextDecoder().decode(pooled.bytes), pooled.body);
+    }
+  } finally {
+    await pool.close();
+  }
+});
