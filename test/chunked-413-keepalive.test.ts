@@ -10,6 +10,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { CONTRAST, startRig, type Rig } from './support/harness.js';
+import { CATALOG } from '../src/capabilities/index.js';
+import { messageBudget } from '../src/catalog/body-budget.js';
 
 interface Response {
   status: number;
@@ -145,10 +147,13 @@ describe('413 on an oversized upload keeps the keep-alive connection usable', ()
     return 'reused';
   }
 
+  // MCP, A2A and the router quote take their largest legitimate message (the largest catalog body plus an envelope).
+  const message = messageBudget(CATALOG).bytes;
   const cases: Array<[string, string, number, number]> = [
     ['paid route (4 KiB limit)', CONTRAST, 4096, 256 * 1024],
-    ['free route (4 MiB limit)', '/v1/router/quote', 4 * 1024 * 1024, 5 * 1024 * 1024],
-    ['MCP (free, 4 MiB limit)', '/mcp', 4 * 1024 * 1024, 4 * 1024 * 1024 + 1],
+    ['free route (router quote: its own limit)', '/v1/router/quote', message, 5 * 1024 * 1024],
+    ['MCP (free, its own limit)', '/mcp', message, message + 1],
+    ['A2A (free, its own limit)', '/a2a', message, 4 * 1024 * 1024],
   ];
   for (const [name, path, limit, size] of cases) {
     test(`chunked, ${name}: 413, then the next request on the same socket`, async () => {
