@@ -1,7 +1,9 @@
 /**
  * Isolation scenario (issue 15): p99 of GET /healthz and of the 402 challenge
  * path (unpaid POST to the contrast calculator), idle and while 4 paid
- * catalog-offer-evidence-extractor calls on ~2 MiB JSON-LD pages run at once.
+ * catalog-offer-evidence-extractor calls on ~2 MiB JSON-LD pages run at once,
+ * on the extractor's own route or (scenario 'composite', issue 21) bought
+ * through the composite outcome router with OUTCOME_ROUTER_COMPOSITE=1.
  *
  * Three processes besides the bench's own (which holds the devnet
  * facilitator): the service alone, as deployed (bench/child-service.ts); the
@@ -114,20 +116,31 @@ async function startProbes(base: string): Promise<{ stop(): Promise<Probes> }> {
   };
 }
 
-export async function runIsolationBench(progress: (m: string) => void, rounds = 3): Promise<{ rows: IsolationRow[]; markdown: string }> {
-  progress('isolation: starting devnet and the service in its own process');
+/**
+ * Where the paid 2 MiB extractions go: the extractor's own route (its body is the page), or the
+ * composite outcome router (issue 21: `{objective, inputs: page}`, one step, same handler).
+ */
+export type IsolationScenario = 'extractor' | 'composite';
+
+export async function runIsolationBench(progress: (m: string) => void, rounds = 3, scenario: IsolationScenario = 'extractor'): Promise<{ rows: IsolationRow[]; markdown: string }> {
+  progress(`isolation (${scenario}): starting devnet and the service in its own process`);
   const devnet = await startDevnet();
   const dataDir = tempDir('bench-iso-');
   // HANDLER_WORKERS from the bench's environment, for A/B runs of the pool size (default: the service's).
   const workers: Record<string, string> = process.env.HANDLER_WORKERS ? { HANDLER_WORKERS: process.env.HANDLER_WORKERS } : {};
-  const service = await startChildService(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...workers }));
+  const composite: Record<string, string> = scenario === 'composite' ? { OUTCOME_ROUTER_COMPOSITE: '1' } : {};
+  const service = await startChildService(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...workers, ...composite }));
   try {
     const cap = CATALOG.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
-    const page = LARGE_INPUTS[cap.id]!(cap)[0]!.input as { html: string; base_url: string };
-    const url = service.url + cap.path;
+    const base = LARGE_INPUTS[cap.id]!(cap)[0]!.input as { html: string; base_url: string };
+    const url = service.url + (scenario === 'composite' ? '/x402/v1/outcome-router' : cap.path);
+    const page = (tag: string): object => {
+      const inputs = { ...base, base_url: `${base.base_url}?${tag}` };
+      return scenario === 'composite' ? { objective: 'Extract the product offers from this page', inputs } : inputs;
+    };
     // Warm-up, not measured: one paid large call (first-use costs: the facilitator client's
     // response schemas, the pool's worker code, the ledger thread's statements) and both probe routes.
-    await payLarge(devnet, url, [{ ...page, base_url: `${page.base_url}?warm` }], join(dataDir, 'warm.json'));
+    await payLarge(devnet, url, [page('warm')], join(dataDir, 'warm.json'));
     await (await startProbes(service.url)).stop();
     // Idle.
     const idleProbes = await startProbes(service.url);
@@ -136,8 +149,8 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
     // Loaded: `rounds` batches of 4 concurrent paid 2 MiB calls.
     const loaded: Probes = { healthz: [], challenge: [] };
     for (let r = 0; r < rounds; r++) {
-      progress(`isolation: round ${r + 1}/${rounds}, 4 concurrent paid 2 MiB extractor calls`);
-      const bodies = [0, 1, 2, 3].map((i) => ({ ...page, base_url: `${page.base_url}?r=${r}&i=${i}` }));
+      progress(`isolation (${scenario}): round ${r + 1}/${rounds}, 4 concurrent paid 2 MiB extractions`);
+      const bodies = [0, 1, 2, 3].map((i) => page(`r=${r}&i=${i}`));
       const probes = await startProbes(service.url);
       const paying = payLarge(devnet, url, bodies, join(dataDir, `jobs-${r}.json`));
       await paying.catch(async (e: unknown) => {
@@ -155,7 +168,7 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
     };
     const rows = [row('GET /healthz', idle.healthz, loaded.healthz), row(`POST ${CONTRAST} (402 path)`, idle.challenge, loaded.challenge)];
     const markdown = [
-      `### Isolation: probes idle vs during 4 concurrent paid 2 MiB extractor calls (${rounds} rounds; service in its own process with ${process.env.HANDLER_WORKERS ?? defaultHandlerWorkers()} handler worker(s) and its ledger thread, on ${availableParallelism()} cores; probes and paying clients in processes of their own)`,
+      `### Isolation: probes idle vs during 4 concurrent paid 2 MiB extractions ${scenario === 'composite' ? 'bought through the composite POST /x402/v1/outcome-router' : 'on the extractor\'s own route'} (${rounds} rounds; service in its own process with ${process.env.HANDLER_WORKERS ?? defaultHandlerWorkers()} handler worker(s) and its ledger thread, on ${availableParallelism()} cores; probes and paying clients in processes of their own)`,
       '',
       markdownTable(
         ['probe', 'idle p99 ms', 'loaded p99 ms', 'loaded max ms', 'samples', 'ratio', 'target', 'met'],
@@ -177,7 +190,8 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
 
 // `tsx bench/isolation.ts` runs the scenario alone.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runIsolationBench((m) => process.stderr.write(`[bench] ${m}\n`)).then(
+  const scenario: IsolationScenario = process.argv[2] === 'composite' ? 'composite' : 'extractor';
+  runIsolationBench((m) => process.stderr.write(`[bench] ${m}\n`), 3, scenario).then(
     (r) => {
       console.log(r.markdown);
       process.exit(0);

@@ -231,6 +231,7 @@ async function main(): Promise<void> {
     // 8. Handler isolation: /healthz and 402-path p99, idle vs during 4 concurrent paid 2 MiB extractor calls (bench/isolation.ts).
     console.log((await (await import('./isolation.js')).runIsolationBench(progress)).markdown);
     console.log((await (await import('./unpaid-flood.js')).runUnpaidFloodBench(progress)).markdown); // issue 21: /healthz p99 and RSS during an unpaid flood of small JSON values (A2A, MCP, router quote)
+    console.log((await (await import('./isolation.js')).runIsolationBench(progress, 3, 'composite')).markdown); // issue 21: the same load bought through the composite router
     if (process.env.BENCH_THROUGHPUT !== '0') console.log('\n' + (await (await import('./throughput.js')).runThroughputBench({ progress })).markdown); // 7. issue 15: paid calls/s, 8 buyers
     clearTimeout(watchdog);
   } finally {
