@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   payment_invalid: 402,
   payment_expired: 402,
   settlement_failed: 402,
+  // The payment is bound and may be public on chain: prove you are its buyer (payment-identifier or sign-in).
+  redelivery_proof_required: 402,
   // 409 — the payment is bound elsewhere or busy.
   payment_bound_to_other_request: 409,
   payment_identifier_conflict: 409,

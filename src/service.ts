@@ -7,6 +7,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { writeFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
@@ -18,6 +19,7 @@ import { createCommitmentSigner } from './commitments/signer.js';
 import { acquireHandlerPool } from './isolation/pool.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
+import { SignInWithX } from './payments/sign-in.js';
 import { defaultFacilitator, PaymentRail } from './payments/rail.js';
 import { instrumentFacilitator, instrumentLedger } from './payments/instrumentation.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
@@ -218,7 +220,9 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const presence = [...new Map([...DEFAULT_MODULES, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
     const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
-    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, log });
+    // Instances that share the signing key issue and accept each other's sign-in challenges (redelivery proofs).
+    const signIn = new SignInWithX(payment.network, signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());
+    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, log });
     const handlers = await acquireHandlerPool(gate, { size: config.handlers.workers, budgetMs: config.handlers.budgetMs });
     cleanups.push(() => handlers.release());
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };

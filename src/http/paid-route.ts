@@ -17,6 +17,7 @@ import type { GateOutcome, PaymentGate } from '../payments/gate.js';
 import { HOW_TO_PAY, challengeWithoutInput, payFor, priceFor, type HonouredOffer } from '../payments/paid-flow.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { verifyQuoteOffer } from '../commitments/verify.js';
+import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
 import { setMetric } from 'hono/timing';
@@ -50,21 +51,12 @@ export interface PaidRouteOptions {
 export { SIGNED_OFFER_HEADER };
 
 /**
- * Longest an authorization made while an offer was valid can still come back
- * after validUntil: the gate admits a validBefore up to X402_MAX_TIMEOUT_SECONDS
- * (at most 3600) + 10 minutes ahead.
- */
-const OFFER_REDELIVERY_WINDOW_SECONDS = 3600 + 600;
-
-/**
  * The header's offer checked against this route and the body as sent: its
- * price, or why it cannot be honoured. Past validUntil it is still honoured
- * for a payment whose authorization could only have been made for it (its
- * validBefore within the redelivery window), so the redelivery of a paid
- * call never fails on an expired offer; a fresh payment on an offer that
- * expired longer ago is refused.
+ * price and validUntil, or why it cannot be honoured. An authentic offer that
+ * has expired is passed on too: the gate honours it only for an authorization
+ * bound before validUntil (a redelivery), never for a new payment.
  */
-async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined, payment: PaymentPayload | undefined): Promise<HonouredOffer | string> {
+async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined): Promise<HonouredOffer | string> {
   if (!signer) return 'this service signs no offers (no signing key configured)';
   let offer: unknown;
   let body: unknown;
@@ -76,8 +68,7 @@ async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: strin
   }
   const check = await verifyQuoteOffer(offer, { signer: signer.address, body, resourceUrl, nowSeconds: Math.floor(Date.now() / 1000) });
   if (check.ok) return { amount: check.offer.amount, validUntil: check.offer.validUntil };
-  const validBefore = Number((payment?.payload as { authorization?: { validBefore?: unknown } } | undefined)?.authorization?.validBefore);
-  if (check.expired && validBefore <= check.expired.validUntil + OFFER_REDELIVERY_WINDOW_SECONDS) return { amount: check.expired.amount, validUntil: check.expired.validUntil };
+  if (check.expired) return { amount: check.expired.amount, validUntil: check.expired.validUntil };
   return check.problem;
 }
 
@@ -321,11 +312,13 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const signedOffer = requestHeader(c, SIGNED_OFFER_NAME);
     let honoured: HonouredOffer | undefined;
     if (signedOffer !== undefined) {
-      const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer, payment);
+      const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer);
       if (typeof h === 'string') return c.json(errorBody('invalid_request', `The signed offer cannot be honoured: ${h}.`, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
       honoured = h;
     }
-    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured, fingerprint: read?.fingerprint });
+    // Read only with a payment: a sign-in proves who may receive what that payment bought.
+    const signIn = payment ? c.req.header(SIGN_IN_WITH_X) : undefined;
+    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured, signIn, fingerprint: read?.fingerprint });
     return respond(c, outcome, priceFor(cap, input, honoured), answer);
   };
 }

@@ -8,7 +8,7 @@
  * could fill the ledger and burn facilitator quota with unsigned payloads
  * under random payers.
  */
-import { bytesToHex, type Hex } from 'viem';
+import { bytesToHex, isAddress, type Hex } from 'viem';
 import { typedDataDigest } from '../crypto/eip712.js';
 import { signedBy, signatureParts } from './signer-check.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
@@ -34,14 +34,27 @@ export const MAX_SIGNATURE_HEX_CHARS = 2 + 2 * 4096;
 /** Clock skew tolerated between a client's clock and ours when checking the authorization's window. */
 export const CLOCK_SKEW_SECONDS = 600;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT = /^[0-9]{1,78}$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;
+const UINT256_MAX = (1n << 256n) - 1n;
 
+/** A uint256 as a decimal string; 78 digits can still exceed 2^256 − 1, which no EIP-712 encoder accepts. */
 function uint(v: unknown): string | undefined {
-  if (typeof v === 'string' && UINT.test(v)) return BigInt(v).toString();
+  if (typeof v === 'string' && UINT.test(v)) {
+    const n = BigInt(v);
+    return n <= UINT256_MAX ? n.toString() : undefined;
+  }
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
   return undefined;
+}
+
+/**
+ * 40 hex digits, and when the case is mixed, a correct EIP-55 checksum: a
+ * mistyped checksum is a malformed address (EIP-55), and the EIP-712 encoder
+ * refuses it, so it must be refused here, before anything is signed-checked.
+ */
+function address(v: unknown): v is Hex {
+  return typeof v === 'string' && isAddress(v, { strict: true });
 }
 
 /** The authorization and signature of an x402 exact EVM payload, or undefined when it is not one. */
@@ -53,7 +66,7 @@ export function authorizationOf(payload: PaymentPayload): { authorization: Eip30
   const v = uint(value);
   const after = uint(validAfter);
   const before = uint(validBefore);
-  if (typeof from !== 'string' || !ADDRESS.test(from) || typeof to !== 'string' || !ADDRESS.test(to)) return undefined;
+  if (!address(from) || !address(to)) return undefined;
   if (v === undefined || after === undefined || before === undefined) return undefined;
   if (typeof nonce !== 'string' || !NONCE.test(nonce)) return undefined;
   const sig = inner?.signature;

@@ -60,7 +60,8 @@ async function requirements(r: Rig = rig): Promise<PaymentRequirements> {
   return (await r.rail.requirements(PRICE))[0]!;
 }
 
-async function sign(opts: { account?: typeof BUYER; auth?: Partial<Eip3009Authorization>; r?: Rig } = {}): Promise<PaymentPayload> {
+/** A payment as an honest buyer makes it: with a fresh payment-identifier (its redelivery proof) unless `paymentId: null`. */
+async function sign(opts: { account?: typeof BUYER; auth?: Partial<Eip3009Authorization>; r?: Rig; paymentId?: string | null } = {}): Promise<PaymentPayload> {
   const r = opts.r ?? rig;
   const req = await requirements(r);
   const now = Math.floor(r.clock.t / 1000);
@@ -75,7 +76,9 @@ async function sign(opts: { account?: typeof BUYER; auth?: Partial<Eip3009Author
     ...opts.auth,
   };
   const signature = await account.signTypedData(authorizationTypedData(auth, req));
-  return { x402Version: 2, accepted: req, payload: { signature, authorization: auth } } as PaymentPayload;
+  const id = opts.paymentId === undefined ? 'pay_' + randomBytes(16).toString('hex') : opts.paymentId;
+  const extensions = id === null ? undefined : { 'payment-identifier': { info: { required: false, id } } };
+  return { x402Version: 2, accepted: req, payload: { signature, authorization: auth }, ...(extensions && { extensions }) } as PaymentPayload;
 }
 
 function call(payment: PaymentPayload | undefined, overrides: Partial<PaidCall> = {}): PaidCall {
@@ -480,11 +483,11 @@ describe('after settle is sent', () => {
     rig.rail.settleAnswers.push({ kind: 'unknown', message: '5xx' });
     await rig.gate.handle(call(p));
     const retry = structuredClone(p);
-    retry.extensions = { tampered: true };
+    retry.extensions = { ...retry.extensions, tampered: true };
     expectCode(await rig.gate.handle(call(retry)), 'deliver');
     assert.equal(rig.rail.settled.length, 2);
     assert.deepEqual(rig.rail.settled[1], rig.rail.settled[0], 'the bound payload, not the caller\'s copy');
-    assert.equal(rig.rail.settled[1]!.extensions, undefined);
+    assert.deepEqual(Object.keys(rig.rail.settled[1]!.extensions ?? {}), ['payment-identifier']);
   });
 
   test('settlement_pending (refused, transfer broadcast): unknown, 503 Retry-After; mined later → the retry delivers', async () => {

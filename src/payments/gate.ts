@@ -13,7 +13,11 @@
  *   the facilitator is asked, to one resource and one request fingerprint;
  *   only the bound payload is ever settled.
  * - A stored result is handed only to a caller presenting exactly the signed
- *   authorization that was bound.
+ *   authorization that was bound AND a proof that never went on chain (the
+ *   payment-identifier it was bound with, or a fresh sign-in by the payer's
+ *   key): after settlement the signature is public calldata. Without that
+ *   proof the answer is the same whatever the body, and such tries per
+ *   authorization are limited.
  * - Nothing is delivered unless the chain transfer is confirmed; nothing is
  *   settled unless the result is stored and deliverable.
  * - An attempt becomes `failed` only when no transfer can happen any more;
@@ -31,6 +35,7 @@ import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAu
 import type { ChainReader } from './chain.js';
 import { HOW_TO_PAY } from './how-to-pay.js';
 import { sha256Hex } from './canonical-json.js';
+import { SignInWithX } from './sign-in.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
 
 /** A facilitator rejects authorizations that expire within 6 s; we refuse to start settling closer than this. */
@@ -38,6 +43,15 @@ export const SETTLE_MARGIN_SECONDS = 10;
 
 /** Retry-After for a settlement whose transfer may still be mined. */
 const PENDING_RETRY_SECONDS = 5;
+
+/**
+ * Tries without a redelivery proof allowed per authorization and window: a
+ * payment-identifier is a secret a caller could otherwise guess at request
+ * rate. A sign-in proof has nothing to guess and is never limited.
+ */
+export const UNPROVEN_TRIES = 10;
+const UNPROVEN_WINDOW_MS = 10 * 60_000;
+const UNPROVEN_TRACKED = 10_000;
 
 /**
  * What the gate needs from the payment rail: the SDK's requirement and 402
@@ -69,6 +83,14 @@ export interface PaidCall {
   /** SHA-256 of the resource and its canonical request. */
   fingerprint: string;
   payment: PaymentPayload | undefined;
+  /** The caller's `sign-in-with-x` proof (base64 JSON, as the SIGN-IN-WITH-X header carries it), if any. */
+  signIn?: string;
+  /**
+   * When the price comes from a signed quote offer: its `validUntil` (unix
+   * seconds). Past it the offer is honoured only for an authorization bound
+   * before it expired (a redelivery), never for a new one.
+   */
+  offerValidUntil?: number;
   /**
    * Extensions to advertise on the 402 (e.g. Bazaar discovery), richest first:
    * the first the transport says `fits` is used (the HTTP adapter has a header
@@ -90,7 +112,7 @@ export interface Timings {
   chainMs: number;
 }
 
-type ChallengeCode = Extract<ErrorCode, 'payment_required' | 'payment_invalid' | 'payment_expired' | 'settlement_failed'>;
+type ChallengeCode = Extract<ErrorCode, 'payment_required' | 'payment_invalid' | 'payment_expired' | 'settlement_failed' | 'redelivery_proof_required'>;
 
 export type GateOutcome =
   | {
@@ -119,6 +141,11 @@ export interface GateDeps {
   rail: GateRail;
   now?: () => number;
   leaseMs: number;
+  /**
+   * Issues and checks sign-in challenges (redelivery proofs). Instances behind
+   * one load balancer need the same secret; default: a random one per gate.
+   */
+  signIn?: SignInWithX;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
 
@@ -156,6 +183,9 @@ export class PaymentGate {
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly log: NonNullable<GateDeps['log']>;
+  private readonly signIn: SignInWithX;
+  /** Unproven redelivery tries per attempt id in the current window (bounded; per instance). */
+  private readonly unproven = new Map<string, { count: number; since: number }>();
   /** One lease owner per gate instance (per process). */
   readonly instanceId = randomUUID();
 
@@ -174,6 +204,7 @@ export class PaymentGate {
     this.now = deps.now ?? Date.now;
     this.leaseMs = deps.leaseMs;
     this.log = deps.log ?? noopLog;
+    this.signIn = deps.signIn ?? new SignInWithX(deps.rail.payment.network);
   }
 
   async handle(call: PaidCall): Promise<GateOutcome> {
@@ -218,7 +249,15 @@ export class PaymentGate {
     return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, paymentRequired: hit.paymentRequired };
   }
 
-  private async challenge(call: PaidCall, requirements: PaymentRequirements[], code: ChallengeCode, message: string, paymentResponse?: SettleResponse): Promise<GateOutcome> {
+  private async challenge(
+    call: PaidCall,
+    requirements: PaymentRequirements[],
+    code: ChallengeCode,
+    message: string,
+    paymentResponse?: SettleResponse,
+    /** Extensions every candidate must carry (a sign-in challenge). */
+    required?: Record<string, unknown>,
+  ): Promise<GateOutcome> {
     // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
     const key = `${call.resourceUrl}|${call.priceAtomic}|${call.fits ? (call.fitsName ?? 'fitted') : 'full'}`;
     let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key)?.paymentRequired : undefined;
@@ -226,7 +265,7 @@ export class PaymentGate {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
       const error = code === 'payment_required' ? undefined : message;
       for (const extra of [...(call.extensionCandidates ?? []), {}]) {
-        paymentRequired = await this.rail.paymentRequired(requirements, resource, error, extra);
+        paymentRequired = await this.rail.paymentRequired(requirements, resource, error, required ? { ...extra, ...required } : extra);
         if (!call.fits || call.fits(paymentRequired)) break;
       }
       paymentRequired = paymentRequired!;
@@ -282,9 +321,11 @@ export class PaymentGate {
     const timings: Timings = { ledgerMs: 0, verifyMs: 0, handlerMs: 0, settleMs: 0, chainMs: 0 };
 
     let t = performance.now();
+    // A signed offer past its validUntil prices only what was bound before it expired.
+    const offerExpired = call.offerValidUntil !== undefined && this.now() / 1000 > call.offerValidUntil;
     // Outside its window an authorization may not start an attempt, but the
     // one already bound to it is still served (a read, never a write).
-    const reserved = notNew
+    const reserved = notNew || offerExpired
       ? { created: false as const, attempt: await this.ledger.get(id) }
       : await this.ledger.reserve(
       {
@@ -313,12 +354,18 @@ export class PaymentGate {
     } else {
       const existing = reserved.attempt;
       if (!existing && notNew) return this.challenge(call, all, notNew.code, notNew.message);
+      if (offerExpired && (!existing || existing.createdAt > call.offerValidUntil! * 1000)) return this.offerExpired(call.offerValidUntil!);
       if (!existing) return { kind: 'refuse', code: 'service_unavailable', message: 'The payment record could not be read back; retry.' };
       if (existing.id !== id) return this.samePaymentIdentifier(call, bound.payload, requirements, all, existing, timings);
       // Payer and nonce are public once settled: only the exact signed authorization that was bound proves the caller paid.
       if (!sameAuthorization(bound, existing.payload)) {
         return this.challenge(call, all, 'payment_invalid', 'This payer and nonce are already bound to a different signed authorization; present the one that was bound, or sign a new one.');
       }
+      // ...and even that signature is public calldata once settled: before anything
+      // that depends on the bound request or the attempt's state, the caller proves
+      // something that never went on chain.
+      const unproven = await this.redeliveryProof(call, payment, payer, existing, all);
+      if (unproven) return unproven;
       if (existing.resource !== call.resource || existing.requestFingerprint !== call.fingerprint) {
         return {
           kind: 'refuse',
@@ -335,6 +382,66 @@ export class PaymentGate {
       attempt = (await this.ledger.get(id))!;
     }
     return this.drive(call, all, attempt, timings);
+  }
+
+  private offerExpired(validUntil: number): GateOutcome {
+    return {
+      kind: 'refuse',
+      code: 'invalid_request',
+      message: `The signed offer expired at ${new Date(validUntil * 1000).toISOString()} and prices only payments bound before then; ask for a new quote.`,
+    };
+  }
+
+  /**
+   * undefined when the caller proved it is the buyer of `existing`: a sign-in
+   * by the payer's key over our fresh challenge, or the payment-identifier the
+   * attempt was bound with (sent with the original request, never on chain).
+   * Otherwise one answer, whatever the body or the attempt's state, that
+   * carries a sign-in challenge (the SDK's SIWx clients answer it).
+   */
+  private async redeliveryProof(call: PaidCall, payment: PaymentPayload, payer: string, existing: PaymentAttempt, all: PaymentRequirements[]): Promise<GateOutcome | undefined> {
+    if (call.signIn !== undefined) {
+      const signedIn = await this.signIn.check(call.signIn, call.resourceUrl, this.now());
+      if (signedIn.ok && signedIn.address === payer) return undefined;
+    }
+    const now = this.now();
+    let tries = this.unproven.get(existing.id);
+    if (!tries || now - tries.since >= UNPROVEN_WINDOW_MS) {
+      if (this.unproven.size >= UNPROVEN_TRACKED) this.forgetOldestUnproven(now);
+      tries = { count: 0, since: now };
+      this.unproven.set(existing.id, tries);
+    }
+    if (tries.count >= UNPROVEN_TRIES) {
+      return {
+        kind: 'refuse',
+        code: 'rate_limited',
+        message: 'Too many tries without proof for this payment authorization. Prove you are the buyer with a sign-in (SIGN-IN-WITH-X), which is never limited, or come back later.',
+        retryAfterSeconds: Math.ceil((tries.since + UNPROVEN_WINDOW_MS - now) / 1000),
+      };
+    }
+    const id = extractPaymentIdentifier(payment, true);
+    if (id !== null && existing.paymentKey !== null && sha256Hex(`${payer}|${id}`) === existing.paymentKey) return undefined;
+    tries.count++;
+    return this.challenge(
+      call,
+      all,
+      'redelivery_proof_required',
+      'This payment authorization is already bound, and its signature is public once settled, so it alone proves nothing. To receive the stored result, repeat the request with the same PAYMENT-SIGNATURE and either the payment-identifier it was sent with or a SIGN-IN-WITH-X header signed by the paying wallet over this challenge.',
+      undefined,
+      this.signIn.challenge(call.resourceUrl, now),
+    );
+  }
+
+  private forgetOldestUnproven(now: number): void {
+    for (const [k, v] of this.unproven) if (now - v.since >= UNPROVEN_WINDOW_MS) this.unproven.delete(k);
+    // Still full: drop the oldest half (insertion order), so an attacker cycling authorizations cannot grow memory.
+    if (this.unproven.size >= UNPROVEN_TRACKED) {
+      let n = this.unproven.size / 2;
+      for (const k of this.unproven.keys()) {
+        if (n-- <= 0) break;
+        this.unproven.delete(k);
+      }
+    }
   }
 
   private lease() {

@@ -85,7 +85,13 @@ test('with the operator\'s signer a delivery carries its signed receipt (bound t
     const account = privateKeyToAccount(generatePrivateKey());
     const now = Math.floor(Date.now() / 1000);
     const auth = { from: account.address, to: req.payTo as `0x${string}`, value: '700', validAfter: String(now - 600), validBefore: String(now + 300), nonce: `0x${'34'.repeat(32)}` as `0x${string}` };
-    const payment = { x402Version: 2, accepted: req, payload: { signature: await account.signTypedData(authorizationTypedData(auth, req)), authorization: auth } } as never;
+    // With a payment-identifier: the buyer's proof when it asks for the same result again.
+    const payment = {
+      x402Version: 2,
+      accepted: req,
+      payload: { signature: await account.signTypedData(authorizationTypedData(auth, req)), authorization: auth },
+      extensions: { 'payment-identifier': { info: { required: false, id: 'pay_receipt_redelivery_0001' } } },
+    } as never;
     const paid = await payFor(gate, offer, { n: 1 }, payment, 'https://h.example', { signer, honoured });
     assert.equal(paid.kind, 'deliver', JSON.stringify(paid));
     const d = paid as Extract<typeof paid, { kind: 'deliver' }>;

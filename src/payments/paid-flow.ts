@@ -54,16 +54,18 @@ export function challengeWithoutInput(gate: PaymentGate, offer: PaidOffer, origi
 /**
  * The entry's price for this input: fixed, or a function of the input (the
  * composite router) — unless the buyer brings an offer this service signed
- * for this route and this very body and it has not expired (the transport
- * checks that with `verifyQuoteOffer`): then the signed amount is the price
- * until its `validUntil`, whatever the entry says now.
+ * for this route and this very body (the transport checks that with
+ * `verifyQuoteOffer`): then the signed amount is the price, whatever the
+ * entry says now. Whether the offer still holds is the gate's decision: a new
+ * payment only until its `validUntil`, a redelivery of a payment bound before
+ * then at any time.
  */
 export function priceFor(cap: Capability, input: unknown, honoured?: HonouredOffer): string {
   if (honoured) return honoured.amount;
   return cap.priceOf ? cap.priceOf(input) : cap.priceAtomic;
 }
 
-/** A signed quote offer already checked against this route, this body and the clock. */
+/** A signed quote offer, authentic and for this route and this body; possibly expired (the gate decides). */
 export interface HonouredOffer {
   amount: string;
   validUntil: number;
@@ -81,6 +83,8 @@ export interface PayOptions {
   /** Signs the receipt every paid delivery carries; none when the operator configured no key. */
   signer?: CommitmentSigner;
   honoured?: HonouredOffer;
+  /** The caller's sign-in proof (SIGN-IN-WITH-X, base64 JSON) for a redelivery. */
+  signIn?: string;
   /** `callFingerprint(cap, input)` when it was already computed off the event loop (the worker pool reads large bodies). */
   fingerprint?: string;
 }
@@ -111,6 +115,8 @@ export async function payFor(
       return (fingerprint ??= opts.fingerprint ?? callFingerprint(cap, input));
     },
     payment,
+    signIn: opts.signIn,
+    offerValidUntil: opts.honoured?.validUntil,
     extensionCandidates: offer.extensionCandidates,
     fits: opts.fits,
     fitsName: opts.fitsName,

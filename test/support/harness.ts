@@ -10,6 +10,7 @@ import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startDevnet, balanceOf, transferLogs, type Devnet, type DevnetAccount, type StartDevnetOptions } from '../../devnet/index.js';
 import { loadConfig } from '../../src/config.js';
@@ -84,7 +85,16 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
 }
 
 /** Ask for the 402 and sign it: a PAYMENT-SIGNATURE header value for exactly this request. */
-export async function signFor(url: string, body: unknown, devnet: Devnet, opts: { buyer?: DevnetAccount; mutate?: (p: PaymentRequired) => void; extensions?: Record<string, unknown> } = {}) {
+/**
+ * A signed payment for `body` at `url`, as an honest buyer following the README makes it: with a fresh
+ * x402 payment-identifier (its proof for a redelivery), unless `paymentId: false`.
+ */
+export async function signFor(
+  url: string,
+  body: unknown,
+  devnet: Devnet,
+  opts: { buyer?: DevnetAccount; mutate?: (p: PaymentRequired) => void; extensions?: Record<string, unknown>; paymentId?: false } = {},
+) {
   const res = await postJson(url, body);
   if (res.status !== 402) throw new Error(`expected 402, got ${res.status}: ${await res.text()}`);
   const pr = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
@@ -92,6 +102,7 @@ export async function signFor(url: string, body: unknown, devnet: Devnet, opts: 
   const client = buyerClient(devnet, opts.buyer);
   client.setSpendControls(false);
   const payload = await client.createPaymentPayload(pr);
+  if (opts.paymentId !== false) payload.extensions = { ...(payload.extensions ?? {}), 'payment-identifier': { info: { required: false, id: generatePaymentId() } } };
   if (opts.extensions) payload.extensions = { ...(payload.extensions ?? {}), ...opts.extensions };
   return { header: encodePaymentSignatureHeader(payload), payload, paymentRequired: pr };
 }
