@@ -80,7 +80,11 @@ export function quickCheck(file: string, timeoutMs: number): void {
     // Read-only: the WAL is read, never checkpointed into a file that may be damaged (kept as found for its restore).
     db = new Database(file, { readonly: true, timeout: timeoutMs, fileMustExist: true });
     const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;
-    const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok');
+    // One row may hold several problems, one a line, under a "*** in database main ***" heading.
+    const problems = rows
+      .flatMap((r) => r.quick_check.split('\n'))
+      .map((m) => m.trim())
+      .filter((m) => m !== '' && m !== 'ok' && !/^\*\*\* in database .* \*\*\*$/.test(m));
     if (problems.length > 0) {
       const shown = problems.slice(0, MAX_REPORTED).join('; ');
       const more = problems.length > MAX_REPORTED ? ` (and ${problems.length - MAX_REPORTED} more)` : '';
