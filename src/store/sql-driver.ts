@@ -24,9 +24,9 @@ export interface SqlDriver {
   /** Run fn while holding a cross-process lock (PostgreSQL advisory lock; SQLite: a write transaction). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * Prove a write could be made now (readiness). SQLite takes and drops the
-   * write lock: in WAL mode a read succeeds while another process holds it.
-   * Without it, a trivial read is the probe.
+   * Prove a write can be made now (readiness): a durable write of one row of
+   * `readiness_probe` (write-probe.ts); SQLite first checks free space on its
+   * filesystem. Without it, a trivial read is the probe.
    */
   probeWrite?(): Promise<void>;
   close(): Promise<void>;
