@@ -24,7 +24,7 @@ import type { FreeTool, ModuleContext } from '../module.js';
 import { payFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
 import { boundedTask, TASK_CLIENT } from './task-store.js';
-import { paidStep, X402_ERROR, X402_PAYLOAD, X402_STATUS, type PaidStep } from './x402-extension.js';
+import { paidStep, X402_ERROR, X402_PAYLOAD, X402_SIGN_IN, X402_STATUS, type PaidStep } from './x402-extension.js';
 
 /** What the HTTP side hands each call through `ServerCallContext.state`: the app (for free skills) and the caller's origin. */
 export const CALL_SCOPE = 'agent-pay-service/a2a-call-scope';
@@ -163,7 +163,8 @@ export class ServiceAgentExecutor implements AgentExecutor {
       step = { state: 'input-required', text: `metadata["${X402_PAYLOAD}"] must be an x402 v2 PaymentPayload object.`, metadata: { ...again.metadata, [X402_STATUS]: 'payment-failed', [X402_ERROR]: 'invalid_payment_header' } };
     } else {
       // The operator's signer: the A2A receipt carries the same signed receipt as HTTP and MCP.
-      step = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, raw as PaymentPayload | undefined, scope.base, { signer: this.ctx.signer }));
+      const signIn = meta[X402_SIGN_IN];
+      step = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, raw as PaymentPayload | undefined, scope.base, { signer: this.ctx.signer, signIn: typeof signIn === 'string' ? signIn : undefined }));
     }
     if (step.state === 'completed') {
       const artifact: Artifact = { artifactId: `${rc.taskId}-result`, name: 'result', description: skill.cap.title, parts: [dataPart(JSON.parse(step.resultJson))], metadata: undefined, extensions: [] };

@@ -14,6 +14,8 @@ export const X402_REQUIRED = 'x402.payment.required';
 export const X402_PAYLOAD = 'x402.payment.payload';
 export const X402_RECEIPTS = 'x402.payment.receipts';
 export const X402_ERROR = 'x402.payment.error';
+/** Ours, beside the spec's keys: a redelivery's proof of the payer's key, the SIGN-IN-WITH-X value (base64 JSON) the requirement's challenge asked for. */
+export const X402_SIGN_IN = 'x402.sign-in-with-x';
 
 export type X402PaymentStatus = 'payment-required' | 'payment-submitted' | 'payment-rejected' | 'payment-verified' | 'payment-completed' | 'payment-failed';
 

@@ -31,6 +31,7 @@ import type { PaymentPayload } from '../payments/rail.js';
 
 export const PAYMENT_META_KEY = 'x402/payment';
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
+export const SIGN_IN_META_KEY = 'x402/sign-in-with-x';
 
 /** What a paid tool may return in structuredContent: the result, or the x402 PaymentRequired. */
 const PAYMENT_REQUIRED_SCHEMA = {
@@ -251,7 +252,9 @@ async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta:
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
     return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
   }
-  return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base, { signer: ctx.signer }));
+  // A redelivery's proof of the payer's key: the SIGN-IN-WITH-X value (base64 JSON) the challenge asked for.
+  const signIn = meta?.[SIGN_IN_META_KEY];
+  return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base, { signer: ctx.signer, signIn: typeof signIn === 'string' ? signIn : undefined }));
 }
 
 async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: ReturnType<typeof toolTable>): Promise<Response> {

@@ -45,9 +45,10 @@ export const SETTLE_MARGIN_SECONDS = 10;
 const PENDING_RETRY_SECONDS = 5;
 
 /**
- * Tries without a redelivery proof allowed per authorization and window: a
- * payment-identifier is a secret a caller could otherwise guess at request
- * rate. A sign-in proof has nothing to guess and is never limited.
+ * Tries without a redelivery proof allowed per authorization and window,
+ * after which its payment-identifier is no longer accepted as proof: it is a
+ * secret a caller could otherwise guess at request rate. A sign-in proof has
+ * nothing to guess and is never limited.
  */
 export const UNPROVEN_TRIES = 10;
 const UNPROVEN_WINDOW_MS = 10 * 60_000;
@@ -411,15 +412,17 @@ export class PaymentGate {
       tries = { count: 0, since: now };
       this.unproven.set(existing.id, tries);
     }
-    if (tries.count >= UNPROVEN_TRIES) {
+    const id = extractPaymentIdentifier(payment, true);
+    if (id !== null && tries.count >= UNPROVEN_TRIES) {
+      // The identifier is the only proof a caller could guess: past the limit it is not even compared.
+      // Without one the caller still gets the challenge below, so the payer's sign-in always works.
       return {
         kind: 'refuse',
         code: 'rate_limited',
-        message: 'Too many tries without proof for this payment authorization. Prove you are the buyer with a sign-in (SIGN-IN-WITH-X), which is never limited, or come back later.',
+        message: 'Too many tries without proof for this payment authorization: its payment-identifier is not accepted as proof until Retry-After. A sign-in by the paying wallet (SIGN-IN-WITH-X, answer the 402 of a request without the identifier) is never limited.',
         retryAfterSeconds: Math.ceil((tries.since + UNPROVEN_WINDOW_MS - now) / 1000),
       };
     }
-    const id = extractPaymentIdentifier(payment, true);
     if (id !== null && existing.paymentKey !== null && sha256Hex(`${payer}|${id}`) === existing.paymentKey) return undefined;
     tries.count++;
     return this.challenge(

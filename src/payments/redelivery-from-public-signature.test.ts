@@ -120,7 +120,7 @@ describe('a stored result needs a proof that never went on chain', () => {
     assert.equal(((await gate.handle(call(p, { fingerprint: 'fp-other' }))) as { code: string }).code, 'payment_bound_to_other_request');
   });
 
-  test(`unproven tries are limited per authorization (${UNPROVEN_TRIES}), then 429; a sign-in is never limited`, async () => {
+  test(`unproven tries are limited per authorization (${UNPROVEN_TRIES}): then its identifier is refused with 429; a sign-in is never limited`, async () => {
     const p = await sign('pay_' + randomBytes(16).toString('hex'));
     await gate.handle(call(p));
     let last: GateOutcome | undefined;
@@ -132,7 +132,9 @@ describe('a stored result needs a proof that never went on chain', () => {
     assert.equal(limited.kind, 'refuse');
     assert.equal((limited as { code: string }).code, 'rate_limited', 'even the right identifier is not checked once the tries are spent');
     assert.ok((limited as { retryAfterSeconds: number }).retryAfterSeconds > 0);
-    const proven = await gate.handle(call(fromChain(p), { signIn: await signIn(last!) }));
+    const withoutId = await gate.handle(call(fromChain(p)));
+    assert.equal((withoutId as { code: string }).code, 'redelivery_proof_required', 'without an identifier: still the sign-in challenge');
+    const proven = await gate.handle(call(fromChain(p), { signIn: await signIn(withoutId) }));
     assert.equal(proven.kind, 'deliver');
     clock.t += 11 * 60_000;
     rail.chain.blockTime = clock.t / 1000;
