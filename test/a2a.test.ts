@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
-import { balanceOf, buyerClient, startRig, transferLogs, type Rig } from './support/harness.js';
+import { balanceOf, buyerClient, withPaymentId, startRig, transferLogs, type Rig } from './support/harness.js';
 
 const X402_URI = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
 const CONTRAST = 'accessibility-contrast-calculator';
@@ -109,7 +109,7 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     assert.equal(required.accepts[0]!.amount, '1000');
     assert.equal(required.accepts[0]!.payTo, rig.devnet.payTo);
 
-    const payload = await buyerClient(rig.devnet).createPaymentPayload(required);
+    const payload = withPaymentId(await buyerClient(rig.devnet).createPaymentPayload(required));
     const paid = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload };
     const balanceBefore = await balanceOf(rig.devnet, rig.devnet.payTo);
     const done = asTask(await send(userMessage(paid, undefined, challenge.id)));
@@ -149,7 +149,7 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     const args = { foreground: '#000000', background: '#eeeeee', large_text: true };
     const challenge = asTask(await send(userMessage({ skill: CONTRAST }, args)));
     const required = challenge.status!.message!.metadata!['x402.payment.required'] as PaymentRequired;
-    const payload = (await buyerClient(rig.devnet).createPaymentPayload(required)) as PaymentPayload;
+    const payload = (withPaymentId(await buyerClient(rig.devnet).createPaymentPayload(required))) as PaymentPayload;
     const forged = structuredClone(payload);
     (forged.payload as { authorization: { value: string } }).authorization.value = '1';
     const before = await balanceOf(rig.devnet, rig.devnet.payTo);
@@ -168,7 +168,7 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
   test('a settlement left unknown keeps the task waiting (503 code, nothing delivered); the same payment on the same task then completes it once', async () => {
     const args = { foreground: '#222222', background: '#dddddd', large_text: false };
     const challenge = asTask(await send(userMessage({ skill: CONTRAST }, args)));
-    const payload = await buyerClient(rig.devnet).createPaymentPayload(challenge.status!.message!.metadata!['x402.payment.required'] as PaymentRequired);
+    const payload = withPaymentId(await buyerClient(rig.devnet).createPaymentPayload(challenge.status!.message!.metadata!['x402.payment.required'] as PaymentRequired));
     const paid = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload };
     const before = await balanceOf(rig.devnet, rig.devnet.payTo);
     rig.proxy.setMode({ settle: 'settle-false' });
@@ -223,7 +223,7 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     const required = task.status.message.metadata['x402.payment.required'] as PaymentRequired;
     assert.equal(required.x402Version, 2);
 
-    const payload = await buyerClient(rig.devnet).createPaymentPayload(required);
+    const payload = withPaymentId(await buyerClient(rig.devnet).createPaymentPayload(required));
     const before = await balanceOf(rig.devnet, rig.devnet.payTo);
     const pay = () =>
       rpc('message/send', {

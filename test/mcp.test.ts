@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
-import { balanceOf, buyerClient, startRig, transferLogs, type Rig } from './support/harness.js';
+import { balanceOf, buyerClient, withPaymentId, startRig, transferLogs, type Rig } from './support/harness.js';
 
 async function connect(url: string) {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
@@ -65,7 +65,7 @@ describe('MCP challenge-handoff endpoint', () => {
 
   test('paying through _meta["x402/payment"] returns the result and the receipt; exactly one transfer; a replay is free', async () => {
     const challenge = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: args });
-    const payload = await buyerClient(rig.devnet).createPaymentPayload(challenge.structuredContent as PaymentRequired);
+    const payload = withPaymentId(await buyerClient(rig.devnet).createPaymentPayload(challenge.structuredContent as PaymentRequired));
     const before = await balanceOf(rig.devnet, rig.devnet.payTo);
     const r = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: args, _meta: { 'x402/payment': payload } });
     assert.notEqual(r.isError, true);
@@ -85,7 +85,7 @@ describe('MCP challenge-handoff endpoint', () => {
   test('a settlement the facilitator refuses after the tool ran returns only an error, never the content; the retry with the same payment delivers once', async () => {
     const a = { ...args, large_text: true };
     const challenge = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: a });
-    const payload = await buyerClient(rig.devnet).createPaymentPayload(challenge.structuredContent as PaymentRequired);
+    const payload = withPaymentId(await buyerClient(rig.devnet).createPaymentPayload(challenge.structuredContent as PaymentRequired));
     rig.proxy.setMode({ settle: 'settle-false' });
     try {
       const r = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: a, _meta: { 'x402/payment': payload } });

@@ -17,7 +17,7 @@ import { canonicalJson, sha256Hex } from '../src/payments/canonical-json.js';
 import { priceFor } from '../src/payments/paid-flow.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { SIGNED_OFFER_HEADER } from '../src/http/paid-route.js';
-import { buyerClient, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, payingFetch, postJson, startRig, transferLogs, type Rig } from './support/harness.js';
+import { balanceOf, buyerClient, withPaymentId, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, payingFetch, postJson, startRig, transferLogs, type Rig } from './support/harness.js';
 
 const KEY = generatePrivateKey();
 const SIGNER = privateKeyToAccount(KEY).address;
@@ -134,7 +134,7 @@ describe('signed quotes on the devnet', () => {
     const pr = decodePaymentRequiredHeader(challenge.headers.get('payment-required')!);
     assert.equal(pr.accepts[0]!.amount, '900');
     const client = buyerClient(rig.devnet);
-    const payment = encodePaymentSignatureHeader(await client.createPaymentPayload(pr));
+    const payment = encodePaymentSignatureHeader(withPaymentId(await client.createPaymentPayload(pr)));
     const first = await postJson(url, body, { ...offerHeader, 'PAYMENT-SIGNATURE': payment });
     assert.equal(first.status, 200);
     const bytes = await first.text();
@@ -151,6 +151,27 @@ describe('signed quotes on the devnet', () => {
     const late = await postJson(url, body, { [SIGNED_OFFER_HEADER]: b64(old), 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(await client.createPaymentPayload(fresh)) });
     assert.equal(late.status, 400);
     assert.match(((await late.json()) as any).error.message, /expired/);
+  });
+
+  test('an offer that expired a minute ago is not honoured for a fresh payment at its old price (nothing bound, nothing charged)', async () => {
+    const url = base + '/x402/v1/accessibility-contrast-calculator';
+    const body = { foreground: '#676767', background: '#ffffff', large_text: false };
+    const signer = createCommitmentSigner(KEY);
+    const facts = { resourceUrl: url, scheme: 'exact', network: rig.devnet.network, asset: rig.devnet.asset, payTo: rig.devnet.payTo, amount: '1', bodySha256: sha256Hex(canonicalJson(body)) };
+    const lapsed = await signer.offer({ ...facts, validUntil: Math.floor(Date.now() / 1000) - 60 });
+    // The buyer signs the old price (the 402 of a still-valid copy of the same terms), and pays after validUntil.
+    const live = await signer.offer({ ...facts, validUntil: Math.floor(Date.now() / 1000) + 300 });
+    const pr = decodePaymentRequiredHeader((await postJson(url, body, { [SIGNED_OFFER_HEADER]: b64(live) })).headers.get('payment-required')!);
+    assert.equal(pr.accepts[0]!.amount, '1');
+    const before = { ...rig.proxy.calls };
+    const payer = await balanceOf(rig.devnet, rig.devnet.payTo);
+    const res = await postJson(url, body, { [SIGNED_OFFER_HEADER]: b64(lapsed), 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(withPaymentId(await buyerClient(rig.devnet).createPaymentPayload(pr))) });
+    assert.equal(res.status, 400);
+    const e = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(e.error.code, 'invalid_request');
+    assert.match(e.error.message, /expired/);
+    assert.deepEqual(rig.proxy.calls, before, 'the facilitator is never asked');
+    assert.equal(await balanceOf(rig.devnet, rig.devnet.payTo), payer, 'nothing charged');
   });
 
   test('the composite: its evidence carries each step\'s signed commitment, its receipt binds the whole body', async () => {

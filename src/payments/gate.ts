@@ -216,7 +216,11 @@ export class PaymentGate {
     } catch {
       return { kind: 'refuse', code: 'facilitator_unavailable', message: 'Payment requirements could not be built; nothing was charged.' };
     }
-    if (!call.payment) return this.challenge(call, requirements, 'payment_required', this.priceSentence(call));
+    if (!call.payment) {
+      // An expired offer quotes no price for a new payment; nothing can be bound without a payment.
+      if (call.offerValidUntil !== undefined && this.now() / 1000 > call.offerValidUntil) return this.offerExpired(call.offerValidUntil);
+      return this.challenge(call, requirements, 'payment_required', this.priceSentence(call));
+    }
     try {
       return await this.paid(call, call.payment, requirements);
     } catch (e) {

@@ -99,7 +99,7 @@ export async function payFor(
 ): Promise<GateOutcome> {
   const cap = offer.cap;
   const priceAtomic = priceFor(cap, input, opts.honoured);
-  if (!payment) {
+  if (!payment && !opts.honoured) {
     // The unpaid 402, once built for this resource, price and transport: no call object, no await (--cpu-prof: ~10 µs a 402).
     const cached = gate.cachedChallenge(origin + cap.path, priceAtomic, opts.fits ? (opts.fitsName ?? 'fitted') : 'full');
     if (cached) return cached;

@@ -107,6 +107,11 @@ export async function signFor(
   return { header: encodePaymentSignatureHeader(payload), payload, paymentRequired: pr };
 }
 
+/** `payload` as an honest buyer sends it: with a fresh x402 payment-identifier, its proof when it asks for the same result again. */
+export function withPaymentId<T extends PaymentPayload>(payload: T): T {
+  return { ...payload, extensions: { ...(payload.extensions ?? {}), 'payment-identifier': { info: { required: false, id: generatePaymentId() } } } };
+}
+
 /** One anvil JSON-RPC call (evm_setAutomine, evm_mine, anvil_dropTransaction, evm_increaseTime …). */
 export async function anvilRpc(devnet: Pick<Devnet, 'rpcUrl'>, method: string, params: unknown[] = []): Promise<unknown> {
   const res = await fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
