@@ -123,7 +123,7 @@ export const COMPRESS_MIN_BYTES = 2048;
 const OPERATIONS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Header names of x402 v2 (transport: HTTP) a browser agent must be able to send and read across origins. */
-const CORS_ALLOW_HEADERS = ['Content-Type', 'PAYMENT-SIGNATURE', 'X-Request-Id'];
+const CORS_ALLOW_HEADERS = ['Content-Type', 'PAYMENT-SIGNATURE', 'SIGN-IN-WITH-X', 'X-Signed-Offer', 'X-Request-Id'];
 const CORS_EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-Request-Id', 'Retry-After', 'ETag'];
 
 /** The route pattern that answered, for metric labels (bounded: never the raw path). */
