@@ -106,14 +106,22 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
         in: 'header',
         required: false,
         description:
-          'A router quote step\'s signed_offer (#/components/schemas/SignedQuoteOffer), base64 JSON, for this route and this body: until its validUntil the price is its amount (on the 402 and the paid retry). An offer for another body or route, expired, or not signed by this service: 400 invalid_request, before any payment step.',
+          'A router quote step\'s signed_offer (#/components/schemas/SignedQuoteOffer), base64 JSON, for this route and this body: until its validUntil the price is its amount (on the 402 and the paid retry); after it, only for the redelivery of a payment bound before it expired. An offer for another body or route, expired (for an unpaid request or a new payment), or not signed by this service: 400 invalid_request, before any payment step.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'SIGN-IN-WITH-X',
+        in: 'header',
+        required: false,
+        description:
+          'x402 sign-in-with-x proof (base64 JSON of the signed CAIP-122/EIP-4361 message), answering the sign-in-with-x challenge of a 402 redelivery_proof_required: with the PAYMENT-SIGNATURE that was bound, a sign-in by its payer gets the stored result. A bound payment is redelivered only with this or with the payment-identifier it was sent with (its signature is public once settled).',
         schema: { type: 'string' },
       },
     ],
     requestBody: { required: true, content },
     responses: {
       '200': {
-        description: 'The result; delivered only after settlement. The same payment and request get these bytes again.',
+        description: 'The result; delivered only after settlement. The same payment and request get these bytes again, with a proof that never went on chain (its payment-identifier, or SIGN-IN-WITH-X by the payer).',
         headers: {
           'PAYMENT-RESPONSE': {
             description:
@@ -135,6 +143,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
       '409': errorResponse(409, 'The payment is bound to another request, its identifier was used for another request, or it is being processed'),
       '413': errorResponse(413, 'The body is larger than this resource accepts'),
       '415': errorResponse(415, 'The content type is not accepted'),
+      '429': errorResponse(429, 'A bound payment was presented without proof too often: its payment-identifier is not compared until Retry-After (a SIGN-IN-WITH-X proof still is)'),
       '503': errorResponse(503, 'Fail closed: nothing was delivered and nothing was settled by this response'),
       ...extra,
     },
