@@ -38,6 +38,17 @@ test('buy pays, prints the result and the settlement receipt', async () => {
     assert.match(remote.stdout, /^HTTP 200/);
     assert.match(remote.stdout, new RegExp(`payer:\\s+${devnet.buyers[1]!.address}`, 'i'));
     assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 2000n);
+    // The answer was lost: the same command with the payment-identifier it printed gets the result again, not charged twice.
+    const id = /payment-identifier (\S+)/.exec(local.stderr)![1]!;
+    const again = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--payment-id', id, 'POST', '/x402/v1/accessibility-contrast-calculator', body], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '', BUYER_PRIVATE_KEY: '' },
+    });
+    assert.match(again.stdout, /^HTTP 200/);
+    assert.equal(/transaction: (0x[0-9a-f]{64})/.exec(again.stdout)![1], /transaction: (0x[0-9a-f]{64})/.exec(local.stdout)![1], 'the first settlement');
+    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 2000n, 'not charged again');
+    const badId = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--payment-id', 'short', 'POST', '/x'], { env: { ...process.env } }).catch((e) => e);
+    assert.equal(badId.code, 2);
+    assert.match(badId.stderr, /--payment-id takes/);
     const noKey = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, 'POST', '/x'], { env: { ...process.env, BUYER_PRIVATE_KEY: '' } }).catch((e) => e);
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /BUYER_PRIVATE_KEY is required/);

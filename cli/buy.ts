@@ -1,5 +1,5 @@
 /**
- * npm run buy -- [--url BASE_URL] [--max ATOMIC] [--allow-asset NETWORK:ADDRESS] [--save FILE] METHOD PATH [JSON_BODY]
+ * npm run buy -- [--url BASE_URL] [--max ATOMIC] [--allow-asset NETWORK:ADDRESS] [--payment-id ID] [--save FILE] METHOD PATH [JSON_BODY]
  *
  * Pays for one call with the official x402 client (@x402/fetch) and prints
  * the result and the settlement receipt. Against the local service it uses
@@ -7,7 +7,10 @@
  * wrote to DATA_DIR/service.json (so a second terminal needs no PORT);
  * against any other x402 v2 server it needs BUYER_PRIVATE_KEY. `--save FILE`
  * keeps the request and the exact response (x402-saved-response/1) for
- * `npm run verify-receipt -- FILE`.
+ * `npm run verify-receipt -- FILE`. Every payment carries an x402
+ * payment-identifier (a fresh one, or `--payment-id ID`): run the same call
+ * again with the id it printed and a server that honours the extension
+ * answers with the result already paid for, without charging again.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,9 +18,10 @@ import { parseArgs } from 'node:util';
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
+import { appendPaymentIdentifierToExtensions, generatePaymentId, isValidPaymentId } from '@x402/extensions/payment-identifier';
 import { savedResponse } from '../src/commitments/saved-response.js';
 
-const USAGE = 'usage: npm run buy -- [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] [--save FILE] METHOD PATH [JSON_BODY]';
+const USAGE = 'usage: npm run buy -- [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] [--payment-id ID] [--save FILE] METHOD PATH [JSON_BODY]';
 
 function die(msg: string): never {
   process.stderr.write(msg + '\n');
@@ -43,6 +47,7 @@ function readArgs(argv: string[]) {
         max: { type: 'string' },
         'allow-asset': { type: 'string', multiple: true },
         save: { type: 'string' },
+        'payment-id': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -59,7 +64,9 @@ function readArgs(argv: string[]) {
   const [method, path, body] = positionals;
   if (!method || !path || positionals.length > 3) die(USAGE);
   if (values.max !== undefined && !/^[1-9][0-9]*$/.test(values.max)) die('--max must be a positive whole number of atomic units');
-  return { baseUrl: values.url, max: values.max, extraAssets, method, path, body, save: values.save };
+  const paymentId = values['payment-id'] ?? generatePaymentId();
+  if (!isValidPaymentId(paymentId)) die('--payment-id takes 16-128 letters, digits, _ or -');
+  return { baseUrl: values.url, max: values.max, extraAssets, method, path, body, save: values.save, paymentId };
 }
 
 /** The URL a running `npm start` announced in DATA_DIR/service.json, if that process is still alive. */
@@ -77,7 +84,7 @@ function announcedUrl(dataDir: string): string | undefined {
 }
 
 async function main() {
-  const { baseUrl, max, extraAssets, method, path, body, save } = readArgs(process.argv.slice(2));
+  const { baseUrl, max, extraAssets, method, path, body, save, paymentId } = readArgs(process.argv.slice(2));
 
   const dataDir = resolve(process.env.DATA_DIR || './data');
   const devnetFile = join(dataDir, 'devnet.json');
@@ -100,6 +107,11 @@ async function main() {
     ...extraAssets,
   ].map((a) => ({ ...a, maxAmountPerPayment: max ?? '1000000' }));
   client.setSpendControls({ allowedAssets: allowed, ...(max ? { maxAmountPerPayment: `$${Number(max) / 1e6}` } : {}) });
+  // The payment-identifier rides in the payment (never on chain): the proof this buyer shows to get a lost result again.
+  client.registerExtension({
+    key: 'payment-identifier',
+    enrichPaymentPayload: async (p, required) => ({ ...p, extensions: appendPaymentIdentifierToExtensions(structuredClone({ ...required.extensions, ...p.extensions }), paymentId) }),
+  });
   const pay = wrapFetchWithPayment(fetch, client);
 
   const init: RequestInit = { method: method.toUpperCase(), headers: {} };
@@ -114,6 +126,7 @@ async function main() {
   }
   const url = path.startsWith('http') ? path : base + (path.startsWith('/') ? path : '/' + path);
   process.stderr.write(`paying as ${account.address} → ${init.method} ${url}\n`);
+  process.stderr.write(`payment-identifier ${paymentId} (if the answer is lost, run the same command with --payment-id ${paymentId}: the result again, not charged twice)\n`);
   const res = await pay(url, init);
   const bytes = new Uint8Array(await res.arrayBuffer());
   const text = new TextDecoder().decode(bytes);

@@ -34,6 +34,7 @@ const COVERED_BY: Record<string, string> = {
   'npm run check': '.ci/run (its steps: typecheck, lint, test, coverage:payments)',
   [`npm run buy -- POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'`]: THIS,
   "npm run buy -- --url https://host POST /path '{…}'": 'cli/buy.test.ts',
+  'npm run buy': 'cli/buy.test.ts (with and without --payment-id)',
   "npm run buy -- --save call.json POST /x402/v1/… '{…}'": 'cli/verify-receipt.test.ts',
   'npm run verify-receipt -- FILE': 'cli/verify-receipt.test.ts',
   'npm run verify-receipt -- call.json': 'cli/verify-receipt.test.ts',
