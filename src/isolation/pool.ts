@@ -13,7 +13,8 @@
  * static CATALOG can be offloaded (the worker loads them by id); a result is
  * the same JSON string the inline path produces. The request bodies of those
  * entries, from ISOLATE_MIN_INPUT_CHARS bytes, are also read there (decode,
- * JSON.parse, schema: `readBodyOffThread`), with the inline reader's verdict.
+ * JSON.parse, schema: `readBodyOffThread`), with the inline reader's verdict; so are the JSON messages of
+ * the free surfaces (MCP, A2A, the router quote) from the same size (`parseJsonMessage`).
  *
  * One pool per process (threads are a machine resource), sized to the
  * machine (a core left to the event loop), shared by every service started in the process and closed when the
@@ -24,7 +25,8 @@ import { Worker } from 'node:worker_threads';
 import { CATALOG } from '../capabilities/index.js';
 import type { Capability } from '../catalog/capability.js';
 import type { makeInputReader } from '../catalog/input-reader.js';
-import { ServiceError } from '../errors.js';
+import { parseJsonBody, type BodyResult, type JsonLimits } from '../catalog/json-input.js';
+import { ServiceError, type ErrorBody } from '../errors.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 import { workerEntry } from './worker-entry.js';
 
@@ -77,7 +79,7 @@ type Job =
   | { kind: 'read'; id: string; contentType: string | undefined; body: Uint8Array; fingerprint: boolean }
   | { kind: 'step'; id: string; body: unknown }
   | { kind: 'compose'; hashParts: Array<string | Uint8Array>; bodyParts: Array<string | Uint8Array | null> }
-  | { kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number }
+  | { kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number; maxValues?: number }
   | { kind: 'fingerprint'; resource: string; value: unknown };
 
 interface Pending {
@@ -156,9 +158,12 @@ export class HandlerPool {
     return this.submit({ kind: 'compose', hashParts, bodyParts }, budgetMs, [...moved]) as Promise<RunResult>;
   }
 
-  /** A body read as plain JSON, with the verdict an entry's reader gives before its own rules. */
-  parse(contentType: string | undefined, body: Uint8Array, limit: number, budgetMs: number): Promise<BodyVerdict> {
-    return this.submit({ kind: 'parse', contentType, body, limit }, budgetMs) as Promise<BodyVerdict>;
+  /**
+   * A body read as plain JSON, with the verdict an entry's reader gives before its own rules; with
+   * `maxValues`, parseJsonBody's verdict under that value budget (see WorkerTask 'parse').
+   */
+  parse(contentType: string | undefined, body: Uint8Array, limit: number, budgetMs: number, maxValues?: number): Promise<BodyVerdict> {
+    return this.submit({ kind: 'parse', contentType, body, limit, ...(maxValues === undefined ? {} : { maxValues }) }, budgetMs) as Promise<BodyVerdict>;
   }
 
   /** `requestFingerprint(resource, value)` computed in a worker. */
@@ -445,4 +450,35 @@ async function readOnPool(runner: HandlerRunner, cap: Capability, contentType: s
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A free surface's JSON message (an MCP or A2A JSON-RPC request, a router quote): `parseJsonBody(body,
+ * limits)`, computed on the process's pool when the body is at least ISOLATE_MIN_INPUT_CHARS bytes (the
+ * size from which the paid routes read off the event loop) and a pool runs for `owner`, inline otherwise
+ * or when the pool cannot take it. A legitimate large message (the extractor's 2 MiB page as one JSON
+ * string) is then decoded, scanned and parsed on a worker instead of the event loop that answers everyone
+ * else (issue 21); the verdict is the inline one, so every 400 and JSON-RPC error stays as it was. The
+ * caller has checked the body's size and media type; its bytes are copied to the worker, not moved.
+ */
+export async function parseJsonMessage(owner: object, body: Uint8Array, limits: JsonLimits): Promise<BodyResult<unknown>> {
+  const runner = body.byteLength >= ISOLATE_MIN_INPUT_CHARS ? runners.get(owner) : undefined;
+  if (runner) {
+    const verdict = await parseOnPool(runner, body, limits);
+    if (verdict) return verdict;
+  }
+  return parseJsonBody(body, limits);
+}
+
+async function parseOnPool(runner: HandlerRunner, body: Uint8Array, limits: JsonLimits): Promise<BodyResult<unknown> | undefined> {
+  let v: BodyVerdict;
+  try {
+    // A budget is always sent (Infinity: no count), so the worker reads the message as parseJsonBody does.
+    v = await runner.pool.parse('application/json', body, body.byteLength, runner.budgetMs, limits.maxValues ?? Infinity);
+  } catch {
+    return undefined;
+  }
+  if (v.ok) return { ok: true, value: v.input };
+  const { error } = v.body as ErrorBody;
+  return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
 }

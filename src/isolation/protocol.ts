@@ -17,8 +17,12 @@ export type WorkerTask =
    * that digest as a JSON string at each `null`, are the body. The reply's value is a RunResult.
    */
   | { seq: number; kind: 'compose'; hashParts: Array<string | Uint8Array>; bodyParts: Array<string | Uint8Array | null> }
-  /** A JSON body read as any JSON value (strict UTF-8, bounded nesting, `limit` bytes, JSON media types only): a BodyVerdict. */
-  | { seq: number; kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number }
+  /**
+   * A JSON body read as any JSON value (strict UTF-8, bounded nesting, `limit` bytes, JSON media types only): a
+   * BodyVerdict. With `maxValues` (a free surface's JSON-RPC or quote message, whose size and media type the
+   * surface has checked): `parseJsonBody(body, { maxValues })`'s verdict, in the same BodyVerdict form.
+   */
+  | { seq: number; kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number; maxValues?: number }
   /** `requestFingerprint(resource, value)`: the reply's value is the hex string. */
   | { seq: number; kind: 'fingerprint'; resource: string; value: unknown };
 

@@ -10,7 +10,8 @@
  * For composed entries (the router's composite, src/router/execute.ts): `step`
  * (one step validated and run, its output's bytes and canonical bytes and
  * hashes), `compose` (the composed body assembled around those bytes and
- * hashed), `parse` (a body read as plain JSON) and `fingerprint`.
+ * hashed), `parse` (a body read as plain JSON) and `fingerprint`; `parse` also reads the large JSON-RPC
+ * and quote messages of the free surfaces (MCP, A2A, the router quote).
  *
  * Runs TypeScript through tsx, which the pool passes in the worker's execArgv.
  */
@@ -22,9 +23,11 @@ import { parentPort } from 'node:worker_threads';
 import { CATALOG } from '../capabilities/index.js';
 import type { Capability } from '../catalog/capability.js';
 import { makeInputReader } from '../catalog/input-reader.js';
+import { parseJsonBody } from '../catalog/json-input.js';
+import { errorBody, statusOf } from '../errors.js';
 import { callFingerprint } from '../payments/paid-flow.js';
 import { canonicalJson, requestFingerprint, sha256Hex } from '../payments/canonical-json.js';
-import type { RunResult, StepRun } from './pool.js';
+import type { BodyVerdict, RunResult, StepRun } from './pool.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 
 const port = parentPort;
@@ -71,6 +74,16 @@ function jsonReader(limit: number) {
     jsonReaders.set(limit, (reader = makeInputReader(anyJson)));
   }
   return reader;
+}
+
+/**
+ * A `parse` task's verdict: the composite's body through its reader's steps, or (with `maxValues`) a free
+ * surface's message through parseJsonBody, the function its inline path calls, so the verdict is the same.
+ */
+function parsed(task: Extract<WorkerTask, { kind: 'parse' }>): BodyVerdict {
+  if (task.maxValues === undefined) return jsonReader(task.limit).fromBody(task.contentType, task.body);
+  const r = parseJsonBody(task.body, { maxValues: task.maxValues });
+  return r.ok ? { ok: true, input: r.value } : { ok: false, status: statusOf(r.error.code), body: errorBody(r.error.code, r.error.message, r.error.details) };
 }
 
 /**
@@ -128,7 +141,7 @@ port.on('message', async (task: WorkerTask) => {
       return;
     }
     if (task.kind === 'parse') {
-      port.postMessage({ seq: task.seq, ok: true, value: jsonReader(task.limit).fromBody(task.contentType, task.body) } satisfies WorkerReply);
+      port.postMessage({ seq: task.seq, ok: true, value: parsed(task) } satisfies WorkerReply);
       return;
     }
     if (task.kind === 'fingerprint') {

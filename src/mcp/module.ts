@@ -18,7 +18,8 @@ import { relocateDefs } from '../catalog/schema-refs.js';
 import { offerOf } from '../discovery/bazaar.js';
 import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
-import { decodeUtf8, mediaTypeOf, parseJsonBody, readBodyBytes } from '../catalog/json-input.js';
+import { decodeUtf8, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
+import { parseJsonMessage } from '../isolation/pool.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import { DEFAULT_MAX_STEPS } from '../router/planner.js';
@@ -89,12 +90,14 @@ function jsonRpcError(status: number, id: string | number | null, code: number, 
  * any tool's arguments need: -32602 invalid params, echoing the request's id
  * (HTTP 200) when one can be found, so the client reads it as the answer to
  * its call; never -32603. Either is decided by a scan of the text, before the
- * body is parsed or the SDK sees it.
+ * body is parsed or the SDK sees it. A large body (a tool call carrying the
+ * extractor's page) is decoded, scanned and parsed on the worker pool of the
+ * service (`owner`: its gate), with the same verdict.
  */
-async function readMcpBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, budget: BodyBudget): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
+async function readMcpBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, budget: BodyBudget, owner: object): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
   const bytes = await readBodyBytes(req, budget.bytes);
   if (!bytes.ok) return { ok: false, res: jsonRpcError(413, null, -32000, bytes.error.message, errorBody(bytes.error.code, bytes.error.message)) };
-  const parsed = parseJsonBody(bytes.value, { maxValues: budget.values });
+  const parsed = await parseJsonMessage(owner, bytes.value, { maxValues: budget.values });
   if (parsed.ok) return parsed;
   const { code, message, details } = parsed.error;
   const data = errorBody(code, message, details);
@@ -262,7 +265,7 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
   // JSON bodies go through the shared reader before the SDK sees them; the transport answers 415 for anything else without reading it.
   let parsedBody: unknown;
   if (mediaTypeOf(c.req.header('content-type')) === 'application/json') {
-    const read = await readMcpBody(c.req, t.budget);
+    const read = await readMcpBody(c.req, t.budget, ctx.gate);
     if (!read.ok) return read.res;
     parsedBody = read.value;
   }

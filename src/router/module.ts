@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Capability } from '../catalog/capability.js';
 import { ServiceError } from '../errors.js';
-import { isJsonMediaType, jsonBodyText, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
+import { isJsonMediaType, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
+import { parseJsonMessage } from '../isolation/pool.js';
 import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { buildContract } from './contract.js';
@@ -101,11 +102,17 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
     const bytes = await readBodyBytes(c.req, budget.bytes);
     if (!bytes.ok) return { ok: false, error: new ServiceError(bytes.error.code, bytes.error.message, bytes.error.details) };
     const contentType = c.req.header('content-type');
-    // Strict UTF-8, bounded nesting and at most budget.values JSON values, by a scan of the text before the
-    // planner parses it; other media types get its 415, so they are not decoded.
-    const text = isJsonMediaType(mediaTypeOf(contentType)) ? jsonBodyText(bytes.value, { maxValues: budget.values }) : ({ ok: true, value: '' } as const);
-    if (!text.ok) return { ok: false, error: new ServiceError(text.error.code, text.error.message, text.error.details) };
-    const parsed = router.readBody(contentType, text.value);
+    // Other media types get the planner's 415, so they are not decoded.
+    if (!isJsonMediaType(mediaTypeOf(contentType))) {
+      const refused = router.readBody(contentType, '');
+      return refused.ok ? router.plan(refused.value) : refused;
+    }
+    // Strict UTF-8, bounded nesting and at most budget.values JSON values, by a scan of the text before it is
+    // parsed (the planner's own rules: required, then valid JSON); a large body on the worker pool, with the
+    // same verdict.
+    const value = await parseJsonMessage(ctx.gate, bytes.value, { maxValues: budget.values });
+    if (!value.ok) return { ok: false, error: new ServiceError(value.error.code, value.error.message, value.error.details) };
+    const parsed = router.readValue(value.value);
     return parsed.ok ? router.plan(parsed.value) : parsed;
   };
 
