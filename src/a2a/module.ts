@@ -27,7 +27,8 @@ import { errorBody } from '../errors.js';
 import type { FreeRoute, ModuleContext, ServiceModule } from '../module.js';
 import { CALL_SCOPE, ServiceAgentExecutor, type CallScope } from './executor.js';
 import { PaidTaskRequestHandler } from './request-handler.js';
-import { BoundedTaskStore } from './task-store.js';
+import { BoundedTaskStore, DEFAULT_TASK_STORE_LIMITS, TASK_CLIENT } from './task-store.js';
+import { clientAddressOf } from '../http/forwarded.js';
 import { X402_PAYLOAD, X402_REQUIRED, X402_STATUS } from './x402-extension.js';
 
 /**
@@ -42,6 +43,15 @@ import { X402_PAYLOAD, X402_REQUIRED, X402_STATUS } from './x402-extension.js';
  */
 export function a2aBodyBudget(catalog: readonly Capability[]): BodyBudget {
   return messageBudget(catalog, DEFAULT_MAX_STEPS);
+}
+
+/**
+ * The service's task store: the default budgets, the service's clock, and as the payment window of a waiting
+ * task whose requirement names none the one the service's requirements state (X402_MAX_TIMEOUT_SECONDS).
+ */
+export function taskStoreOf(ctx: Pick<ModuleContext, 'now' | 'payment'>): BoundedTaskStore {
+  const windowMs = ctx.payment.maxTimeoutSeconds * 1000;
+  return new BoundedTaskStore({ ...DEFAULT_TASK_STORE_LIMITS, defaultWindowMs: windowMs, ttlMs: Math.max(DEFAULT_TASK_STORE_LIMITS.ttlMs, windowMs) }, ctx.now);
 }
 
 type JsonRpcId = string | number | null;
@@ -97,12 +107,13 @@ const A2A_OPERATIONS = {
 /** The endpoint over one service: SDK objects built on first use, when every module's routes (and so the card) exist. */
 function a2aEndpoint(ctx: ModuleContext) {
   const budget = a2aBodyBudget(ctx.catalog);
+  const taskStore = taskStoreOf(ctx);
   let transport: { current: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler; card: AgentCard } | undefined;
   const transportFor = (base: string) => {
     if (!transport) {
       // Only the card's base-independent parts (capabilities, versions, extensions) steer the SDK's handler.
       const card = AgentCard.fromJSON(agentCard(ctx, buildOpenApi(ctx, base), base));
-      const handler = new PaidTaskRequestHandler(card, new BoundedTaskStore(undefined, ctx.now), new ServiceAgentExecutor(ctx));
+      const handler = new PaidTaskRequestHandler(card, taskStore, new ServiceAgentExecutor(ctx), new Set(ctx.catalog.map((c) => c.id)));
       transport = { current: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler), card };
     }
     return transport;
@@ -133,7 +144,12 @@ function a2aEndpoint(ctx: ModuleContext) {
     const context = new ServerCallContext({
       requestedExtensions: Extensions.parseServiceParameter(c.req.header(extensionHeader) ?? (legacy ? c.req.header(HTTP_EXTENSION_HEADER) : undefined)),
       user: new UnauthenticatedUser(),
-      state: new Map<string, unknown>([[CALL_SCOPE, scope]]),
+      // Whose budget a new task counts against (the client address the rate limiter counts), known before the
+      // skill runs so a client over it is refused first.
+      state: new Map<string, unknown>([
+        [CALL_SCOPE, scope],
+        [TASK_CLIENT, clientAddressOf(scope.env, scope.forwardedFor, ctx.config.operations.trustProxy)],
+      ]),
       requestedVersion,
     });
     try {

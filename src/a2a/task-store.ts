@@ -166,6 +166,34 @@ export class BoundedTaskStore implements TaskStore {
     this.link(entry);
   }
 
+  /**
+   * The refusal `save` would give a new task waiting for payment of at least `minBytes` bytes of JSON from
+   * this call's client, decided now (evicting nothing): only tasks the rules never evict yet (waiting ones in
+   * their window) are counted against the budgets, so what this refuses, `save` would refuse too. Lets the
+   * transport refuse a client over its budget before its skill runs.
+   */
+  refusalFor(context: ServerCallContext, minBytes: number): TaskLimitError | undefined {
+    const now = this.now();
+    const probe = { client: clientOf(context), bytes: minBytes, charge: minBytes + WAITING_GROWTH_BYTES };
+    const l = this.limits;
+    /** Whether `entries` (held now, `count` tasks and `bytes` charged in all) leave no room for the probe under `maxTasks`/`maxBytes`. */
+    const noRoom = (entries: Iterable<Entry>, count: number, bytes: number, maxTasks: number, maxBytes: number): boolean => {
+      // The totals bound what may not be evicted: count that only when the totals do not already leave room.
+      if (count + 1 <= maxTasks && bytes + probe.charge <= maxBytes) return false;
+      let kept = 0;
+      let keptBytes = 0;
+      for (const x of entries) {
+        if (this.evictable(x, now)) continue;
+        kept++;
+        keptBytes += x.charge;
+      }
+      return kept + 1 > maxTasks || keptBytes + probe.charge > maxBytes;
+    };
+    const own = this.clients.get(probe.client);
+    if (probe.charge > l.perClientBytes || (own && noRoom(own.entries.values(), own.entries.size, own.bytes, l.perClientTasks, l.perClientBytes))) return this.refusal(probe, now, true);
+    return noRoom(this.tasks.values(), this.tasks.size, this.bytes, l.maxTasks, l.maxBytes) ? this.refusal(probe, now, false) : undefined;
+  }
+
   async load(taskId: string, _context: ServerCallContext): Promise<Task | undefined> {
     const e = this.tasks.get(taskId);
     if (!e) return undefined;
@@ -222,7 +250,8 @@ export class BoundedTaskStore implements TaskStore {
     return !over();
   }
 
-  private refusal(e: Entry, now: number): TaskLimitError {
+  /** `clientFull`: whether the client's own budget (not the store's) is what leaves no room (default: its totals say so). */
+  private refusal(e: Pick<Entry, 'client' | 'bytes' | 'charge'>, now: number, clientFull?: boolean): TaskLimitError {
     const own = this.clients.get(e.client);
     const retryAfter = (entries: Iterable<Entry>) => {
       let soonest = Infinity;
@@ -232,7 +261,7 @@ export class BoundedTaskStore implements TaskStore {
     if (e.charge > this.limits.perClientBytes) {
       return new TaskLimitError('payload_too_large', `This task (${e.bytes} bytes of JSON) is larger than one client's task budget (${this.limits.perClientBytes} bytes); send smaller arguments or ids.`, 1);
     }
-    if (own && (own.entries.size + 1 > this.limits.perClientTasks || own.bytes + e.charge > this.limits.perClientBytes)) {
+    if (own && (clientFull ?? (own.entries.size + 1 > this.limits.perClientTasks || own.bytes + e.charge > this.limits.perClientBytes))) {
       const s = retryAfter(own.entries.values());
       return new TaskLimitError(
         'rate_limited',
