@@ -6,7 +6,7 @@
  * until it gets a final answer. It must end with:
  *   - every authorization used on chain delivered to its buyer (now or on retry);
  *   - no delivery without a transfer, and every receipt naming that transfer;
- *   - no forged request ever getting a result;
+ *   - no forged request ever getting a result, nor an onlooker presenting the exact signature without the buyer's payment-identifier;
  *   - the payee's balance equal to the price times the deliveries.
  * Bounded: CHAOS_CALLS (default 1,000) calls in rounds of 8.
  */
@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import {
-  anvilRpc, balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, postJson, startRig, CONTRAST, type PaymentPayload,
+  anvilRpc, balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, postJson, startRig, withPaymentId, CONTRAST, type PaymentPayload,
 } from './support/harness.js';
 import { signAuthorization } from './support/sign.js';
 import type { Ledger } from '../src/store/ledger.js';
@@ -133,7 +133,8 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
       for (let i = 0; i < Math.min(ROUND, CALLS - done); i++) {
         const n = done + i;
         const body = { foreground: '#' + ((n * 7919) % 0xffffff).toString(16).padStart(6, '0'), background: '#ffffff', large_text: n % 2 === 0 };
-        const payload = await signAuthorization(devnet.buyers[n % devnet.buyers.length]!, req);
+        // An honest buyer's payment: with a payment-identifier, its proof for the retries that follow a fault.
+        const payload = withPaymentId(await signAuthorization(devnet.buyers[n % devnet.buyers.length]!, req));
         batch.push({ header: encodePaymentSignatureHeader(payload), payload, body });
       }
       purchases.push(...batch);
@@ -155,6 +156,13 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
           if (attempt > 0) await new Promise((r) => setTimeout(r, 150));
           if (attempt % 10 === 9) await anvilRpc(devnet, 'evm_mine');
           last = await send(p);
+        }
+        // Once settled the signature is public: an onlooker's copy rebuilt from the chain (the exact signed
+        // authorization, without the buyer's payment-identifier) gets nothing.
+        if (p.delivered) {
+          const onlooker = JSON.parse(JSON.stringify(p.payload)) as PaymentPayload;
+          delete onlooker.extensions;
+          await send(p, encodePaymentSignatureHeader(onlooker), false);
         }
       }
     }
