@@ -2,7 +2,7 @@
  * Attack: after a paid call settles, its EIP-3009 authorization and signature
  * are calldata of a public transaction, so anyone can rebuild the buyer's
  * exact PAYMENT-SIGNATURE from the chain alone and ask for the stored result
- * (HTTP, MCP), guessing the body while a distinct 409 says when a guess is
+ * (HTTP, MCP, A2A), guessing the body while a distinct 409 says when a guess is
  * wrong. The rebuilt payment must get nothing, the same answer for every
  * body, and a limited number of tries; the honest buyer recovers the result
  * with the official clients (a payment-identifier, or x402's sign-in-with-x).
@@ -191,6 +191,43 @@ describe('a settled result is not free to whoever reads the chain', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('A2A: the rebuilt payment in a new message gets no result whatever the arguments; the payer\'s sign-in in the metadata gets it', async () => {
+    const args = { foreground: '#778899', background: '#ffffff', large_text: false };
+    const send = async (data: object, metadata: Record<string, unknown>) => {
+      const res = await fetch(rig.service.url + '/a2a', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-A2A-Extensions': 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data }], metadata: { skill: 'accessibility-contrast-calculator', ...metadata } } },
+        }),
+      });
+      return ((await res.json()) as { result: { status: { state: string; message?: { metadata?: Record<string, unknown> } }; artifacts?: Array<{ parts: Array<{ data?: unknown }> }> } }).result;
+    };
+    const { payload } = await signFor(url, args, rig.devnet);
+    const paid = await send(args, { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload });
+    assert.equal(paid.status.state, 'completed');
+    const tx = (paid.status.message!.metadata!['x402.payment.receipts'] as Array<{ transaction: string }>)[0]!.transaction;
+    const stolen = await paymentFromChain(rig, tx, payload.accepted);
+    const submitted = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': stolen };
+    const right = await send(args, submitted);
+    const wrong = await send({ ...args, large_text: true }, submitted);
+    for (const t of [right, wrong]) {
+      assert.equal(t.status.state, 'input-required');
+      assert.equal(t.status.message!.metadata!['x402.payment.error'], 'redelivery_proof_required');
+      assert.equal(t.artifacts?.length ?? 0, 0, 'no result artifact');
+    }
+    const required = right.status.message!.metadata!['x402.payment.required'] as PaymentRequired;
+    const ext = required.extensions!['sign-in-with-x'] as { info: Record<string, string>; supportedChains: Array<{ chainId: string; type: 'eip191' }> };
+    const info = { ...ext.info, chainId: ext.supportedChains[0]!.chainId, type: ext.supportedChains[0]!.type } as never;
+    const signIn = encodeSIWxHeader(await createSIWxPayload(info, privateKeyToAccount(rig.devnet.buyer.privateKey), ext.info.uri!));
+    const recovered = await send(args, { ...submitted, 'x402.sign-in-with-x': signIn });
+    assert.equal(recovered.status.state, 'completed');
+    assert.deepEqual(recovered.artifacts![0]!.parts, paid.artifacts![0]!.parts);
   });
 
   test('a 402 for a fresh request is unchanged: the plain challenge carries no sign-in', async () => {
