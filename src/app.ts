@@ -10,6 +10,7 @@ import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { routePath } from 'hono/route';
 import { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
 import { errorBody } from './errors.js';
@@ -40,8 +41,48 @@ export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const OVERSIZE_DRAIN_MAX_BYTES = 8 * 1024 * 1024;
 export const OVERSIZE_DRAIN_MAX_MS = 5_000;
 
-function tooLarge(c: Context, limit: number, close = false): Response {
+/** How long a connection closed after a 413 keeps draining what the client still sends (see lingerOnClose). */
+export const CLOSE_LINGER_MS = 2_000;
+
+function tooLarge(c: Context, limit: number, close = false, unread?: ReadableStreamDefaultReader<Uint8Array>): Response {
+  if (close) lingerOnClose(c, unread);
   return c.json(errorBody('payload_too_large', `The request body exceeds ${limit} bytes.`), 413, close ? { Connection: 'close' } : {});
+}
+
+/**
+ * A "lingering close" for a 413 sent while the client is still uploading.
+ * Node destroys a `Connection: close` socket once the answer is written; with
+ * the client's bytes still unread, the kernel then sends a TCP reset, and a
+ * reset makes the client's kernel discard the 413 it has not read yet (the
+ * client sees EPIPE or ECONNRESET, never the answer). So the socket sends its
+ * FIN after the 413, and what the client still sends is read and discarded
+ * (from the body being read, or by Node for a body nobody read) until the
+ * client closes its side, for at most CLOSE_LINGER_MS.
+ */
+function lingerOnClose(c: Context, unread: ReadableStreamDefaultReader<Uint8Array> | undefined): void {
+  const socket = nodeOutgoing(c)?.socket;
+  if (!socket) return;
+  const until = Date.now() + CLOSE_LINGER_MS;
+  if (unread) void discardUntil(unread, until);
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    const stop = setTimeout(() => this.destroy(), Math.max(0, until - Date.now()));
+    stop.unref();
+    this.once('close', () => clearTimeout(stop));
+    this.once('end', () => this.destroy());
+    this.end();
+  };
+}
+
+async function discardUntil(reader: ReadableStreamDefaultReader<Uint8Array>, until: number): Promise<void> {
+  try {
+    for (;;) {
+      const read = await readBefore(reader, until);
+      if (read === 'timeout' || read.done) break;
+    }
+  } catch {
+    // The connection went away: nothing left to drain.
+  }
+  reader.cancel().catch(() => {});
 }
 
 /**
@@ -58,7 +99,7 @@ async function countedBody(c: Context, next: () => Promise<void>, limit: number)
   let drainUntil = 0;
   for (;;) {
     const read = drainUntil === 0 ? await reader.read() : await readBefore(reader, drainUntil);
-    if (read === 'timeout') return tooLarge(c, limit, true);
+    if (read === 'timeout') return tooLarge(c, limit, true, reader);
     if (read.done) break;
     size += read.value.byteLength;
     if (size <= limit) {
@@ -69,7 +110,7 @@ async function countedBody(c: Context, next: () => Promise<void>, limit: number)
       drainUntil = Date.now() + OVERSIZE_DRAIN_MAX_MS;
       chunks.length = 0;
     }
-    if (size > limit + OVERSIZE_DRAIN_MAX_BYTES) return tooLarge(c, limit, true);
+    if (size > limit + OVERSIZE_DRAIN_MAX_BYTES) return tooLarge(c, limit, true, reader);
   }
   if (size > limit) return tooLarge(c, limit);
   c.req.raw = new Request(c.req.raw, { body: Buffer.concat(chunks) });

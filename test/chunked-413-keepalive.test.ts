@@ -177,6 +177,24 @@ describe('413 on an oversized upload keeps the keep-alive connection usable', ()
   }
 
   for (const how of ['chunked', 'declared Content-Length'] as const) {
+    test(`${how}, far past the limit, a client that reads only after its upload: it still gets the 413 (no TCP reset drops it)`, async () => {
+      const conn = await RawConnection.open(rig.service.url);
+      try {
+        // The answer waits unread in this client's socket while it uploads. A server that closes with the
+        // upload still arriving sends a reset, and the reset discards that unread answer.
+        conn.socket.pause();
+        const size = 24 * 1024 * 1024;
+        await (how === 'chunked' ? conn.postChunked(CONTRAST, size) : conn.postDeclared(CONTRAST, size));
+        conn.socket.resume();
+        const res = await conn.readResponse();
+        assert.equal(res.status, 413);
+        assert.equal(res.headers.connection?.toLowerCase(), 'close');
+        await conn.waitForEnd();
+      } finally {
+        conn.close();
+      }
+    });
+
     test(`${how}, far past the limit: 413 with Connection: close, and the connection ends after it`, async () => {
       const conn = await RawConnection.open(rig.service.url);
       try {
