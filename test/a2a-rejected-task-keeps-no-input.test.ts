@@ -11,31 +11,17 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { buyerClient, startRig, type Rig } from './support/harness.js';
+import { X402_URI, userMessage as message } from './support/a2a-messages.js';
 
-const X402_URI = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
 const CONTRAST = 'accessibility-contrast-calculator';
 const JUNK = 'J'.repeat(2 * 1024 * 1024);
 const HALF_JUNK = JUNK.slice(0, 1024 * 1024);
 /** A task without input answers in a few KB (the requirement, the status, summaries of the messages). */
 const SMALL = 16 * 1024;
-
-function message(metadata: Record<string, unknown>, data?: unknown, taskId = ''): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId,
-    role: Role.ROLE_USER,
-    parts: [data === undefined ? { content: { $case: 'text', value: 'Here is the payment.' }, metadata: undefined, filename: '', mediaType: 'text/plain' } : { content: { $case: 'data', value: data }, metadata: undefined, filename: '', mediaType: 'application/json' }],
-    metadata,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
 
 function asTask(r: Message | Task): Task {
   assert.ok('status' in r, `expected a task, got ${JSON.stringify(r).slice(0, 300)}`);

@@ -10,31 +10,15 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { balanceOf, buyerClient, startRig, type Rig } from './support/harness.js';
+import { X402_URI, isTask, userMessage as message } from './support/a2a-messages.js';
 
-const X402_URI = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
 const CONTRAST = 'accessibility-contrast-calculator';
 const EXTRACTOR = 'catalog-offer-evidence-extractor';
 const TWO_MIB = 2 * 1024 * 1024;
-
-function message(metadata: Record<string, unknown>, data?: unknown, taskId = ''): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId,
-    role: Role.ROLE_USER,
-    parts: [data === undefined ? { content: { $case: 'text', value: 'Here is the payment.' }, metadata: undefined, filename: '', mediaType: 'text/plain' } : { content: { $case: 'data', value: data }, metadata: undefined, filename: '', mediaType: 'application/json' }],
-    metadata,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-const isTask = (r: Message | Task): r is Task => 'status' in r;
 
 describe('A2A: a flood from one client cannot evict another client\'s task waiting for payment', () => {
   let rig: Rig;

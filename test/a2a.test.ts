@@ -8,28 +8,13 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { balanceOf, buyerClient, withPaymentId, startRig, transferLogs, type Rig } from './support/harness.js';
+import { X402_URI, isTask, userMessage } from './support/a2a-messages.js';
 
-const X402_URI = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
 const CONTRAST = 'accessibility-contrast-calculator';
-
-function userMessage(metadata: Record<string, unknown>, data?: unknown, taskId = ''): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId,
-    role: Role.ROLE_USER,
-    parts: [data === undefined ? { content: { $case: 'text', value: 'Here is the payment.' }, metadata: undefined, filename: '', mediaType: 'text/plain' } : { content: { $case: 'data', value: data }, metadata: undefined, filename: '', mediaType: 'application/json' }],
-    metadata,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-const isTask = (r: Message | Task): r is Task => 'status' in r;
 
 function asTask(r: Message | Task): Task {
   assert.ok(isTask(r), `expected a task, got ${JSON.stringify(r)}`);
