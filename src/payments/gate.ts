@@ -35,6 +35,7 @@ import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAu
 import type { ChainReader } from './chain.js';
 import { HOW_TO_PAY } from './how-to-pay.js';
 import { sha256Hex } from './canonical-json.js';
+import { RedeliveryGuard, paymentKeyOf } from './redelivery.js';
 import { SignInWithX } from './sign-in.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
 
@@ -43,16 +44,6 @@ export const SETTLE_MARGIN_SECONDS = 10;
 
 /** Retry-After for a settlement whose transfer may still be mined. */
 const PENDING_RETRY_SECONDS = 5;
-
-/**
- * Tries without a redelivery proof allowed per authorization and window,
- * after which its payment-identifier is no longer accepted as proof: it is a
- * secret a caller could otherwise guess at request rate. A sign-in proof has
- * nothing to guess and is never limited.
- */
-export const UNPROVEN_TRIES = 10;
-const UNPROVEN_WINDOW_MS = 10 * 60_000;
-const UNPROVEN_TRACKED = 10_000;
 
 /**
  * What the gate needs from the payment rail: the SDK's requirement and 402
@@ -184,9 +175,7 @@ export class PaymentGate {
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly log: NonNullable<GateDeps['log']>;
-  private readonly signIn: SignInWithX;
-  /** Unproven redelivery tries per attempt id in the current window (bounded; per instance). */
-  private readonly unproven = new Map<string, { count: number; since: number }>();
+  private readonly redelivery: RedeliveryGuard;
   /** One lease owner per gate instance (per process). */
   readonly instanceId = randomUUID();
 
@@ -205,7 +194,7 @@ export class PaymentGate {
     this.now = deps.now ?? Date.now;
     this.leaseMs = deps.leaseMs;
     this.log = deps.log ?? noopLog;
-    this.signIn = deps.signIn ?? new SignInWithX(deps.rail.payment.network);
+    this.redelivery = new RedeliveryGuard(deps.signIn ?? new SignInWithX(deps.rail.payment.network));
   }
 
   async handle(call: PaidCall): Promise<GateOutcome> {
@@ -343,7 +332,7 @@ export class PaymentGate {
         amount: requirements.amount,
         resource: call.resource,
         requestFingerprint: call.fingerprint,
-        paymentKey: paymentId ? sha256Hex(`${payer}|${paymentId}`) : null,
+        paymentKey: paymentId ? paymentKeyOf(payer, paymentId) : null,
         validBefore: Number(auth.validBefore),
         payload: JSON.stringify(bound.payload),
         requirements: JSON.stringify(requirements),
@@ -398,56 +387,31 @@ export class PaymentGate {
   }
 
   /**
-   * undefined when the caller proved it is the buyer of `existing`: a sign-in
-   * by the payer's key over our fresh challenge, or the payment-identifier the
-   * attempt was bound with (sent with the original request, never on chain).
+   * undefined when the caller proved it is the buyer of `existing` (redelivery.ts).
    * Otherwise one answer, whatever the body or the attempt's state, that
    * carries a sign-in challenge (the SDK's SIWx clients answer it).
    */
   private async redeliveryProof(call: PaidCall, payment: PaymentPayload, payer: string, existing: PaymentAttempt, all: PaymentRequirements[]): Promise<GateOutcome | undefined> {
-    if (call.signIn !== undefined) {
-      const signedIn = await this.signIn.check(call.signIn, call.resourceUrl, this.now());
-      if (signedIn.ok && signedIn.address === payer) return undefined;
-    }
-    const now = this.now();
-    let tries = this.unproven.get(existing.id);
-    if (!tries || now - tries.since >= UNPROVEN_WINDOW_MS) {
-      if (this.unproven.size >= UNPROVEN_TRACKED) this.forgetOldestUnproven(now);
-      tries = { count: 0, since: now };
-      this.unproven.set(existing.id, tries);
-    }
-    const id = extractPaymentIdentifier(payment, true);
-    if (id !== null && tries.count >= UNPROVEN_TRIES) {
-      // The identifier is the only proof a caller could guess: past the limit it is not even compared.
-      // Without one the caller still gets the challenge below, so the payer's sign-in always works.
-      return {
-        kind: 'refuse',
-        code: 'rate_limited',
-        message: 'Too many tries without proof for this payment authorization: its payment-identifier is not accepted as proof until Retry-After. A sign-in by the paying wallet (SIGN-IN-WITH-X, answer the 402 of a request without the identifier) is never limited.',
-        retryAfterSeconds: Math.ceil((tries.since + UNPROVEN_WINDOW_MS - now) / 1000),
-      };
-    }
-    if (id !== null && existing.paymentKey !== null && sha256Hex(`${payer}|${id}`) === existing.paymentKey) return undefined;
-    tries.count++;
-    return this.challenge(
-      call,
-      all,
-      'redelivery_proof_required',
-      'This payment authorization is already bound, and its signature is public once settled, so it alone proves nothing. To receive the stored result, repeat the request with the same PAYMENT-SIGNATURE and either the payment-identifier it was sent with or a SIGN-IN-WITH-X header signed by the paying wallet over this challenge.',
-      undefined,
-      this.signIn.challenge(call.resourceUrl, now),
-    );
-  }
-
-  private forgetOldestUnproven(now: number): void {
-    for (const [k, v] of this.unproven) if (now - v.since >= UNPROVEN_WINDOW_MS) this.unproven.delete(k);
-    // Still full: drop the oldest half (insertion order), so an attacker cycling authorizations cannot grow memory.
-    if (this.unproven.size >= UNPROVEN_TRACKED) {
-      let n = this.unproven.size / 2;
-      for (const k of this.unproven.keys()) {
-        if (n-- <= 0) break;
-        this.unproven.delete(k);
-      }
+    const verdict = await this.redelivery.check({ id: existing.id, payer, paymentKey: existing.paymentKey }, payment, call.signIn, call.resourceUrl, this.now());
+    switch (verdict.kind) {
+      case 'proven':
+        return undefined;
+      case 'limited':
+        return {
+          kind: 'refuse',
+          code: 'rate_limited',
+          message: 'Too many tries without proof for this payment authorization: its payment-identifier is not accepted as proof until Retry-After. A sign-in by the paying wallet (SIGN-IN-WITH-X, answer the 402 of a request without the identifier) is never limited.',
+          retryAfterSeconds: verdict.retryAfterSeconds,
+        };
+      case 'unproven':
+        return this.challenge(
+          call,
+          all,
+          'redelivery_proof_required',
+          'This payment authorization is already bound, and its signature is public once settled, so it alone proves nothing. To receive the stored result, repeat the request with the same PAYMENT-SIGNATURE and either the payment-identifier it was sent with or a SIGN-IN-WITH-X header signed by the paying wallet over this challenge.',
+          undefined,
+          verdict.signInChallenge,
+        );
     }
   }
 

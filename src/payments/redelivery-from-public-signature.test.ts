@@ -20,7 +20,8 @@ import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-wi
 import { openDatabase } from '../store/index.js';
 import type { Ledger } from '../store/ledger.js';
 import { authorizationTypedData, type Eip3009Authorization } from './authorization.js';
-import { PaymentGate, UNPROVEN_TRIES, type GateOutcome, type PaidCall } from './gate.js';
+import { PaymentGate, type GateOutcome, type PaidCall } from './gate.js';
+import { UNPROVEN_TRIES } from './redelivery.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
 import { ScriptedRail } from './scripted-rail.js';
 import { SIGN_IN_WITH_X } from './sign-in.js';

@@ -1,0 +1,84 @@
+/**
+ * Who may receive a stored result: the rule behind every redelivery.
+ *
+ * Once settled, an EIP-3009 authorization and its signature are calldata of
+ * a public transaction, so presenting the bound PAYMENT-SIGNATURE again
+ * proves nothing. A caller proves it is the buyer with something that never
+ * went on chain: the x402 payment-identifier the attempt was bound with, or
+ * a sign-in by the payer's key over our fresh challenge (sign-in.ts). The
+ * identifier is a secret that could be guessed at request rate, so unproven
+ * tries per authorization are counted; past the limit the identifier is no
+ * longer compared, while a sign-in (nothing to guess) always is.
+ */
+import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
+import { sha256Hex } from './canonical-json.js';
+import type { PaymentPayload } from './rail.js';
+import type { SignInWithX } from './sign-in.js';
+
+/** Unproven tries allowed per authorization and window. */
+export const UNPROVEN_TRIES = 10;
+const UNPROVEN_WINDOW_MS = 10 * 60_000;
+/** Authorizations whose tries are tracked at once (per instance): an attacker cycling them cannot grow memory. */
+const UNPROVEN_TRACKED = 10_000;
+
+/** The ledger's payer-scoped key of a payment-identifier (what `PaymentAttempt.paymentKey` holds). */
+export function paymentKeyOf(payer: string, paymentId: string): string {
+  return sha256Hex(`${payer}|${paymentId}`);
+}
+
+export type RedeliveryVerdict =
+  | { kind: 'proven' }
+  /** No proof: answer with this sign-in challenge (PaymentRequired extensions), the same whatever the request. */
+  | { kind: 'unproven'; signInChallenge: Record<string, unknown> }
+  /** An identifier was offered after the tries were spent: not compared. */
+  | { kind: 'limited'; retryAfterSeconds: number };
+
+export interface BoundAttempt {
+  id: string;
+  /** Lower-case payer address. */
+  payer: string;
+  paymentKey: string | null;
+}
+
+export class RedeliveryGuard {
+  private readonly tries = new Map<string, { count: number; since: number }>();
+
+  constructor(private readonly signIn: SignInWithX) {}
+
+  async check(attempt: BoundAttempt, payment: PaymentPayload, signIn: string | undefined, resourceUrl: string, now: number): Promise<RedeliveryVerdict> {
+    if (signIn !== undefined) {
+      const signedIn = await this.signIn.check(signIn, resourceUrl, now);
+      if (signedIn.ok && signedIn.address === attempt.payer) return { kind: 'proven' };
+    }
+    const tries = this.triesOf(attempt.id, now);
+    const id = extractPaymentIdentifier(payment, true);
+    if (id !== null && tries.count >= UNPROVEN_TRIES) {
+      return { kind: 'limited', retryAfterSeconds: Math.ceil((tries.since + UNPROVEN_WINDOW_MS - now) / 1000) };
+    }
+    if (id !== null && attempt.paymentKey !== null && paymentKeyOf(attempt.payer, id) === attempt.paymentKey) return { kind: 'proven' };
+    tries.count++;
+    return { kind: 'unproven', signInChallenge: this.signIn.challenge(resourceUrl, now) };
+  }
+
+  private triesOf(attemptId: string, now: number): { count: number; since: number } {
+    let t = this.tries.get(attemptId);
+    if (!t || now - t.since >= UNPROVEN_WINDOW_MS) {
+      if (this.tries.size >= UNPROVEN_TRACKED) this.forget(now);
+      t = { count: 0, since: now };
+      this.tries.set(attemptId, t);
+    }
+    return t;
+  }
+
+  private forget(now: number): void {
+    for (const [k, v] of this.tries) if (now - v.since >= UNPROVEN_WINDOW_MS) this.tries.delete(k);
+    // Still full: drop the oldest half (insertion order).
+    if (this.tries.size >= UNPROVEN_TRACKED) {
+      let n = this.tries.size / 2;
+      for (const k of this.tries.keys()) {
+        if (n-- <= 0) break;
+        this.tries.delete(k);
+      }
+    }
+  }
+}
