@@ -21,7 +21,8 @@ import type { CommitmentSigner } from './commitments/signer.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
-import { freeRouteBodyLimit, registerFreeRoutes } from './http/free-routes.js';
+import { registerFreeRoutes } from './http/free-routes.js';
+import type { FreeRoute } from './module.js';
 import { operationsRoutes } from './http/operations-routes.js';
 import { clientAddress, forwardedOrigin } from './http/forwarded.js';
 import { requestHeader } from './http/request-header.js';
@@ -144,8 +145,8 @@ export interface AppDeps {
   /** Signs every paid delivery's receipt (src/commitments); none without a key. */
   signer?: CommitmentSigner;
   log?: Logger;
-  /** Route registrations of service modules, run after the built-in routes. */
-  modules?: Array<(app: Hono) => void>;
+  /** Route registrations of service modules, run after the built-in routes; each returns the free routes it registered. */
+  modules?: Array<(app: Hono) => readonly FreeRoute[]>;
   /** CORS, proxy trust, rate limit and metrics settings; defaults: CORS for any origin, no proxy trusted, no limit. */
   operations?: Partial<OperationsConfig>;
   /** Where the free-route rate limit counts (memory or Redis); required for a limit to apply. */
@@ -453,20 +454,18 @@ export function createApp(deps: AppDeps): Hono {
   const paidPaths = new Set(deps.catalog.map((c) => c.path));
   const freeRouteLimit = streamingLimit(FREE_ROUTE_MAX_BODY_BYTES);
   // A route that declares a smaller limit (MCP, A2A, the router quote: their largest legitimate message,
-  // derived from the catalog) gets it here, as the body streams in (issue 21).
-  const ownLimits = new Map<number, MiddlewareHandler>();
-  const limitOf = (c: Context): MiddlewareHandler => {
-    const own = freeRouteBodyLimit(app, c.req.method, c.req.path);
-    if (own === undefined || own >= FREE_ROUTE_MAX_BODY_BYTES) return freeRouteLimit;
-    let m = ownLimits.get(own);
-    if (!m) ownLimits.set(own, (m = streamingLimit(own)));
-    return m;
-  };
-  app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : limitOf(c)(c, next)));
+  // derived from the catalog) gets it here, as the body streams in (issue 21). Filled below, as the modules
+  // register their routes (the body-taking routes have literal paths).
+  const ownLimits = new Map<string, MiddlewareHandler>();
+  app.use('*', (c, next) => (paidPaths.has(c.req.path) ? next() : (ownLimits.get(`${c.req.method} ${c.req.path}`) ?? freeRouteLimit)(c, next)));
 
   registerFreeRoutes(app, operationsRoutes({ ledger: deps.ledger, rail: deps.rail, lifecycle: deps.lifecycle, metricsToken: ops.metricsToken }));
 
-  for (const register of deps.modules ?? []) register(app);
+  for (const register of deps.modules ?? []) {
+    for (const r of register(app)) {
+      if (r.maxBodyBytes !== undefined && r.maxBodyBytes < FREE_ROUTE_MAX_BODY_BYTES) ownLimits.set(`${r.method} ${r.path}`, streamingLimit(r.maxBodyBytes));
+    }
+  }
 
   // After module routes, so a free GET on a paid POST path (changes-since) is not shadowed.
   for (const cap of deps.catalog) {

@@ -13,41 +13,24 @@ export function honoPath(openApiPath: string): string {
   return openApiPath.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 }
 
-/** Per app: "METHOD path" → the body limit a free route declares (FreeRoute.maxBodyBytes). */
-const bodyLimits = new WeakMap<Hono, Map<string, number>>();
-
-/**
- * The body limit a free route registered on `app` declares for this method
- * and path (a literal path: the routes that take bodies have no parameters),
- * read by the app's streaming limit so a body is refused as it streams in at
- * its route's own size rather than the app's largest.
- */
-export function freeRouteBodyLimit(app: Hono, method: string, path: string): number | undefined {
-  return bodyLimits.get(app)?.get(`${method} ${path}`);
-}
-
 /**
  * Each route at its path, then one 405 per path naming the methods it has
  * (a paid entry at the same path counts: changes-since is a free GET and a paid POST).
  */
 export function registerFreeRoutes(app: Hono, routes: readonly FreeRoute[], catalog: readonly Capability[] = []): void {
-  for (const r of routes) {
-    app.on(r.method, honoPath(r.path), (c) => r.handle(c, app));
-    if (r.maxBodyBytes !== undefined) {
-      let limits = bodyLimits.get(app);
-      if (!limits) bodyLimits.set(app, (limits = new Map()));
-      limits.set(`${r.method} ${r.path}`, r.maxBodyBytes);
-    }
-  }
+  for (const r of routes) app.on(r.method, honoPath(r.path), (c) => r.handle(c, app));
   for (const path of new Set(routes.map((r) => r.path))) {
     const allow = [...new Set([...routes.filter((r) => r.path === path).map((r) => r.method), ...catalog.filter((c) => c.path === path).map((c) => c.method)])];
     app.all(honoPath(path), (c) => c.json(errorBody('method_not_allowed', `Use ${allow.join(' or ')} ${path}.`), 405, { Allow: allow.join(', ') }));
   }
 }
 
-export function registerModule(app: Hono, m: ServiceModule, ctx: ModuleContext): void {
+/** The module's guards and free routes on `app`; returns the routes (the app reads their body limits). */
+export function registerModule(app: Hono, m: ServiceModule, ctx: ModuleContext): readonly FreeRoute[] {
   m.guards?.(app, ctx);
-  registerFreeRoutes(app, m.freeRoutes?.(ctx) ?? [], ctx.catalog);
+  const routes = m.freeRoutes?.(ctx) ?? [];
+  registerFreeRoutes(app, routes, ctx.catalog);
+  return routes;
 }
 
 /** The MCP tool a free route offers, in the shape the MCP endpoint serves. */
