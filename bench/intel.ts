@@ -661,7 +661,8 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
     network: 'eip155:84532',
     payTo: '0x000000000000000000000000000000000000dEaD',
     asset: KNOWN_NETWORKS['eip155:84532']!.asset,
-    facilitatorUrl: 'http://127.0.0.1:9',
+    facilitatorUrls: ['http://127.0.0.1:9'],
+    facilitatorAuth: {},
     rpcUrl: 'http://127.0.0.1:9',
     ...config.timings,
   };

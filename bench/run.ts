@@ -154,7 +154,7 @@ async function main(): Promise<void> {
       assetName: p.asset.name,
       assetVersion: p.asset.version,
       priceAtomic: cap.priceAtomic,
-      facilitatorUrl: p.facilitatorUrl,
+      facilitatorUrl: p.facilitatorUrls[0]!,
       description: cap.description,
       maxTimeoutSeconds: p.maxTimeoutSeconds,
     });

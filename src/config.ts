@@ -45,7 +45,10 @@ export interface PaymentConfig {
   network: string;
   payTo: Hex;
   asset: AssetConfig;
-  facilitatorUrl: string;
+  /** X402_FACILITATOR_URL: one or more facilitators, in order of preference (comma-separated). */
+  facilitatorUrls: string[];
+  /** How each facilitator call authenticates (CDP's per-request JWT, other facilitators' API-key headers). */
+  facilitatorAuth: FacilitatorAuth;
   /** JSON-RPC endpoint used only to read `authorizationState` when reconciling unknown settlements. */
   rpcUrl: string;
   /** Per-request timeout for facilitator verify/settle, ms. */
@@ -54,6 +57,17 @@ export interface PaymentConfig {
   maxTimeoutSeconds: number;
   /** How long a request holds the lease on an attempt before another request may resume it. */
   attemptLeaseMs: number;
+}
+
+/**
+ * Credentials for facilitator calls. Secrets: never logged, never echoed in
+ * an error (ConfigError messages name the variable, not the value).
+ */
+export interface FacilitatorAuth {
+  /** CDP_API_KEY_ID + CDP_API_KEY_SECRET: a JWT minted per request (CDP's own library). */
+  cdp?: { apiKeyId: string; apiKeySecret: string };
+  /** Static headers per facilitator origin (other facilitators' API keys). */
+  headers?: Record<string, Record<string, string>>;
 }
 
 export interface Config {
@@ -154,6 +168,26 @@ function httpUrl(env: Env, name: string, required: boolean): string | undefined 
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must be http or https, got "${u.protocol}"`);
   return raw.replace(/\/+$/, '');
+}
+
+/** A comma-separated list of http(s) URLs, in order, without duplicates. */
+function httpUrlList(env: Env, name: string, required: boolean): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') {
+    if (required) throw new ConfigError(name, 'is required (one http:// or https:// URL, or several separated by commas)');
+    return [];
+  }
+  const urls = raw.split(',').map((part, i) => {
+    const one = part.trim();
+    if (one === '') throw new ConfigError(name, `entry ${i + 1} is empty (comma-separated URLs expected)`);
+    return httpUrl({ [name]: one }, name, true)!;
+  });
+  const seen = new Set<string>();
+  for (const u of urls) {
+    if (seen.has(u)) throw new ConfigError(name, `lists ${u} twice`);
+    seen.add(u);
+  }
+  return urls;
 }
 
 /** secp256k1 group order: a private key is 1 ≤ k < n. */
@@ -352,7 +386,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (network === 'eip155:1') throw new ConfigError('X402_NETWORK', 'eip155:1 is not supported; use eip155:8453 (Base) or eip155:84532 (Base Sepolia)');
   const known = KNOWN_NETWORKS[network];
   const payTo = address(env, 'X402_PAY_TO');
-  const facilitatorUrl = httpUrl(env, 'X402_FACILITATOR_URL', true)!;
+  const facilitatorUrls = httpUrlList(env, 'X402_FACILITATOR_URL', true);
+  const facilitatorAuth: FacilitatorAuth = {};
 
   let asset: AssetConfig;
   if (env.X402_ASSET) {
@@ -383,7 +418,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     logLevel,
     rail: 'external',
-    payment: { network, payTo, asset, facilitatorUrl, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs },
+    payment: { network, payTo, asset, facilitatorUrls, facilitatorAuth, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs },
     reconcileIntervalMs,
     ledgerTimeoutMs,
     ...common,

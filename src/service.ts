@@ -75,7 +75,8 @@ async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Pro
     network: devnet.network,
     payTo: devnet.payTo,
     asset: { address: devnet.asset, name: devnet.assetName, version: devnet.assetVersion, decimals: devnet.decimals, symbol: 'USDC' },
-    facilitatorUrl: devnet.facilitatorUrl,
+    facilitatorUrls: [devnet.facilitatorUrl],
+    facilitatorAuth: {},
     rpcUrl: devnet.rpcUrl,
     ...config.timings,
   };
@@ -96,7 +97,7 @@ async function initializeRail(rail: PaymentRail, payment: PaymentConfig, log: Lo
       await rail.initialize();
       return true;
     } catch (e) {
-      log.warn({ err: (e as Error).message, facilitator: payment.facilitatorUrl }, 'facilitator not reachable yet; paid routes answer 503 until it is');
+      log.warn({ err: (e as Error).message, facilitators: payment.facilitatorUrls }, 'facilitator not reachable yet; paid routes answer 503 until it is');
       return false;
     }
   };

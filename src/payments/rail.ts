@@ -4,13 +4,14 @@
  * with every facilitator answer sorted into the few outcomes the gate acts
  * on. No HTTP framework here: the HTTP route and the MCP tool share it.
  */
-import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
+import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentConfig } from '../config.js';
 import type { ChainReader } from './chain.js';
+import { facilitatorHttpClient } from './facilitator-http.js';
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse };
 
@@ -48,13 +49,13 @@ function message(e: unknown): string {
 export interface RailOptions {
   payment: PaymentConfig;
   chain: ChainReader;
-  /** Defaults to the SDK's HTTPFacilitatorClient on `payment.facilitatorUrl`. */
+  /** Defaults to `defaultFacilitator(payment)`. */
   facilitator?: FacilitatorClient;
 }
 
-/** The SDK's HTTP client for the configured facilitator, with our per-request timeout. */
+/** The configured facilitators as one client. */
 export function defaultFacilitator(payment: PaymentConfig): FacilitatorClient {
-  return new HTTPFacilitatorClient({ url: payment.facilitatorUrl, timeoutMs: payment.facilitatorTimeoutMs });
+  return facilitatorHttpClient(payment.facilitatorUrls[0]!, payment);
 }
 
 export class PaymentRail {
