@@ -99,6 +99,12 @@ export interface Config {
   operatorWallets: string[];
   /** OUTCOME_ROUTER_COMPOSITE=1 enables the paid composite resource /x402/v1/outcome-router. */
   outcomeRouterComposite: boolean;
+  /**
+   * X402_SETTLEMENT_COST_ATOMIC: what one settlement costs the operator, in
+   * the asset's atomic units (CDP: 1000 = $0.001 past its free tier). The
+   * router counts it as cost of goods (src/router/economics.ts).
+   */
+  settlementCostAtomic: number;
   /** Handler isolation (src/isolation): worker threads (default cores − 1, at least 1) and the per-call budget of an offloaded call, ms. */
   handlers: { workers: number | undefined; budgetMs: number };
   /** Intelligence collectors (src/intel/collectors): schedule, sources and limits. */
@@ -366,13 +372,15 @@ export function loadConfig(env: Env = process.env): Config {
   const composite = env.OUTCOME_ROUTER_COMPOSITE ?? '';
   if (!['', '0', '1'].includes(composite)) throw new ConfigError('OUTCOME_ROUTER_COMPOSITE', `must be 0 or 1, got "${composite}"`);
   const outcomeRouterComposite = composite === '1';
+  // At most one whole USDC: stock clients cap a payment at $1, so a dearer settlement could never be covered (a typo).
+  const settlementCostAtomic = int(env, 'X402_SETTLEMENT_COST_ATOMIC', 0, 0, 1_000_000);
   const timings = { facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs };
   const handlers = {
     workers: env.HANDLER_WORKERS ? int(env, 'HANDLER_WORKERS', 1, 1, 64) : undefined,
     budgetMs: int(env, 'HANDLER_BUDGET_MS', 10_000, 10, 600_000),
   };
   const signingKey = signingKeyOf(env);
-  const common = { adminToken, operatorWallets, outcomeRouterComposite, timings, handlers, signingKey, operations: operationsOf(env), intel: intelOf(env) };
+  const common = { adminToken, operatorWallets, outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, operations: operationsOf(env), intel: intelOf(env) };
 
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {

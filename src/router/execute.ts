@@ -27,7 +27,8 @@ import diagnostics from 'node:diagnostics_channel';
 import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
 import { ISOLATE_MIN_INPUT_CHARS, PreparedBody, stringCharsAtLeast, type StepExecutor, type StepRun } from '../isolation/pool.js';
 import type { Plan, PlannedStep } from './planner.js';
-import { economicsOf, planSummary, ROUTER_LIMITATIONS } from './quote.js';
+import { planSummary, ROUTER_LIMITATIONS } from './quote.js';
+import { economicsOf, settlementCostAtomic } from './economics.js';
 
 export class ExecutionMeter {
   networkFetches = 0;
@@ -220,7 +221,8 @@ function packaged(
       contradictions,
       generated_at: new Date(env.now()).toISOString(),
     },
-    economics: economicsOf(plan.total, meter.supplierSpendAtomic, meter.supplierSpendAtomic),
+    // One payment for the whole plan, so one settlement: the steps ran in process and settled nothing.
+    economics: economicsOf(plan.total, meter.supplierSpendAtomic + settlementCostAtomic(1, plan.settlementCostAtomic), meter.supplierSpendAtomic),
     latency_ms: latency,
     limitations,
   };

@@ -58,7 +58,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
     let r = routers.get(ctx.catalog);
     if (!r) {
       // The composite plans over the others; it is never a step of a plan.
-      r = new OutcomeRouter(ctx.catalog.filter((c) => c.id !== COMPOSITE_RESOURCE), ctx.payment, opts);
+      r = new OutcomeRouter(ctx.catalog.filter((c) => c.id !== COMPOSITE_RESOURCE), ctx.payment, { ...opts, settlementCostAtomic: BigInt(ctx.config.settlementCostAtomic) });
       routers.set(ctx.catalog, r);
     }
     return r;
@@ -70,7 +70,10 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
     surfaces: [{ id: 'router', kind: 'router', method: 'GET', path: CONTRACT_PATH }],
 
     async lateCapabilities(catalog, init) {
-      return init.config.outcomeRouterComposite ? [await compositeEntry(new OutcomeRouter(catalog, init.payment, opts), init.now, init.signer)] : [];
+      if (!init.config.outcomeRouterComposite) return [];
+      // The composite is one payment for the whole plan: its plans count one settlement (src/router/economics.ts).
+      const router = new OutcomeRouter(catalog, init.payment, { ...opts, settlementCostAtomic: BigInt(init.config.settlementCostAtomic), paymentsPerPlan: 'one' });
+      return [await compositeEntry(router, init.now, init.signer)];
     },
 
     freeRoutes(ctx: ModuleContext): FreeRoute[] {

@@ -24,6 +24,7 @@ import {
 import { stripSecrets } from './secrets.js';
 import { compileTerms, foldText, normalizeText, readUris } from '../catalog/objective-text.js';
 import { FOLDED_REFUSAL_KEYS, refusalSentence, screen, unsupportedOf } from './unsupported.js';
+import { cogsAtomic, paymentsFor, type PaymentsPerPlan, type PlanCosts } from './economics.js';
 
 export const CONTRACT_PATH = '/v1/router';
 export const QUOTE_PATH = '/v1/router/quote';
@@ -92,7 +93,7 @@ export interface PlannedStep {
   source: string;
 }
 
-export interface Plan {
+export interface Plan extends PlanCosts {
   parsed: ParsedRequest;
   /** Objective plus inputs, plus constraints that differ from their defaults. */
   canonical: Record<string, unknown>;
@@ -107,7 +108,6 @@ export interface Plan {
   /** One sentence per unused input: why no step reads it. */
   unusedExplained: Array<{ input: string; reason: string }>;
   total: bigint;
-  cogs: bigint;
   evidenceLevel: EvidenceLevel;
   expectedLatencyMs: number;
   /** Per paid call, in step order. */
@@ -227,6 +227,14 @@ export interface RouterOptions {
   /** Supplier ids a plan may pay besides the service's own handlers (default none). */
   supplierAllowlist?: readonly string[];
   maxSteps?: number;
+  /** What one settlement costs the operator (X402_SETTLEMENT_COST_ATOMIC), atomic units; default 0. */
+  settlementCostAtomic?: bigint;
+  /**
+   * How this router's plans are paid for, hence how many settlements their
+   * cost of goods counts: one per step (the quote, default) or one for the
+   * plan (the composite resource).
+   */
+  paymentsPerPlan?: PaymentsPerPlan;
 }
 
 export class OutcomeRouter {
@@ -240,6 +248,8 @@ export class OutcomeRouter {
   readonly allowlist: Set<string>;
   readonly ownPaths: Set<string>;
   readonly maxSteps: number;
+  readonly settlementCostAtomic: bigint;
+  readonly paymentsPerPlan: PaymentsPerPlan;
   /** Largest quote body accepted: the largest capability body plus room for the envelope. */
   readonly bodyLimit: number;
   private readonly validate: Validator;
@@ -264,6 +274,8 @@ export class OutcomeRouter {
       return { cap, d, reader: makeInputReader(cap), names: unique, matchers, inputKeys, inputKeySet: new Set(inputKeys) };
     });
     this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.settlementCostAtomic = opts.settlementCostAtomic ?? 0n;
+    this.paymentsPerPlan = opts.paymentsPerPlan ?? 'one-per-step';
     this.declaredKeys = new Set(this.routes.flatMap((r) => schemaProperties(r.cap)));
     this.aliases = new Map();
     for (const r of this.routes) {
@@ -428,7 +440,7 @@ export class OutcomeRouter {
     if (!constraints.ok) return constraints;
     const economics = this.economics(r, steps, routes);
     if (!economics.ok) return economics;
-    const { total, cogs } = economics.value;
+    const { total, goodsCostAtomic } = economics.value;
 
     // Keys no planned route reads (items is read by the planner itself); the routes' key sets are built once, not per quote.
     const unusedInputs = Object.keys(r.inputs).filter((k) => k !== 'items' && !routes.some((rt) => rt.inputKeySet.has(k))).sort();
@@ -455,7 +467,8 @@ export class OutcomeRouter {
         unusedInputs,
         unusedExplained,
         total,
-        cogs,
+        goodsCostAtomic,
+        settlementCostAtomic: this.settlementCostAtomic,
         evidenceLevel: routes.every((rt) => rt.d.evidence.includes('sourced')) ? 'sourced' : 'deterministic',
         expectedLatencyMs: steps.reduce((sum, st) => sum + st.route.d.expectedLatencyMs, 0),
         reliabilities: steps.map((st) => st.route.d.reliability ?? DEFAULT_RELIABILITY),
@@ -674,8 +687,12 @@ export class OutcomeRouter {
     return { ok: true, value: notes };
   }
 
-  /** 8. Suppliers, economics and the buyer's budget. */
-  private economics(r: QuoteRequest, steps: PlannedStep[], routes: Route[]): Outcome<{ total: bigint; cogs: bigint }> {
+  /**
+   * 8. Suppliers, economics and the buyer's budget. The cost of goods counts
+   * the settlements of the way this router sells the plan (economics.ts): a
+   * plan whose price does not cover its goods and settlements is refused.
+   */
+  private economics(r: QuoteRequest, steps: PlannedStep[], routes: Route[]): Outcome<{ total: bigint; goodsCostAtomic: bigint }> {
     const offList: Array<{ rt: Route; sup: string }> = [];
     for (const rt of routes) for (const sup of rt.d.suppliers ?? []) if (!this.allowlist.has(sup)) offList.push({ rt, sup });
     if (offList.length) {
@@ -688,10 +705,13 @@ export class OutcomeRouter {
       );
     }
     const total = steps.reduce((sum, st) => sum + BigInt(st.route.cap.priceAtomic), 0n);
-    const cogs = steps.reduce((sum, st) => sum + BigInt(st.route.d.cogsAtomic ?? '0'), 0n);
+    const goodsCostAtomic = steps.reduce((sum, st) => sum + BigInt(st.route.d.cogsAtomic ?? '0'), 0n);
+    const payments = paymentsFor(steps.length, this.paymentsPerPlan);
+    const cogs = cogsAtomic({ goodsCostAtomic, settlementCostAtomic: this.settlementCostAtomic }, payments);
     if (total - cogs < 0n) {
       const u = unsupportedOf('negative_contribution');
-      return fail(u.code, `Not supported (negative contribution): the plan would cost ${cogs} atomic units to deliver for a price of ${total}. ${u.reason} Nothing was charged.`, [
+      const parts = `${goodsCostAtomic} of goods and ${payments} settlement${payments === 1 ? '' : 's'} at ${this.settlementCostAtomic}`;
+      return fail(u.code, `Not supported (negative contribution): the plan would cost ${cogs} atomic units to deliver (${parts}) for a price of ${total}. ${u.reason} Nothing was charged.`, [
         { path: '/objective', rule: 'contribution', message: `price ${total} < cost of goods ${cogs}` },
       ], `Delivering this plan would cost ${cogs} atomic units against a price of ${total}, and the router never sells at a loss, so nothing was quoted or charged.`);
     }
@@ -700,7 +720,7 @@ export class OutcomeRouter {
         { path: '/max_price', rule: 'maximum', message: `total ${total} > ${r.max_price}` },
       ], `The plan costs ${total} atomic units, above the max_price of ${r.max_price} set on the request, so nothing was quoted or charged.`);
     }
-    return { ok: true, value: { total, cogs } };
+    return { ok: true, value: { total, goodsCostAtomic } };
   }
 
   /** Parse and plan a value in one go (contract examples, bench, MCP). */

@@ -10,6 +10,7 @@ import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
+import { cogsAtomic, economicsOf } from './economics.js';
 
 export const ROUTER_LIMITATIONS: readonly string[] = [
   'The router plans only onto this service\'s own deterministic handlers: it fetches no URLs, calls no models and pays no suppliers.',
@@ -59,27 +60,17 @@ function countOf(plan: Plan, r: Route): number {
   return plan.steps.filter((s) => s.route === r).length;
 }
 
+/** The plan as bought with `payments` payments: its expected cost of goods counts that many settlements. */
 export function planSummary(plan: Plan, payments: number) {
   const per = plan.reliabilities;
   const reliability = payments === 1 ? Math.min(...per) : per.reduce((p, r) => p * r, 1);
   return {
     suppliers: plan.routes.map((r) => r.cap.id),
-    expected_cogs_atomic: String(plan.cogs),
+    expected_cogs_atomic: String(cogsAtomic(plan, payments)),
     expected_latency_ms: plan.expectedLatencyMs,
     expected_reliability: Math.round(reliability * 10_000) / 10_000,
     evidence_level: plan.evidenceLevel,
     payments,
-  };
-}
-
-export function economicsOf(price: bigint, cogs: bigint, supplierSpend: bigint) {
-  const contribution = price - cogs;
-  return {
-    buyer_price_atomic: String(price),
-    cogs_atomic: String(cogs),
-    contribution_atomic: String(contribution),
-    supplier_spend_atomic: String(supplierSpend),
-    margin: price > 0n ? Math.round((Number(contribution) / Number(price)) * 10_000) / 10_000 : 0,
   };
 }
 
@@ -134,7 +125,8 @@ export function quoteBody(plan: Plan, env: QuoteEnv) {
     composed: plan.routes.length > 1,
     total_price: { ...priceOf(plan.total, payment), payments: n },
     plan: planSummary(plan, n),
-    economics: economicsOf(plan.total, plan.cogs, plan.cogs),
+    // As quoted: one payment, hence one settlement, per step.
+    economics: economicsOf(plan.total, cogsAtomic(plan, n), plan.goodsCostAtomic),
     constraints: {
       max_price: r.max_price ?? null,
       freshness: r.freshness,

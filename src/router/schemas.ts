@@ -116,7 +116,7 @@ const planSchema: JsonSchema = {
   required: ['suppliers', 'expected_cogs_atomic', 'expected_latency_ms', 'expected_reliability'],
   properties: {
     suppliers: { ...strings, description: 'Capability ids that deliver the plan (all owned by the service).' },
-    expected_cogs_atomic: atomic,
+    expected_cogs_atomic: { ...atomic, description: 'Expected cost of goods, atomic units: the steps\' supplier costs plus X402_SETTLEMENT_COST_ATOMIC for each of the plan\'s payments (one settlement per payment).' },
     expected_latency_ms: { type: 'number', description: 'Handler time of all steps, excluding settlement.' },
     expected_reliability: { type: 'number', minimum: 0, maximum: 1, description: 'Estimated probability that every payment settles and every step delivers.' },
     evidence_level: { type: 'string', enum: ['deterministic', 'sourced'] },
@@ -129,9 +129,9 @@ const economicsSchema: JsonSchema = {
   required: ['buyer_price_atomic', 'cogs_atomic', 'contribution_atomic', 'supplier_spend_atomic', 'margin'],
   properties: {
     buyer_price_atomic: atomic,
-    cogs_atomic: atomic,
-    contribution_atomic: atomic,
-    supplier_spend_atomic: atomic,
+    cogs_atomic: { ...atomic, description: 'Cost of goods, atomic units: supplier spend plus the settlements the buyer\'s payments cost the operator (X402_SETTLEMENT_COST_ATOMIC each: one per step of a quote, one for a composite call).' },
+    contribution_atomic: { ...atomic, description: 'buyer_price_atomic − cogs_atomic. A plan where it would be negative is refused (422 negative_contribution).' },
+    supplier_spend_atomic: { ...atomic, description: 'What the plan pays suppliers (settlements not included); 0 for the service\'s own handlers.' },
     margin: { type: 'number', description: 'contribution / buyer price.' },
   },
 };

@@ -82,7 +82,7 @@ export const UNSUPPORTED: readonly UnsupportedOutcome[] = [
   {
     category: 'negative_contribution',
     code: 'negative_contribution',
-    reason: 'A plan whose cost of goods would exceed its price is refused rather than sold at a loss.',
+    reason: 'A plan whose cost of goods (its settlements included) would exceed its price is refused rather than sold at a loss.',
     because: 'a plan is never sold below its cost of goods',
   },
 ];
