@@ -4,6 +4,7 @@
  * Every problem is reported as a `ConfigError` whose message is one line that
  * names the variable; `main.ts` prints it and exits without a stack trace.
  */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { resolve } from 'node:path';
 
 export class ConfigError extends Error {
@@ -196,6 +197,109 @@ function httpUrlList(env: Env, name: string, required: boolean): string[] {
   return urls;
 }
 
+/**
+ * CDP_API_KEY_SECRET as CDP issues it, in the form CDP's library signs with.
+ * ECDSA: a P-256 PEM ("-----BEGIN EC PRIVATE KEY-----", SEC1), often pasted
+ * into env files with literal "\n" escapes; the library only imports PKCS#8,
+ * so it is converted here. Ed25519: base64 of 64 bytes (seed, then public
+ * key), the halves checked against each other as the library's import does.
+ * The value is never echoed.
+ */
+function cdpSecretOf(raw: string): string {
+  const secret = raw.trim().replace(/\\r\\n|\\n/g, '\n');
+  if (secret.startsWith('-----BEGIN')) {
+    let key;
+    try {
+      key = createPrivateKey({ key: secret, format: 'pem' });
+    } catch {
+      throw new ConfigError('CDP_API_KEY_SECRET', 'looks like a PEM key but does not parse (an ECDSA key from CDP: "-----BEGIN EC PRIVATE KEY-----" … "-----END EC PRIVATE KEY-----")');
+    }
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+      throw new ConfigError('CDP_API_KEY_SECRET', 'is a PEM key but not an ECDSA P-256 key (CDP issues P-256 ECDSA or Ed25519 keys)');
+    }
+    return key.export({ format: 'pem', type: 'pkcs8' }) as string;
+  }
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(secret) ? Buffer.from(secret, 'base64') : Buffer.alloc(0);
+  if (bytes.length !== 64) {
+    throw new ConfigError('CDP_API_KEY_SECRET', 'is neither an ECDSA key (PEM "-----BEGIN EC PRIVATE KEY-----") nor an Ed25519 key (base64 of 64 bytes)');
+  }
+  const seed = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+  const derived = createPublicKey(seed).export({ format: 'jwk' }).x;
+  if (derived !== bytes.subarray(32).toString('base64url')) {
+    throw new ConfigError('CDP_API_KEY_SECRET', 'is 64 bytes of base64 but not an Ed25519 key (its public half does not match its private half)');
+  }
+  return secret;
+}
+
+/** PKCS#8 DER header of an Ed25519 private key: the 32-byte seed follows. */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** RFC 9110 token: a header name. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the facilitator client sets itself. */
+const CLIENT_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection']);
+
+/**
+ * CDP_API_KEY_ID + CDP_API_KEY_SECRET (both or neither) and
+ * X402_FACILITATOR_HEADERS (JSON: facilitator origin → header → value).
+ * Messages name variables, origins and header names, never a value.
+ */
+function facilitatorAuthOf(env: Env, facilitatorUrls: string[]): FacilitatorAuth {
+  const auth: FacilitatorAuth = {};
+  const id = env.CDP_API_KEY_ID?.trim() || undefined;
+  const secret = env.CDP_API_KEY_SECRET?.trim() ? env.CDP_API_KEY_SECRET : undefined;
+  if (id && !secret) throw new ConfigError('CDP_API_KEY_SECRET', 'is required when CDP_API_KEY_ID is set (both or neither)');
+  if (secret && !id) throw new ConfigError('CDP_API_KEY_ID', 'is required when CDP_API_KEY_SECRET is set (both or neither)');
+  if (id && secret) {
+    if (/[\s\x00-\x1f]/.test(id)) throw new ConfigError('CDP_API_KEY_ID', 'must not contain spaces or control characters');
+    auth.cdp = { apiKeyId: id, apiKeySecret: cdpSecretOf(secret) };
+  }
+  const raw = env.X402_FACILITATOR_HEADERS;
+  if (raw === undefined || raw.trim() === '') return auth;
+  const name = 'X402_FACILITATOR_HEADERS';
+  const example = '{"https://facilitator.example":{"X-API-Key":"…"}}';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // JSON.parse's own message quotes the input, which holds secrets.
+    throw new ConfigError(name, `is not valid JSON (an object keyed by facilitator origin, e.g. ${example})`);
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(parsed)) throw new ConfigError(name, `must be a JSON object keyed by facilitator origin, e.g. ${example}`);
+  const origins = new Set(facilitatorUrls.map((u) => new URL(u).origin));
+  const headers: Record<string, Record<string, string>> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    let origin: string;
+    try {
+      const u = new URL(key);
+      if (u.pathname !== '/' || u.search || u.hash || u.username || u.password) throw new Error('not an origin');
+      origin = u.origin;
+    } catch {
+      throw new ConfigError(name, `key "${key}" is not an origin (scheme://host[:port], no path)`);
+    }
+    if (!origins.has(origin)) throw new ConfigError(name, `${origin} is not the origin of any X402_FACILITATOR_URL entry; headers go only to a listed facilitator`);
+    if (headers[origin]) throw new ConfigError(name, `lists ${origin} twice`);
+    if (!isObject(value)) throw new ConfigError(name, `${origin} must map to an object of header names to string values`);
+    const seen = new Set<string>();
+    const own: Record<string, string> = {};
+    for (const [header, v] of Object.entries(value)) {
+      const lower = header.toLowerCase();
+      if (!HEADER_NAME.test(header)) throw new ConfigError(name, `${origin}: "${header}" is not a valid header name`);
+      if (CLIENT_HEADERS.has(lower)) throw new ConfigError(name, `${origin}: ${header} is set by the facilitator client, not here`);
+      if (lower === 'authorization' && auth.cdp) throw new ConfigError(name, `${origin}: Authorization is CDP's JWT when CDP_API_KEY_ID is set; set one or the other`);
+      if (seen.has(lower)) throw new ConfigError(name, `${origin}: ${header} is given twice`);
+      if (typeof v !== 'string') throw new ConfigError(name, `${origin}: the value of ${header} must be a string`);
+      if (v === '' || /[\x00-\x08\x0a-\x1f\x7f]/.test(v) || v !== v.trim()) throw new ConfigError(name, `${origin}: the value of ${header} must be non-empty, without control characters or surrounding spaces`);
+      seen.add(lower);
+      own[header] = v;
+    }
+    headers[origin] = own;
+  }
+  auth.headers = headers;
+  return auth;
+}
+
 /** secp256k1 group order: a private key is 1 ≤ k < n. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -385,7 +489,7 @@ export function loadConfig(env: Env = process.env): Config {
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {
     // Embedded default: the devnet supplies network, asset, payee and facilitator.
-    for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET'] as const) {
+    for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET', 'X402_FACILITATOR_HEADERS'] as const) {
       if (env[v]) throw new ConfigError(v, 'is set but X402_NETWORK is not; set X402_NETWORK (e.g. eip155:8453) to use an external network');
     }
     return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', payment: undefined, reconcileIntervalMs, ledgerTimeoutMs, ...common };
@@ -395,7 +499,7 @@ export function loadConfig(env: Env = process.env): Config {
   const known = KNOWN_NETWORKS[network];
   const payTo = address(env, 'X402_PAY_TO');
   const facilitatorUrls = httpUrlList(env, 'X402_FACILITATOR_URL', true);
-  const facilitatorAuth: FacilitatorAuth = {};
+  const facilitatorAuth = facilitatorAuthOf(env, facilitatorUrls);
 
   let asset: AssetConfig;
   if (env.X402_ASSET) {
