@@ -27,18 +27,42 @@ export interface AssetConfig {
 }
 
 /** Networks this service knows how to price in; anything else must say its asset explicitly. */
-export const KNOWN_NETWORKS: Record<string, { label: string; asset: AssetConfig; rpcUrl: string }> = {
+export const KNOWN_NETWORKS: Record<string, { label: string; asset: AssetConfig; rpcUrl: string; testnet: boolean }> = {
   'eip155:8453': {
     label: 'Base',
     asset: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', decimals: 6, symbol: 'USDC' },
     rpcUrl: 'https://mainnet.base.org',
+    testnet: false,
   },
   'eip155:84532': {
     label: 'Base Sepolia',
     asset: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2', decimals: 6, symbol: 'USDC' },
     rpcUrl: 'https://sepolia.base.org',
+    testnet: true,
   },
 };
+
+/** The public testnet facilitator (no key; testnets only). The www host: the bare x402.org answers 308 (x402 issue 605). */
+export const TESTNET_FACILITATOR_URL = 'https://www.x402.org/facilitator';
+/** Coinbase's production facilitator (Base and Base Sepolia among others); every call needs CDP_API_KEY_ID/SECRET. */
+export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
+
+/**
+ * X402_FACILITATOR_URL, or when it is unset the facilitator a known network
+ * goes live with, so each step from devnet to mainnet is one or two
+ * variables: CDP's when CDP keys are set (they are for it, and no token is
+ * minted for another host), else on a testnet the public one; Base mainnet
+ * with neither stops. Other networks must name theirs.
+ */
+function facilitatorUrlsOf(env: Env, network: string): string[] {
+  const known = KNOWN_NETWORKS[network];
+  const listed = httpUrlList(env, 'X402_FACILITATOR_URL', !known);
+  if (listed.length || !known) return listed;
+  // Presence only: facilitatorAuthOf checks that both keys are set and sound.
+  if (env.CDP_API_KEY_ID?.trim() || env.CDP_API_KEY_SECRET?.trim()) return [CDP_FACILITATOR_URL];
+  if (known.testnet) return [TESTNET_FACILITATOR_URL];
+  throw new ConfigError('X402_FACILITATOR_URL', `is unset and ${known.label} (${network}) has no keyless facilitator: set CDP_API_KEY_ID and CDP_API_KEY_SECRET (CDP's facilitator) or X402_FACILITATOR_URL`);
+}
 
 export const DEVNET_NETWORK = 'eip155:31337';
 
@@ -498,7 +522,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (network === 'eip155:1') throw new ConfigError('X402_NETWORK', 'eip155:1 is not supported; use eip155:8453 (Base) or eip155:84532 (Base Sepolia)');
   const known = KNOWN_NETWORKS[network];
   const payTo = address(env, 'X402_PAY_TO');
-  const facilitatorUrls = httpUrlList(env, 'X402_FACILITATOR_URL', true);
+  const facilitatorUrls = facilitatorUrlsOf(env, network);
   const facilitatorAuth = facilitatorAuthOf(env, facilitatorUrls);
 
   let asset: AssetConfig;

@@ -13,6 +13,8 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { CDP_FACILITATOR_URL, loadConfig, TESTNET_FACILITATOR_URL } from '../src/config.js';
+import { cdpEd25519Secret } from './support/cdp-key.js';
 import { balanceOf, startRig, tempDir } from './support/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -40,6 +42,8 @@ const COVERED_BY: Record<string, string> = {
   'npm run verify-receipt -- call.json': 'cli/verify-receipt.test.ts',
   'npm run intel -- import FILE.ndjson': 'test/intel-import-cli.test.ts',
   'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… X402_FACILITATOR_URL=https://… DATABASE_URL=postgres://… npm start': THIS,
+  'X402_NETWORK=eip155:84532 X402_PAY_TO=0x… npm start': THIS,
+  'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… CDP_API_KEY_ID=… CDP_API_KEY_SECRET=… npm start': THIS,
   'tsx devnet/cli.ts': THIS,
   'node pay.mjs': THIS,
   'npm run build': 'test/production-build.test.ts',
@@ -155,6 +159,54 @@ test("the production command as written stops at once with one line naming the v
   const lines = String(r.stderr).split('\n').filter((l) => l.startsWith('config error:'));
   assert.equal(lines.length, 1, r.stderr);
   assert.match(lines[0]!, /^config error: (X402_\w+|DATABASE_URL)/);
+});
+
+/** The ```sh commands of a README section, in order. */
+function commandsIn(section: string): string[] {
+  const at = README.indexOf(`\n${section}\n`);
+  assert.ok(at >= 0, `README has "${section}"`);
+  const end = README.indexOf('\n## ', at + 1);
+  return [...README.slice(at, end < 0 ? undefined : end).matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]!.trim());
+}
+
+/** `A=1 B=2 npm start` → {A: '1', B: '2'}. */
+function envOf(command: string): Record<string, string> {
+  const m = /^((?:[A-Z][A-Z0-9_]*=\S+ )+)npm start$/.exec(command);
+  assert.ok(m, `"${command}" is assignments then npm start`);
+  return Object.fromEntries(m[1]!.trim().split(' ').map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+}
+
+test('Going live: each step is one or two variables, and loadConfig, given exactly that environment, picks the facilitator the README names', () => {
+  const [sepolia, mainnet, ...more] = commandsIn('## Going live');
+  assert.equal(more.length, 0, 'two commands: Base Sepolia, then Base with CDP');
+  for (const command of [sepolia!, mainnet!]) assert.equal(COVERED_BY[command], THIS);
+  const steps = [envOf(sepolia!), envOf(mainnet!)];
+  assert.deepEqual(Object.keys(steps[0]!), ['X402_NETWORK', 'X402_PAY_TO'], 'from the devnet: network and payee');
+  const changed = Object.keys(steps[1]!).filter((k) => steps[1]![k] !== steps[0]![k]);
+  assert.deepEqual(changed, ['X402_NETWORK', 'CDP_API_KEY_ID', 'CDP_API_KEY_SECRET'], 'then the network and the CDP key pair');
+  // The placeholders, filled as an operator would: an address, a key id and a key as CDP issues them.
+  const filled = (env: Record<string, string>) =>
+    Object.fromEntries(Object.entries(env).map(([k, v]) => [k, k === 'X402_PAY_TO' ? '0x' + '4'.repeat(40) : k === 'CDP_API_KEY_ID' ? 'organizations/o/apiKeys/k' : k === 'CDP_API_KEY_SECRET' ? cdpEd25519Secret() : v]));
+  const testnet = loadConfig(filled(steps[0]!)).payment!;
+  assert.deepEqual([testnet.network, testnet.facilitatorUrls], ['eip155:84532', [TESTNET_FACILITATOR_URL]]);
+  assert.ok(README.includes(`\`${TESTNET_FACILITATOR_URL}\``));
+  const live = loadConfig(filled(steps[1]!)).payment!;
+  assert.deepEqual([live.network, live.facilitatorUrls], ['eip155:8453', [CDP_FACILITATOR_URL]]);
+  assert.ok(live.facilitatorAuth.cdp);
+  assert.ok(README.includes(`\`${CDP_FACILITATOR_URL}\``));
+  // Without the keys, Base stops with the one line the README describes.
+  const { CDP_API_KEY_ID: _id, CDP_API_KEY_SECRET: _secret, ...keyless } = filled(steps[1]!);
+  assert.throws(() => loadConfig(keyless), /^ConfigError: X402_FACILITATOR_URL: .*set CDP_API_KEY_ID and CDP_API_KEY_SECRET .* or X402_FACILITATOR_URL$/);
+});
+
+test('Going live: each command as written stops at once with one line naming the variable (its placeholders are not values)', async () => {
+  for (const command of commandsIn('## Going live')) {
+    const r = await run('sh', ['-c', command], { cwd: ROOT, env: { ...process.env, DATA_DIR: tempDir('readme-live-') } }).catch((e) => e);
+    assert.notEqual(r.code, 0, command);
+    const lines = String(r.stderr).split('\n').filter((l) => l.startsWith('config error:'));
+    assert.deepEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, /^config error: X402_PAY_TO: /);
+  }
 });
 
 test('tsx devnet/cli.ts starts the devnet alone and writes devnet.json', { timeout: 120_000 }, async () => {
