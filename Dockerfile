@@ -7,8 +7,9 @@
 #
 # Without X402_NETWORK the service starts its own devnet (anvil, from the
 # optional npm dependency @foundry-rs/anvil-linux-amd64, linux/amd64 only):
-# a demo that takes no real money. Set X402_NETWORK, X402_PAY_TO and
-# X402_FACILITATOR_URL for a real network (README, Configuration).
+# a demo that takes no real money. Set X402_NETWORK and X402_PAY_TO for a
+# real network, on Base also CDP_API_KEY_ID/SECRET or X402_FACILITATOR_URL
+# (README, Going live).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # Compile TypeScript (needs the dev dependencies: typescript). No install
