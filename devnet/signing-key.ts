@@ -5,6 +5,7 @@
  * so the published signer address, and every receipt already handed out,
  * stays valid across restarts of the same data directory.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Hex } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
@@ -22,4 +23,21 @@ export function devnetSigningKey(devnetFile: string): Hex {
     }
   }
   return generatePrivateKey();
+}
+
+/**
+ * The devnet's MPP_SECRET_KEY (MPP challenge ids, src/payments/mpp.ts), kept
+ * in devnet.json beside the signing key so challenges issued before a restart
+ * of the same data directory still verify.
+ */
+export function devnetMppSecret(devnetFile: string): string {
+  if (existsSync(devnetFile)) {
+    try {
+      const stored = (JSON.parse(readFileSync(devnetFile, 'utf8')) as { mppSecretKey?: unknown }).mppSecretKey;
+      if (typeof stored === 'string' && /^[0-9a-f]{64}$/.test(stored)) return stored;
+    } catch {
+      // As above: a new one goes with the rewritten file.
+    }
+  }
+  return randomBytes(32).toString('hex');
 }

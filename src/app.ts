@@ -9,7 +9,7 @@ import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { routePath } from 'hono/route';
-import { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
@@ -164,9 +164,15 @@ export const COMPRESS_MIN_BYTES = 2048;
 /** Never rate limited: the probes and the scraper must see an overloaded instance as it is. */
 const OPERATIONS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** Header names of x402 v2 (transport: HTTP) a browser agent must be able to send and read across origins. */
-const CORS_ALLOW_HEADERS = ['Content-Type', 'PAYMENT-SIGNATURE', 'SIGN-IN-WITH-X', 'X-Signed-Offer', 'X-Request-Id'];
-const CORS_EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-Request-Id', 'Retry-After', 'ETag'];
+/** Header names of x402 v2 and MPP (transport: HTTP) a browser agent must be able to send and read across origins. */
+const CORS_ALLOW_HEADERS = ['Content-Type', 'PAYMENT-SIGNATURE', 'SIGN-IN-WITH-X', 'X-Signed-Offer', 'X-Request-Id', 'Authorization'];
+const CORS_EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'WWW-Authenticate', 'Payment-Receipt', 'X-Request-Id', 'Retry-After', 'ETag'];
+
+/** Whether the request has an Authorization header (MPP's credential), read from Node's parsed headers when served by node-server. */
+function hasAuthorization(c: Context): boolean {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage ? incoming.headers.authorization !== undefined : c.req.header('authorization') !== undefined;
+}
 
 /** The route pattern that answered, for metric labels (bounded: never the raw path). */
 function routeLabel(c: Context): string {
@@ -307,7 +313,7 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
       await forwarded!(c, noNext);
       return serve(c, answer);
     };
-    // A paid attempt (PAYMENT-SIGNATURE) reports where its time went as Server-Timing, through Hono's
+    // A paid attempt (PAYMENT-SIGNATURE, or MPP's Authorization) reports where its time went as Server-Timing, through Hono's
     // timing middleware, when it is delivered (ledger, verify, handler, settle, chain); no other answer
     // carries one, and the unpaid 402 does not run the middleware at all.
     const serveTimed = async (c: Context, answer: AnswerHeaders): Promise<Response> => {
@@ -324,7 +330,9 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
       const start = performance.now();
       let res: Response;
       try {
-        const run = requestHeader(c, 'payment-signature') !== undefined ? serveTimed : forwarded ? serveForwarded : serve;
+        // A paid attempt over either protocol (x402's PAYMENT-SIGNATURE, MPP's Authorization) is timed.
+        const paying = requestHeader(c, 'payment-signature') !== undefined || hasAuthorization(c);
+        const run = paying ? serveTimed : forwarded ? serveForwarded : serve;
         res = await (env.inRequestContext() ? withRequestId(id, () => run(c, answer)) : run(c, answer));
       } catch (e) {
         res = env.failClosed(e, c);

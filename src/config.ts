@@ -141,6 +141,12 @@ export interface Config {
    * then signs nothing and its discovery documents say so.
    */
   signingKey: Hex | undefined;
+  /**
+   * MPP_SECRET_KEY: binds MPP challenge ids (HMAC, src/payments/mpp.ts); at
+   * least 32 bytes. Undefined: the devnet supplies one; an external rail then
+   * offers no MPP and its discovery documents say so.
+   */
+  mppSecretKey: string | undefined;
 }
 
 /** How the service behaves as a network citizen: CORS, proxies, rate limits, metrics, shutdown. */
@@ -338,6 +344,14 @@ function signingKeyOf(env: Env): Hex | undefined {
   return `0x${hex.toLowerCase()}`;
 }
 
+function mppSecretKeyOf(env: Env): string | undefined {
+  const raw = env.MPP_SECRET_KEY;
+  if (raw === undefined || raw === '') return undefined;
+  // Never echo the value: it is a secret.
+  if (Buffer.byteLength(raw, 'utf8') < 32) throw new ConfigError('MPP_SECRET_KEY', 'must be at least 32 bytes (a random secret, e.g. 64 hex digits)');
+  return raw;
+}
+
 function operationsOf(env: Env): OperationsConfig {
   const rawOrigins = (env.CORS_ORIGINS ?? '*').trim();
   let corsOrigins: OperationsConfig['corsOrigins'] = '*';
@@ -508,7 +522,8 @@ export function loadConfig(env: Env = process.env): Config {
     budgetMs: int(env, 'HANDLER_BUDGET_MS', 10_000, 10, 600_000),
   };
   const signingKey = signingKeyOf(env);
-  const common = { adminToken, operatorWallets, outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, operations: operationsOf(env), intel: intelOf(env) };
+  const mppSecretKey = mppSecretKeyOf(env);
+  const common = { adminToken, operatorWallets, outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, mppSecretKey, operations: operationsOf(env), intel: intelOf(env) };
 
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {

@@ -20,6 +20,7 @@ import { acquireHandlerPool } from './isolation/pool.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
 import { SignInWithX } from './payments/sign-in.js';
+import { MppCharge } from './payments/mpp.js';
 import { defaultFacilitator, PaymentRail } from './payments/rail.js';
 import { instrumentFacilitator, instrumentLedger } from './payments/instrumentation.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
@@ -65,10 +66,10 @@ export interface ServiceOptions {
 type Cleanups = Array<() => Promise<void> | void>;
 
 /** The payment configuration: the operator's, or a local devnet started here (its facts written to DATA_DIR/devnet.json). */
-async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Promise<{ payment: PaymentConfig; devnet?: RunningService['devnet']; signingKey?: Hex }> {
-  if (config.rail !== 'devnet') return { payment: config.payment!, signingKey: config.signingKey };
+async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Promise<{ payment: PaymentConfig; devnet?: RunningService['devnet']; signingKey?: Hex; mppSecretKey?: string }> {
+  if (config.rail !== 'devnet') return { payment: config.payment!, signingKey: config.signingKey, mppSecretKey: config.mppSecretKey };
   const { startDevnet } = await import('../devnet/index.js');
-  const { devnetSigningKey } = await import('../devnet/signing-key.js');
+  const { devnetSigningKey, devnetMppSecret } = await import('../devnet/signing-key.js');
   const devnet = await startDevnet({ log: (m: string) => log.info(m) });
   cleanups.unshift(() => devnet.stop());
   const payment: PaymentConfig = {
@@ -84,10 +85,12 @@ async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Pro
   const file = join(config.dataDir, 'devnet.json');
   // X402_SIGNING_KEY wins; otherwise the devnet's own key, kept in devnet.json across restarts.
   const signingKey = config.signingKey ?? devnetSigningKey(file);
-  const facts = { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer, signingKey, signer: createCommitmentSigner(signingKey).address };
+  // Likewise MPP_SECRET_KEY, or the devnet's own.
+  const mppSecretKey = config.mppSecretKey ?? devnetMppSecret(file);
+  const facts = { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer, signingKey, signer: createCommitmentSigner(signingKey).address, mppSecretKey };
   writeFileSync(file, JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
   log.info({ file, network: DEVNET_NETWORK, rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl }, `devnet payment rail ready; buyer key in ${file}`);
-  return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer }, signingKey };
+  return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer }, signingKey, mppSecretKey };
 }
 
 /** Ask the facilitator what it supports; until it answers, paid routes answer 503 and this retries every 5 s. */
@@ -212,7 +215,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const ledger = instrumentLedger(opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger);
   const cleanups: Cleanups = [() => database.close()];
   try {
-    const { payment, devnet, signingKey } = await paymentRail(config, log, cleanups);
+    const { payment, devnet, signingKey, mppSecretKey } = await paymentRail(config, log, cleanups);
+    if (!mppSecretKey) log.warn('MPP_SECRET_KEY is not set: paid routes offer x402 only, no MPP (the discovery documents say so)');
     const signer = signingKey ? createCommitmentSigner(signingKey) : undefined;
     if (!signer) log.warn('X402_SIGNING_KEY is not set: receipts and quote offers are not signed (the discovery documents say so)');
     const chain = opts.chain ?? rpcChainReader(payment.rpcUrl);
@@ -223,7 +227,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     // Instances that share the signing key issue and accept each other's sign-in challenges (redelivery proofs).
     const signIn = new SignInWithX(payment.network, signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());
-    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, log });
+    const mpp = mppSecretKey ? new MppCharge(mppSecretKey, payment) : undefined;
+    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, mpp, log });
     const handlers = await acquireHandlerPool(gate, { size: config.handlers.workers, budgetMs: config.handlers.budgetMs });
     cleanups.push(() => handlers.release());
     const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };

@@ -20,6 +20,7 @@ import { verifyQuoteOffer } from '../commitments/verify.js';
 import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
+import { MPP_PROBLEMS, credentialFromHeader, paymentScheme, receiptHeader, type MppCharge, type MppCredential, type MppProblem } from '../payments/mpp.js';
 import { setMetric } from 'hono/timing';
 import { wireBody } from './wire-body.js';
 import { requestHeader, type JoinedHeaderName } from './request-header.js';
@@ -115,12 +116,14 @@ const plainChallengeResponses = new WeakMap<PaymentRequired, CachedChallenge>();
  * envelope's headers added, and an object made by spreading a cached one
  * turned out to take several µs per added header (measured).
  */
-function challengeHeaders(paymentRequired: string, paymentResponse: SettleResponse | undefined, answer: AnswerHeaders | undefined): Record<string, string> {
+function challengeHeaders(paymentRequired: string, paymentResponse: SettleResponse | undefined, answer: AnswerHeaders | undefined, mppChallenge?: string): Record<string, string> {
   const headers: Record<string, string> = {
     'PAYMENT-REQUIRED': paymentRequired,
     'Cache-Control': 'no-store',
     'Content-Type': 'application/json',
   };
+  // MPP's challenge beside x402's, fresh for each 402 (its hash is the nonce the buyer signs).
+  if (mppChallenge !== undefined) headers['WWW-Authenticate'] = mppChallenge;
   if (paymentResponse) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(paymentResponse);
   answer?.addTo(headers);
   return headers;
@@ -140,9 +143,25 @@ export interface AnswerHeaders {
   addTo(headers: Record<string, string>): void;
 }
 
-function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, answer: AnswerHeaders | undefined): Response {
+/** What the route knows about MPP for one answer: the service's MPP (off when undefined) and whether the request paid with it. */
+interface MppAnswer {
+  mpp: MppCharge | undefined;
+  /** The request carried `Authorization: Payment`: errors are RFC 9457 problems, a delivery gets Payment-Receipt. */
+  credential: boolean;
+}
+const NO_MPP: MppAnswer = { mpp: undefined, credential: false };
+
+function mppChallengeFor(pr: PaymentRequired, priceAtomic: string, mpp: MppCharge | undefined): string | undefined {
+  return mpp?.issue(pr.resource.url, priceAtomic).header;
+}
+
+function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer = NO_MPP): Response {
+  if (m.credential && m.mpp) return mppProblemResponse(outcome, priceAtomic, m.mpp, answer);
   if (outcome.code !== 'payment_required' || outcome.paymentResponse) {
-    return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), { status: 402, headers: challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer) });
+    return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), {
+      status: 402,
+      headers: challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer, mppChallengeFor(outcome.paymentRequired, priceAtomic, m.mpp)),
+    });
   }
   const pr = outcome.paymentRequired;
   let cached = plainChallengeResponses.get(pr);
@@ -151,7 +170,28 @@ function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>,
     plainChallengeResponses.set(pr, cached);
   }
   // The body bytes are shared and never written to.
-  return new Response(cached.body, { status: 402, headers: challengeHeaders(cached.header, undefined, answer) });
+  return new Response(cached.body, { status: 402, headers: challengeHeaders(cached.header, undefined, answer, mppChallengeFor(pr, priceAtomic, m.mpp)) });
+}
+
+/** The draft's problem type for a gate outcome to an MPP credential: its own checks name one; the gate's codes map to the nearest. */
+function problemOf(outcome: Extract<GateOutcome, { kind: 'challenge' }>): MppProblem {
+  if (outcome.mppProblem) return outcome.mppProblem;
+  return outcome.code === 'payment_expired' ? 'expired' : outcome.code === 'payment_required' ? 'paymentRequired' : 'verificationFailed';
+}
+
+/**
+ * A 402 (or the draft's 400) to an MPP credential: an RFC 9457 problem
+ * (application/problem+json) of the draft's type, with a fresh MPP challenge
+ * and the x402 one. Our stable code stays where every other error has it, in
+ * `error` (an extension member), so one client reads both.
+ */
+function mppProblemResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, mpp: MppCharge, answer: AnswerHeaders | undefined): Response {
+  const issued = mpp.issue(outcome.paymentRequired.resource.url, priceAtomic);
+  const p = MPP_PROBLEMS[problemOf(outcome)];
+  const body = { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: issued.challenge.id, ...errorBody(outcome.code, outcome.message) };
+  const headers = challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer, issued.header);
+  headers['Content-Type'] = 'application/problem+json';
+  return new Response(JSON.stringify(body), { status: p.status, headers });
 }
 
 /**
@@ -194,7 +234,7 @@ export const V1_REFUSAL_MESSAGE =
  * v2 challenge for the same request in PAYMENT-REQUIRED. v1 payments are not
  * accepted at all: the one gate takes x402 v2 only.
  */
-function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string): Response {
+function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, mpp: MppCharge | undefined): Response {
   const pr = outcome.paymentRequired;
   const body = {
     x402Version: 1,
@@ -208,7 +248,7 @@ function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAt
       how_to_pay: HOW_TO_PAY,
     },
   };
-  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(encodeChallenge(pr), outcome.paymentResponse, undefined) });
+  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(encodeChallenge(pr), outcome.paymentResponse, undefined, mppChallengeFor(pr, priceAtomic, mpp)) });
 }
 
 // The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled);
@@ -271,12 +311,12 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
    * payment step: the payment is never verified, bound or settled).
    */
   const withoutBody = async (c: Context): Promise<Response> => {
-    if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
+    if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined || (opts.gate.mpp && paymentScheme(authorizationOf(c)) !== undefined)) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
     const base = opts.publicBaseUrl ?? originOf(c.req.url);
     const outcome = await challengeWithoutInput(opts.gate, offer, base, { fits: fitsDiscoveryBudget, fitsName: 'discovery' });
-    return respond(c, outcome, cap.priceRange?.minAtomic ?? cap.priceAtomic);
+    return respond(c, outcome, cap.priceRange?.minAtomic ?? cap.priceAtomic, undefined, { mpp: opts.gate.mpp, credential: false });
   };
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {
@@ -294,11 +334,32 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const parsed = read?.verdict ?? reader.fromBody(contentType, raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
-    if (sig === undefined && requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
+    // MPP's credential (only while MPP is on: otherwise Authorization is not ours to read).
+    const mppValue = opts.gate.mpp ? paymentScheme(authorizationOf(c)) : undefined;
+    const m: MppAnswer = { mpp: opts.gate.mpp, credential: mppValue !== undefined };
+    if (mppValue !== undefined && (sig !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined)) {
+      return c.json(
+        errorBody('invalid_payment_header', 'A request pays with one protocol: send either PAYMENT-SIGNATURE (x402) or Authorization: Payment (MPP), not both. Nothing was verified or charged.', [{ path: 'header:Authorization', rule: 'one-payment-protocol' }]),
+        400,
+      );
+    }
+    if (sig === undefined && mppValue === undefined && requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
       // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
       const base = opts.publicBaseUrl ?? originOf(c.req.url);
       const outcome = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
-      return outcome.kind === 'challenge' ? v1Refusal(outcome, priceFor(cap, parsed.input)) : respond(c, outcome, priceFor(cap, parsed.input));
+      return outcome.kind === 'challenge' ? v1Refusal(outcome, priceFor(cap, parsed.input), opts.gate.mpp) : respond(c, outcome, priceFor(cap, parsed.input), undefined, m);
+    }
+    let credential: MppCredential | undefined;
+    if (mppValue !== undefined) {
+      credential = credentialFromHeader(mppValue);
+      if (!credential) {
+        // The draft's malformed-credential problem, with fresh challenges: nothing was verified, bound or charged.
+        const base = opts.publicBaseUrl ?? originOf(c.req.url);
+        const unpaid = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
+        if (unpaid.kind !== 'challenge') return respond(c, unpaid, priceFor(cap, parsed.input), answer, m);
+        const message = 'Authorization: Payment is not a base64url JSON MPP credential ({challenge, payload}). Nothing was verified or charged.';
+        return mppProblemResponse({ ...unpaid, code: 'payment_invalid', message, mppProblem: 'malformed' }, priceFor(cap, parsed.input), opts.gate.mpp!, answer);
+      }
     }
     let payment: PaymentPayload | undefined;
     if (sig !== undefined) {
@@ -318,33 +379,52 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     }
     // Read only with a payment: a sign-in proves who may receive what that payment bought.
     const signIn = payment ? c.req.header(SIGN_IN_WITH_X) : undefined;
-    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured, signIn, fingerprint: read?.fingerprint });
-    return respond(c, outcome, priceFor(cap, input, honoured), answer);
+    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured, signIn, mpp: credential, fingerprint: read?.fingerprint });
+    return respond(c, outcome, priceFor(cap, input, honoured), answer, m);
   };
 }
 
-export function respond(c: Context, outcome: GateOutcome, priceAtomic: string, answer?: AnswerHeaders): Response {
+/**
+ * The Authorization header. Most requests have none: Node's parsed headers
+ * answer that without Hono's Headers (the unpaid 402's hot path).
+ */
+function authorizationOf(c: Context): string | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (incoming instanceof IncomingMessage && incoming.headers.authorization === undefined) return undefined;
+  return c.req.header('authorization');
+}
+
+function respond(c: Context, outcome: GateOutcome, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer): Response {
   switch (outcome.kind) {
     case 'challenge':
-      return challengeResponse(outcome, priceAtomic, answer);
+      return challengeResponse(outcome, priceAtomic, answer, m);
     case 'deliver': {
       const t = outcome.timings;
       // Where the time went, as Server-Timing (Hono's timing middleware runs for every paid attempt, src/app.ts).
       for (const [name, ms] of [['ledger', t.ledgerMs], ['verify', t.verifyMs], ['handler', t.handlerMs], ['settle', t.settleMs], ['chain', t.chainMs]] as const) setMetric(c, name, ms, undefined, 2);
-      return new Response(wireBody(outcome.response.body, outcome.response.bodyBytes), {
-        status: outcome.response.status,
-        headers: {
-          'Content-Type': outcome.response.contentType,
-          'PAYMENT-RESPONSE': encodePaymentResponseHeader(outcome.paymentResponse),
-          'Cache-Control': 'no-store',
-          'X-Payment-Replayed': outcome.replayed ? 'true' : 'false',
-        },
-      });
+      const headers: Record<string, string> = {
+        'Content-Type': outcome.response.contentType,
+        'PAYMENT-RESPONSE': encodePaymentResponseHeader(outcome.paymentResponse),
+        'Cache-Control': 'no-store',
+        'X-Payment-Replayed': outcome.replayed ? 'true' : 'false',
+      };
+      // MPP's receipt (reference = the transfer); the signed receipt stays in PAYMENT-RESPONSE for both protocols.
+      if (m.credential) headers['Payment-Receipt'] = receiptHeader(outcome.paymentResponse.transaction, outcome.boundAt);
+      return new Response(wireBody(outcome.response.body, outcome.response.bodyBytes), { status: outcome.response.status, headers });
     }
     case 'refuse': {
       const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
       if (outcome.retryAfterSeconds) headers['Retry-After'] = String(outcome.retryAfterSeconds);
+      if (m.credential) {
+        // To an MPP client every error is an RFC 9457 problem; these are not the draft's payment problems.
+        headers['Content-Type'] = 'application/problem+json';
+        const status = statusOf(outcome.code);
+        return new Response(JSON.stringify({ type: 'about:blank', title: STATUS_TITLES[status] ?? 'Error', status, detail: outcome.message, ...errorBody(outcome.code, outcome.message) }), { status, headers });
+      }
       return new Response(JSON.stringify(errorBody(outcome.code, outcome.message)), { status: statusOf(outcome.code), headers });
     }
   }
 }
+
+/** RFC 9457 `about:blank` problems take the status's phrase as their title. */
+const STATUS_TITLES: Record<number, string> = { 400: 'Bad Request', 409: 'Conflict', 429: 'Too Many Requests', 503: 'Service Unavailable' };

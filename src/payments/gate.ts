@@ -35,6 +35,7 @@ import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAu
 import type { ChainReader } from './chain.js';
 import { HOW_TO_PAY } from './how-to-pay.js';
 import { sha256Hex } from './canonical-json.js';
+import type { MppCharge, MppCredential, MppProblem } from './mpp.js';
 import { RedeliveryGuard, paymentKeyOf } from './redelivery.js';
 import { SignInWithX } from './sign-in.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
@@ -78,6 +79,12 @@ export interface PaidCall {
   /** The caller's `sign-in-with-x` proof (base64 JSON, as the SIGN-IN-WITH-X header carries it), if any. */
   signIn?: string;
   /**
+   * The payment as an MPP credential (`Authorization: Payment`, or MCP's
+   * `org.paymentauth/credential`) instead of `payment`: checked against the
+   * challenge we issued, then paid exactly like the x402 payload it maps to.
+   */
+  mpp?: MppCredential;
+  /**
    * When the price comes from a signed quote offer: its `validUntil` (unix
    * seconds). Past it the offer is honoured only for an authorization bound
    * before it expired (a redelivery), never for a new one.
@@ -114,6 +121,8 @@ export type GateOutcome =
       paymentRequired: PaymentRequired;
       /** Present when a settlement was attempted and failed. */
       paymentResponse?: SettleResponse;
+      /** Set when an MPP credential failed its own checks: the draft's problem type to answer with. */
+      mppProblem?: MppProblem;
     }
   | {
       kind: 'deliver';
@@ -138,6 +147,8 @@ export interface GateDeps {
    * one load balancer need the same secret; default: a random one per gate.
    */
   signIn?: SignInWithX;
+  /** MPP's evm charge (challenges, credentials); undefined when MPP_SECRET_KEY is not set: MPP is off. */
+  mpp?: MppCharge;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
 
@@ -178,6 +189,8 @@ export class PaymentGate {
   private readonly redelivery: RedeliveryGuard;
   /** One lease owner per gate instance (per process). */
   readonly instanceId = randomUUID();
+  /** MPP's challenges and credentials, for the transports; undefined when MPP is off. */
+  readonly mpp: MppCharge | undefined;
 
   /** The state machine: one step per unfinished state. */
   private readonly steps: Partial<Record<AttemptState, Step>> = {
@@ -194,7 +207,8 @@ export class PaymentGate {
     this.now = deps.now ?? Date.now;
     this.leaseMs = deps.leaseMs;
     this.log = deps.log ?? noopLog;
-    this.redelivery = new RedeliveryGuard(deps.signIn ?? new SignInWithX(deps.rail.payment.network));
+    this.mpp = deps.mpp;
+    this.redelivery = new RedeliveryGuard(deps.signIn ?? new SignInWithX(deps.rail.payment.network), deps.mpp);
   }
 
   async handle(call: PaidCall): Promise<GateOutcome> {
@@ -205,13 +219,20 @@ export class PaymentGate {
     } catch {
       return { kind: 'refuse', code: 'facilitator_unavailable', message: 'Payment requirements could not be built; nothing was charged.' };
     }
-    if (!call.payment) {
+    let payment = call.payment;
+    if (call.mpp) {
+      if (!this.mpp) return { kind: 'refuse', code: 'invalid_payment_header', message: 'MPP payments are not accepted here (MPP_SECRET_KEY is not set); pay with x402 (PAYMENT-SIGNATURE). Nothing was verified or charged.' };
+      const admitted = this.mpp.admit(call.mpp, call.resourceUrl, call.priceAtomic, requirements);
+      if (!admitted.ok) return { ...(await this.challenge(call, requirements, admitted.code, admitted.message)), mppProblem: admitted.problem } as GateOutcome;
+      payment = admitted.payment;
+    }
+    if (!payment) {
       // An expired offer quotes no price for a new payment; nothing can be bound without a payment.
       if (call.offerValidUntil !== undefined && this.now() / 1000 > call.offerValidUntil) return this.offerExpired(call.offerValidUntil);
       return this.challenge(call, requirements, 'payment_required', this.priceSentence(call));
     }
     try {
-      return await this.paid(call, call.payment, requirements);
+      return await this.paid(call, payment, requirements);
     } catch (e) {
       if (e instanceof LedgerUnavailableError) {
         this.log.error({ err: e.message, resource: call.resource }, 'ledger unavailable: failing closed');
@@ -392,7 +413,7 @@ export class PaymentGate {
    * carries a sign-in challenge (the SDK's SIWx clients answer it).
    */
   private async redeliveryProof(call: PaidCall, payment: PaymentPayload, payer: string, existing: PaymentAttempt, all: PaymentRequirements[]): Promise<GateOutcome | undefined> {
-    const verdict = await this.redelivery.check({ id: existing.id, payer, paymentKey: existing.paymentKey }, payment, call.signIn, call.resourceUrl, this.now());
+    const verdict = await this.redelivery.check({ id: existing.id, payer, paymentKey: existing.paymentKey, nonce: existing.nonce }, payment, call.signIn, call.resourceUrl, this.now(), call.mpp?.challenge);
     switch (verdict.kind) {
       case 'proven':
         return undefined;

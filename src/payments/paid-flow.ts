@@ -10,6 +10,7 @@ import type { CommitmentSigner } from '../commitments/signer.js';
 import { runCapability } from '../isolation/pool.js';
 import { requestFingerprint } from './canonical-json.js';
 import type { GateOutcome, PaidCall, PaymentGate } from './gate.js';
+import type { MppCredential } from './mpp.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
 
 export { HOW_TO_PAY } from './how-to-pay.js';
@@ -85,6 +86,8 @@ export interface PayOptions {
   honoured?: HonouredOffer;
   /** The caller's sign-in proof (SIGN-IN-WITH-X, base64 JSON) for a redelivery. */
   signIn?: string;
+  /** The payment as an MPP credential instead of `payment` (see PaidCall.mpp). */
+  mpp?: MppCredential;
   /** `callFingerprint(cap, input)` when it was already computed off the event loop (the worker pool reads large bodies). */
   fingerprint?: string;
 }
@@ -99,7 +102,7 @@ export async function payFor(
 ): Promise<GateOutcome> {
   const cap = offer.cap;
   const priceAtomic = priceFor(cap, input, opts.honoured);
-  if (!payment && !opts.honoured) {
+  if (!payment && !opts.mpp && !opts.honoured) {
     // The unpaid 402, once built for this resource, price and transport: no call object, no await (--cpu-prof: ~10 µs a 402).
     const cached = gate.cachedChallenge(origin + cap.path, priceAtomic, opts.fits ? (opts.fitsName ?? 'fitted') : 'full');
     if (cached) return cached;
@@ -116,6 +119,7 @@ export async function payFor(
     },
     payment,
     signIn: opts.signIn,
+    mpp: opts.mpp,
     offerValidUntil: opts.honoured?.validUntil,
     extensionCandidates: offer.extensionCandidates,
     fits: opts.fits,

@@ -5,13 +5,16 @@
  * a public transaction, so presenting the bound PAYMENT-SIGNATURE again
  * proves nothing. A caller proves it is the buyer with something that never
  * went on chain: the x402 payment-identifier the attempt was bound with, or
- * a sign-in by the payer's key over our fresh challenge (sign-in.ts). The
+ * a sign-in by the payer's key over our fresh challenge (sign-in.ts), or the
+ * MPP challenge the authorization was signed for (mpp.ts: only its hash, the
+ * nonce, is on chain; its HMAC id went to the buyer alone). The
  * identifier is a secret that could be guessed at request rate, so unproven
  * tries per authorization are counted; past the limit the identifier is no
  * longer compared, while a sign-in (nothing to guess) always is.
  */
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { sha256Hex } from './canonical-json.js';
+import type { MppChallenge, MppCharge } from './mpp.js';
 import type { PaymentPayload } from './rail.js';
 import type { SignInWithX } from './sign-in.js';
 
@@ -38,14 +41,23 @@ export interface BoundAttempt {
   /** Lower-case payer address. */
   payer: string;
   paymentKey: string | null;
+  /** The bound authorization's EIP-3009 nonce (what an MPP challenge must hash to). */
+  nonce?: string;
 }
 
 export class RedeliveryGuard {
   private readonly tries = new Map<string, { count: number; since: number }>();
 
-  constructor(private readonly signIn: SignInWithX) {}
+  constructor(
+    private readonly signIn: SignInWithX,
+    /** Checks MPP challenges; none when MPP is off. */
+    private readonly mpp?: MppCharge,
+  ) {}
 
-  async check(attempt: BoundAttempt, payment: PaymentPayload, signIn: string | undefined, resourceUrl: string, now: number): Promise<RedeliveryVerdict> {
+  /** `signIn`: the SIGN-IN-WITH-X value; `mppChallenge`: the challenge of the MPP credential that carried the payment. */
+  async check(attempt: BoundAttempt, payment: PaymentPayload, signIn: string | undefined, resourceUrl: string, now: number, mppChallenge?: MppChallenge): Promise<RedeliveryVerdict> {
+    // Nothing to guess and so never counted: a challenge's id is an HMAC under our secret.
+    if (mppChallenge !== undefined && attempt.nonce !== undefined && this.mpp?.proves(mppChallenge, attempt.nonce)) return { kind: 'proven' };
     if (signIn !== undefined) {
       const signedIn = await this.signIn.check(signIn, resourceUrl, now);
       if (signedIn.ok && signedIn.address === attempt.payer) return { kind: 'proven' };

@@ -1,0 +1,139 @@
+/**
+ * MPP's challenge and credential, against mppx itself: the challenges we
+ * build by hand are ones mppx reads, verifies and hashes as we do; each is
+ * unique; a credential maps to the x402 payload the gate takes only when it
+ * answers our challenge for this route and price exactly; and the challenge
+ * is a redelivery proof that cannot be rebuilt from the chain.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Challenge, Credential, evm } from 'mppx';
+import { charge } from 'mppx/evm/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { keccak256, toHex } from 'viem';
+import { MppCharge, credentialFromHeader, credentialFromObject, paymentScheme, type MppChallenge } from './mpp.js';
+import { RedeliveryGuard } from './redelivery.js';
+import { SignInWithX } from './sign-in.js';
+import type { PaymentPayload, PaymentRequirements } from './rail.js';
+
+const SECRET = 'unit-test-mpp-secret-0123456789abcdef';
+const PAYER = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
+const TERMS = { network: 'eip155:8453', payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', asset: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 }, maxTimeoutSeconds: 300 };
+const URL_A = 'https://api.example/x402/v1/accessibility-contrast-calculator';
+const URL_B = 'https://api.example/x402/v1/data-compatibility-checker';
+const PRICE = '1000';
+const REQUIREMENTS: PaymentRequirements[] = [
+  { scheme: 'exact', network: 'eip155:8453', amount: PRICE, asset: TERMS.asset.address, payTo: TERMS.payTo, maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } } as PaymentRequirements,
+];
+
+const mppxClient = charge({ account: PAYER, authorization: { name: 'USD Coin', version: '2' } });
+async function signed(challenge: MppChallenge) {
+  return credentialFromHeader(await mppxClient.createCredential({ challenge: challenge as never, context: {} }))!;
+}
+
+describe('MPP challenges', () => {
+  test('mppx reads our WWW-Authenticate value, verifies its id with the secret and hashes it as the object we keep', () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    const issued = mpp.issue(URL_A, PRICE);
+    const parsed = Challenge.deserialize(issued.header);
+    assert.deepEqual(parsed, issued.challenge);
+    assert.ok(Challenge.verify(parsed, { secretKey: SECRET }));
+    assert.equal(Challenge.verify(parsed, { secretKey: SECRET + 'x' }), false);
+    assert.equal(evm.challengeHash(parsed), evm.challengeHash(issued.challenge));
+    assert.deepEqual(parsed.request, { amount: PRICE, currency: TERMS.asset.address, methodDetails: { chainId: 8453, credentialTypes: ['authorization'], decimals: 6 }, recipient: TERMS.payTo });
+    assert.equal(parsed.realm, 'api.example');
+    assert.ok(Date.parse(parsed.expires!) > Date.now() + 290_000);
+  });
+
+  test('every 402 gets a challenge of its own, within one second and across instances sharing the secret', () => {
+    const a = new MppCharge(SECRET, TERMS, () => 1_800_000_000_000);
+    const b = new MppCharge(SECRET, TERMS, () => 1_800_000_000_000);
+    const ids = new Set<string>();
+    for (let i = 0; i < 1000; i++) ids.add(a.issue(URL_A, PRICE).challenge.id);
+    for (let i = 0; i < 1000; i++) ids.add(b.issue(URL_A, PRICE).challenge.id);
+    assert.equal(ids.size, 2000);
+  });
+
+  test('the secret must be at least 32 bytes', () => {
+    assert.throws(() => new MppCharge('short', TERMS));
+  });
+
+  test('only the Payment scheme of an Authorization value is read', () => {
+    assert.equal(paymentScheme(undefined), undefined);
+    assert.equal(paymentScheme('Bearer abc'), undefined);
+    assert.equal(paymentScheme('Bearer abc, Payment eyJ4'), 'Payment eyJ4');
+    assert.equal(credentialFromHeader('Payment not-json'), undefined);
+    assert.equal(credentialFromObject({ challenge: 1 }), undefined);
+  });
+});
+
+describe('MPP credentials', () => {
+  test('mppx\'s credential for our challenge becomes the x402 exact payload of the same authorization', async () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    const { challenge } = mpp.issue(URL_A, PRICE);
+    const credential = await signed(challenge);
+    const r = mpp.admit(credential, URL_A, PRICE, REQUIREMENTS);
+    assert.ok(r.ok);
+    const p = credential.payload as Record<string, string>;
+    assert.deepEqual(r.payment, {
+      x402Version: 2,
+      accepted: REQUIREMENTS[0],
+      payload: { signature: p.signature, authorization: { from: p.from, to: p.to, value: PRICE, validAfter: p.validAfter, validBefore: p.validBefore, nonce: evm.challengeHash(challenge) } },
+    } as unknown as PaymentPayload);
+    // The MCP form (the credential as an object) reads the same.
+    assert.deepEqual(credentialFromObject(JSON.parse(JSON.stringify(credential))), credential);
+  });
+
+  test('a credential that does not answer this route\'s current challenge exactly is refused with the draft\'s problem', async () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    const { challenge } = mpp.issue(URL_A, PRICE);
+    const good = await signed(challenge);
+    const other = new MppCharge(SECRET + '-other', TERMS).issue(URL_A, PRICE).challenge;
+    const cases: Array<[string, Parameters<MppCharge['admit']>[0], string, string, string]> = [
+      ['another route', good, URL_B, PRICE, 'invalidChallenge'],
+      ['another price now', good, URL_A, '2000', 'invalidChallenge'],
+      ['another service\'s secret', await signed(other), URL_A, PRICE, 'invalidChallenge'],
+      ['request edited', { ...good, challenge: { ...challenge, request: { ...challenge.request, amount: '1' } } }, URL_A, PRICE, 'invalidChallenge'],
+      ['method', { ...good, challenge: { ...challenge, method: 'tempo' } }, URL_A, PRICE, 'methodUnsupported'],
+      ['nonce is not the hash', { ...good, payload: { ...(good.payload as object), nonce: keccak256(toHex('x')) } }, URL_A, PRICE, 'verificationFailed'],
+      ['pays someone else', { ...good, payload: { ...(good.payload as object), to: PAYER.address } }, URL_A, PRICE, 'verificationFailed'],
+      ['outlives its challenge', { ...good, payload: { ...(good.payload as object), validBefore: String(Math.floor(Date.parse(challenge.expires!) / 1000) + 1) } }, URL_A, PRICE, 'verificationFailed'],
+      ['not an authorization', { ...good, payload: { type: 'transaction', signature: '0x00' } }, URL_A, PRICE, 'malformed'],
+      ['source of another payer', { ...good, source: 'did:pkh:eip155:8453:0x0000000000000000000000000000000000000001' }, URL_A, PRICE, 'verificationFailed'],
+    ];
+    for (const [name, credential, url, price, problem] of cases) {
+      const r = mpp.admit(credential, url, price, REQUIREMENTS);
+      assert.equal(r.ok, false, name);
+      if (!r.ok) assert.equal(r.problem, problem, name);
+    }
+  });
+});
+
+describe('RedeliveryGuard: the MPP challenge as proof', () => {
+  const attempt = (nonce: string) => ({ id: 'a1', payer: PAYER.address.toLowerCase(), paymentKey: null, nonce });
+  const payment = { x402Version: 2 } as unknown as PaymentPayload;
+
+  test('the challenge the authorization was signed for proves the buyer, even after it expired', async () => {
+    let now = Date.now();
+    const mpp = new MppCharge(SECRET, TERMS, () => now);
+    const guard = new RedeliveryGuard(new SignInWithX('eip155:8453'), mpp);
+    const { challenge } = mpp.issue(URL_A, PRICE);
+    now += 3600_000;
+    assert.equal((await guard.check(attempt(evm.challengeHash(challenge)), payment, undefined, URL_A, now, challenge)).kind, 'proven');
+  });
+
+  test('what the chain shows (the nonce) rebuilds no proof: another of our challenges, a forged id, or MPP off prove nothing', async () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    const guard = new RedeliveryGuard(new SignInWithX('eip155:8453'), mpp);
+    const { challenge } = mpp.issue(URL_A, PRICE);
+    const nonce = evm.challengeHash(challenge);
+    const another = mpp.issue(URL_A, PRICE).challenge;
+    assert.equal((await guard.check(attempt(nonce), payment, undefined, URL_A, Date.now(), another)).kind, 'unproven');
+    const forged = { ...challenge, id: 'A'.repeat(43) };
+    assert.equal((await guard.check(attempt(evm.challengeHash(forged)), payment, undefined, URL_A, Date.now(), forged)).kind, 'unproven');
+    const off = new RedeliveryGuard(new SignInWithX('eip155:8453'));
+    assert.equal((await off.check(attempt(nonce), payment, undefined, URL_A, Date.now(), challenge)).kind, 'unproven');
+    // Sanity: the serialized credential carries the challenge whole (what the guard is given).
+    assert.equal(Credential.deserialize(Credential.serialize({ challenge, payload: {} })).challenge.id, challenge.id);
+  });
+});
