@@ -10,6 +10,9 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Challenge, Credential, Receipt, evm } from 'mppx';
 import { Mppx } from 'mppx/client';
+import { McpClient } from 'mppx/mcp/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { charge } from 'mppx/evm/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
@@ -210,6 +213,41 @@ describe('MPP on the devnet', () => {
     assert.equal(viaMpp.headers.get('x-payment-replayed'), 'true');
     assert.equal(await viaMpp.text(), bytes);
     assert.equal((await transferLogs(rig.devnet)).length - before, 1, 'one transfer');
+  });
+
+  test('MCP: mppx\'s MCP client pays a tool call through the same gate; the receipt names the transfer; a tampered credential is refused', async () => {
+    const before = (await transferLogs(rig.devnet)).length;
+    const sdk = new Client({ name: 'mppx-agent', version: '1.0.0' });
+    await sdk.connect(new StreamableHTTPClientTransport(new URL(rig.service.url + '/mcp')));
+    try {
+      const args = { foreground: '#708090', background: '#ffffff', large_text: false };
+      // Unpaid: the x402 PaymentRequired and MPP's challenges in one answer.
+      const unpaid = await sdk.callTool({ name: 'accessibility-contrast-calculator', arguments: args });
+      assert.equal(unpaid.isError, true);
+      const offered = (unpaid._meta as Record<string, { challenges: EvmChallenge[] }>)['org.paymentauth/payment-required']!;
+      assert.equal(offered.challenges[0]!.method, 'evm');
+      assert.ok((unpaid.structuredContent as { accepts: unknown[] }).accepts.length > 0);
+      // A tampered credential: refused with the draft's problem, nothing sent.
+      const calls = { ...rig.proxy.calls };
+      const forged = Credential.deserialize(await credentialFor({ ...offered.challenges[0]!, id: 'B'.repeat(43) } as EvmChallenge));
+      const refused = await sdk.callTool({ name: 'accessibility-contrast-calculator', arguments: args, _meta: { 'org.paymentauth/credential': forged } });
+      assert.equal(refused.isError, true);
+      const again = (refused._meta as Record<string, { challenges: EvmChallenge[]; problem: { type: string; error: { code: string } } }>)['org.paymentauth/payment-required']!;
+      assert.equal(again.problem.type, 'https://paymentauth.org/problems/invalid-challenge');
+      assert.equal(again.problem.error.code, 'payment_invalid');
+      assert.deepEqual(rig.proxy.calls, calls);
+      // mppx's MCP client pays and retries on its own.
+      const mcp = McpClient.wrap(sdk, { methods: [client()] });
+      const paid = await mcp.callTool({ name: 'accessibility-contrast-calculator', arguments: args });
+      assert.equal(paid.isError, undefined, JSON.stringify(paid));
+      const receipt = (paid as { receipt?: { method: string; reference: string; status: string } }).receipt!;
+      const settled = (paid._meta as Record<string, { transaction: string }>)['x402/payment-response']!;
+      assert.deepEqual([receipt.method, receipt.status, receipt.reference], ['evm', 'success', settled.transaction]);
+      assert.ok(typeof (paid.structuredContent as { contrast_ratio?: unknown }).contrast_ratio === 'number');
+      assert.equal((await transferLogs(rig.devnet)).length - before, 1, 'one transfer');
+    } finally {
+      await sdk.close();
+    }
   });
 
   test('PAYMENT-SIGNATURE and Authorization: Payment on one request: 400 before any payment step', async () => {

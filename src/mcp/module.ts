@@ -27,12 +27,17 @@ import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../modul
 import { callFreeTool, freeToolsOf, toolCallerOf, type ToolCaller } from '../http/free-routes.js';
 import { portableSchema } from './portable-schema.js';
 import type { GateOutcome } from '../payments/gate.js';
-import { payFor, type PaidOffer } from '../payments/paid-flow.js';
+import { payFor, priceFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
+import { MPP_PROBLEMS, credentialFromObject, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
 
 export const PAYMENT_META_KEY = 'x402/payment';
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 export const SIGN_IN_META_KEY = 'x402/sign-in-with-x';
+/** MPP's MCP transport (mppx; the MPP specs' MCP transport draft): challenges, credential and receipt in _meta. */
+export const MPP_CHALLENGES_META_KEY = 'org.paymentauth/payment-required';
+export const MPP_CREDENTIAL_META_KEY = 'org.paymentauth/credential';
+export const MPP_RECEIPT_META_KEY = 'org.paymentauth/receipt';
 
 /** What a paid tool may return in structuredContent: the result, or the x402 PaymentRequired. */
 const PAYMENT_REQUIRED_SCHEMA = {
@@ -50,17 +55,33 @@ function textResult(value: unknown, isError: boolean, structured?: Record<string
   };
 }
 
-function outcomeToResult(outcome: GateOutcome): CallToolResult {
+/**
+ * `mpp`: the service's MPP (off when undefined); `credential`: the MPP
+ * credential the call paid with (null: one that could not be read). A challenge carries a fresh MPP
+ * challenge beside the x402 PaymentRequired (and, to a refused credential,
+ * the draft's problem); a delivery paid over MPP carries MPP's receipt.
+ */
+function outcomeToResult(outcome: GateOutcome, priceAtomic: string, mpp?: MppCharge, credential?: MppCredential | null): CallToolResult {
   switch (outcome.kind) {
     case 'challenge': {
       // Both forms: some clients read only structuredContent, others only the text.
       const pr = outcome.paymentRequired as unknown as Record<string, unknown>;
-      const meta = outcome.paymentResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse } : undefined;
-      return textResult(pr, true, pr, meta);
+      const meta: Record<string, unknown> = outcome.paymentResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse } : {};
+      if (mpp) {
+        const { challenge } = mpp.issue(outcome.paymentRequired.resource.url, priceAtomic);
+        const p = credential !== undefined ? MPP_PROBLEMS[outcome.mppProblem ?? (outcome.code === 'payment_expired' ? 'expired' : 'verificationFailed')] : undefined;
+        meta[MPP_CHALLENGES_META_KEY] = {
+          challenges: [challenge],
+          ...(p && { problem: { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: challenge.id, ...errorBody(outcome.code, outcome.message) } }),
+        };
+      }
+      return textResult(pr, true, pr, Object.keys(meta).length ? meta : undefined);
     }
     case 'deliver': {
       const body = outcome.response.body;
-      return textResult(body, false, JSON.parse(body) as Record<string, unknown>, { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse });
+      const meta: Record<string, unknown> = { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse };
+      if (credential) meta[MPP_RECEIPT_META_KEY] = { ...receiptOf(outcome.paymentResponse.transaction, outcome.boundAt), challengeId: credential.challenge.id };
+      return textResult(body, false, JSON.parse(body) as Record<string, unknown>, meta);
     }
     case 'refuse':
       return textResult(errorBody(outcome.code, outcome.message), true);
@@ -162,12 +183,15 @@ function checkArguments(validate: Validator | undefined, tool: string, args: unk
   return details ? textResult(errorBody('invalid_request', `The arguments do not match the ${tool} tool's inputSchema.`, details), true) : undefined;
 }
 
-function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string) {
+function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string, mpp: MppCharge | undefined) {
   return {
     endpoint: `${base}/mcp`,
     transport: 'Model Context Protocol, Streamable HTTP (stateless): POST JSON-RPC messages here with Accept: application/json, text/event-stream.',
     payment:
-      'Paid tools answer without payment with isError true, structuredContent = the x402 PaymentRequired and content[0].text = the same JSON. Sign one of its accepts (x402 v2, exact, EIP-3009) and repeat the tools/call with params._meta["x402/payment"] = the PaymentPayload object. The receipt comes back in result._meta["x402/payment-response"]. This endpoint never pays and holds no wallet.',
+      'Paid tools answer without payment with isError true, structuredContent = the x402 PaymentRequired and content[0].text = the same JSON. Sign one of its accepts (x402 v2, exact, EIP-3009) and repeat the tools/call with params._meta["x402/payment"] = the PaymentPayload object. The receipt comes back in result._meta["x402/payment-response"]. This endpoint never pays and holds no wallet.' +
+      (mpp
+        ? ` MPP (method evm, intent charge) works too: the same answer carries _meta["${MPP_CHALLENGES_META_KEY}"].challenges; repeat the call with _meta["${MPP_CREDENTIAL_META_KEY}"] = the credential object (mppx's McpClient.wrap does this); MPP's receipt comes back in result._meta["${MPP_RECEIPT_META_KEY}"].`
+        : ' MPP is not offered (no MPP_SECRET_KEY).'),
     tools: [
       ...paid.map((t) => ({ name: mcpToolName(t.cap.id), paid: true, price_atomic: t.cap.priceAtomic, description: t.offer.summary })),
       ...free.map((t) => ({ name: t.name, paid: false, price_atomic: '0', description: t.description })),
@@ -205,7 +229,7 @@ function mcpEndpoint(ctx: ModuleContext) {
       return c.json(errorBody('method_not_allowed', 'This MCP endpoint is stateless and offers no event stream; POST JSON-RPC messages instead.'), 405, { Allow: 'POST' });
     }
     const t = tablesOf();
-    return c.json(describeEndpoint(t.paid, t.free, base));
+    return c.json(describeEndpoint(t.paid, t.free, base, ctx.gate.mpp));
   };
   return { serve, describe };
 }
@@ -255,9 +279,27 @@ async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta:
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
     return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
   }
+  const mpp = ctx.gate.mpp;
+  // MPP's credential, read only while MPP is on.
+  const mppRaw = mpp ? meta?.[MPP_CREDENTIAL_META_KEY] : undefined;
+  if (mppRaw !== undefined && raw !== undefined) {
+    return textResult(errorBody('invalid_payment_header', `A call pays with one protocol: _meta["${PAYMENT_META_KEY}"] (x402) or _meta["${MPP_CREDENTIAL_META_KEY}"] (MPP), not both. Nothing was verified or charged.`), true);
+  }
+  const price = priceFor(tool.cap, parsed.input);
+  let credential: MppCredential | undefined;
+  if (mppRaw !== undefined) {
+    credential = credentialFromObject(mppRaw);
+    if (!credential) {
+      const unpaid = await payFor(ctx.gate, tool.offer, parsed.input, undefined, base);
+      if (unpaid.kind !== 'challenge') return outcomeToResult(unpaid, price, mpp);
+      const message = `_meta["${MPP_CREDENTIAL_META_KEY}"] is not an MPP credential ({challenge, payload}). Nothing was verified or charged.`;
+      return outcomeToResult({ ...unpaid, code: 'payment_invalid', message, mppProblem: 'malformed' }, price, mpp, null);
+    }
+  }
   // A redelivery's proof of the payer's key: the SIGN-IN-WITH-X value (base64 JSON) the challenge asked for.
   const signIn = meta?.[SIGN_IN_META_KEY];
-  return outcomeToResult(await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base, { signer: ctx.signer, signIn: typeof signIn === 'string' ? signIn : undefined }));
+  const outcome = await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base, { signer: ctx.signer, signIn: typeof signIn === 'string' ? signIn : undefined, mpp: credential });
+  return outcomeToResult(outcome, price, mpp, credential);
 }
 
 async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: ReturnType<typeof toolTable>): Promise<Response> {
