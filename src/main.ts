@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, startService } from './service.js';
+import { routeSdkConsole, secretsOf } from './observability/sdk-console.js';
 
 /**
  * How long a SIGTERM/SIGINT waits, beyond the drain of requests in flight
@@ -34,6 +35,8 @@ async function main() {
     throw e;
   }
   const log = createLogger(config.logLevel);
+  // The x402 SDK's console lines become JSON log lines like ours, secrets removed.
+  routeSdkConsole(log, secretsOf(config.payment));
   try {
     const svc = await startService(config, { log });
     log.info({ url: svc.url, network: svc.payment.network, payTo: svc.payment.payTo, ledger: svc.ledger.kind }, `listening on ${svc.url}`);

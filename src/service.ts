@@ -21,7 +21,9 @@ import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
 import { SignInWithX } from './payments/sign-in.js';
 import { MppCharge } from './payments/mpp.js';
-import { defaultFacilitator, PaymentRail } from './payments/rail.js';
+import { PaymentRail } from './payments/rail.js';
+import { facilitatorPool } from './payments/facilitators.js';
+import { LAST_GOOD_FILE, LastGoodSupported, startFacilitators } from './payments/facilitator-watch.js';
 import { instrumentFacilitator, instrumentLedger } from './payments/instrumentation.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
 import { requestIdMixin } from './observability/request-context.js';
@@ -91,25 +93,6 @@ async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Pro
   writeFileSync(file, JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
   log.info({ file, network: DEVNET_NETWORK, rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl }, `devnet payment rail ready; buyer key in ${file}`);
   return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer }, signingKey, mppSecretKey };
-}
-
-/** Ask the facilitator what it supports; until it answers, paid routes answer 503 and this retries every 5 s. */
-async function initializeRail(rail: PaymentRail, payment: PaymentConfig, log: Logger, cleanups: Cleanups): Promise<void> {
-  const attempt = async () => {
-    try {
-      await rail.initialize();
-      return true;
-    } catch (e) {
-      log.warn({ err: (e as Error).message, facilitators: payment.facilitatorUrls }, 'facilitator not reachable yet; paid routes answer 503 until it is');
-      return false;
-    }
-  };
-  if (await attempt()) return;
-  const timer = setInterval(async () => {
-    if (await attempt()) clearInterval(timer);
-  }, 5000);
-  timer.unref();
-  cleanups.push(() => clearInterval(timer));
 }
 
 /** The whole catalog: the base entries, every module's, then the entries built over all of them (the composite). */
@@ -220,8 +203,17 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const signer = signingKey ? createCommitmentSigner(signingKey) : undefined;
     if (!signer) log.warn('X402_SIGNING_KEY is not set: receipts and quote offers are not signed (the discovery documents say so)');
     const chain = opts.chain ?? rpcChainReader(payment.rpcUrl);
-    const rail = new PaymentRail({ payment, chain, facilitator: instrumentFacilitator(opts.facilitator ?? defaultFacilitator(payment), log) });
-    await initializeRail(rail, payment, log, cleanups);
+    // The facilitators in order of preference, with failover (payments/facilitators.ts); start-up checks
+    // each one's /supported and keeps the last good answer for outages (payments/facilitator-watch.ts).
+    const lastGood = new LastGoodSupported(join(config.dataDir, LAST_GOOD_FILE), payment.network, log);
+    const facilitators = facilitatorPool(payment, {
+      client: opts.facilitator,
+      instrument: (client, name) => instrumentFacilitator(client, log, name),
+      onSupported: (answer, name) => lastGood.save(answer, name),
+      log,
+    });
+    const rail = new PaymentRail({ payment, chain, facilitator: facilitators });
+    cleanups.push(await startFacilitators({ pool: facilitators, rail, network: payment.network, lastGood, log }));
     const presence = [...new Map([...DEFAULT_MODULES, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
     const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);

@@ -95,6 +95,18 @@ for (const [name, open, skip] of suites) {
       assert.deepEqual(h.map((e) => e.state), ['reserved', 'verified', 'executed', 'settling', 'settled']);
     });
 
+    test('the facilitator a settlement was sent to is recorded, kept when the chain settles it, and read back', async () => {
+      const a = attempt();
+      const reserved = await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
+      assert.equal(reserved.created && reserved.attempt.facilitator, null);
+      await ledger.advance(a.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }, { to: 'settling', patch: {} }], 2);
+      assert.equal((await ledger.get(a.id))?.facilitator, null, 'none until a settle is sent');
+      assert.equal(await ledger.transition(a.id, 'p', 'unknown', { facilitator: 'https://x402.example.com/facilitator' }, 3), true);
+      assert.equal((await ledger.listUnresolved(150, 1000)).find((x) => x.id === a.id)?.facilitator, 'https://x402.example.com/facilitator');
+      assert.equal(await ledger.transitionUnleased(a.id, 'unknown', 'settled', { txHash: '0x1', settleResponse: '{}' }, 150), true);
+      assert.equal((await ledger.get(a.id))?.facilitator, 'https://x402.example.com/facilitator');
+    });
+
     test('acquire takes an expired lease only, and only one contender wins', async () => {
       const a = attempt();
       await ledger.reserve(a, { owner: 'p1', until: 100 }, 1);

@@ -1,6 +1,7 @@
 /**
  * /metrics after a real paid call on the devnet: the request, payment-state,
- * settlement, facilitator-latency, ledger-latency and reconciler series move.
+ * settlement, facilitator-latency (per facilitator), facilitator health,
+ * ledger-latency and reconciler series move.
  * The verify/settle log lines carry the caller's request id. /readyz does not
  * ask the facilitator on every probe. METRICS_TOKEN guards /metrics.
  */
@@ -83,9 +84,12 @@ test('a paid call moves the request, payment, settlement, facilitator, ledger an
   for (const state of ['reserved', 'verified', 'settled']) {
     assert.equal(sum(after, 'payment_attempts_total', `state="${state}"`) - sum(before, 'payment_attempts_total', `state="${state}"`), 1, state);
   }
-  assert.equal(value(after, 'settlements_total{outcome="success"}') - value(before, 'settlements_total{outcome="success"}'), 1);
-  assert.equal(sum(after, 'facilitator_request_duration_seconds_count', 'operation="verify"', 'outcome="valid"') - sum(before, 'facilitator_request_duration_seconds_count', 'operation="verify"', 'outcome="valid"'), 1);
-  assert.equal(sum(after, 'facilitator_request_duration_seconds_count', 'operation="settle"', 'outcome="success"') - sum(before, 'facilitator_request_duration_seconds_count', 'operation="settle"', 'outcome="success"'), 1);
+  // Per facilitator: labelled with its URL's origin and path, and its health.
+  const facilitator = `facilitator="${rig.proxy.url}"`;
+  assert.equal(sum(after, 'settlements_total', facilitator, 'outcome="success"') - sum(before, 'settlements_total', facilitator, 'outcome="success"'), 1);
+  assert.equal(sum(after, 'facilitator_request_duration_seconds_count', facilitator, 'operation="verify"', 'outcome="valid"') - sum(before, 'facilitator_request_duration_seconds_count', facilitator, 'operation="verify"', 'outcome="valid"'), 1);
+  assert.equal(sum(after, 'facilitator_request_duration_seconds_count', facilitator, 'operation="settle"', 'outcome="success"') - sum(before, 'facilitator_request_duration_seconds_count', facilitator, 'operation="settle"', 'outcome="success"'), 1);
+  assert.equal(value(after, `facilitator_up{${facilitator}}`), 1);
   assert.ok(sum(after, 'ledger_operation_duration_seconds_count', 'operation="reserve"') > sum(before, 'ledger_operation_duration_seconds_count', 'operation="reserve"'));
 
   for (const msg of ['facilitator verify', 'facilitator settle']) {

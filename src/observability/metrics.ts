@@ -6,7 +6,7 @@
  * Labels are closed sets (route patterns, not paths; states, not ids), so a
  * client cannot grow the series count by choosing URLs.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry, type Metric } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -143,15 +143,21 @@ export const metrics = {
   }),
   settlements: new Counter({
     name: 'settlements_total',
-    help: 'Facilitator settle calls by outcome: success (transaction on chain), refused (the facilitator said no), error (no answer).',
-    labelNames: ['outcome'] as const,
+    help: 'Facilitator settle calls by facilitator and outcome: success (transaction on chain), refused (the facilitator said no), error (no answer).',
+    labelNames: ['facilitator', 'outcome'] as const,
     registers: [registry],
   }),
   facilitatorDuration: new Histogram({
     name: 'facilitator_request_duration_seconds',
-    help: 'Facilitator verify and settle latency, by operation and outcome.',
-    labelNames: ['operation', 'outcome'] as const,
+    help: 'Facilitator verify and settle latency, by facilitator (origin and path of its URL), operation and outcome.',
+    labelNames: ['facilitator', 'operation', 'outcome'] as const,
     buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
+  facilitatorUp: new Gauge({
+    name: 'facilitator_up',
+    help: 'Per facilitator: 1 when it is in rotation (its /supported listed our payment kind) and its latest call got an answer; 0 before it first answered, after a call without answer (timeout, 5xx, network error) or when it does not support our payment kind.',
+    labelNames: ['facilitator'] as const,
     registers: [registry],
   }),
   ledgerDuration: new Histogram({

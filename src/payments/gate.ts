@@ -174,6 +174,8 @@ interface Drive {
   refusal?: SettleResponse;
   refusalText: string;
   settleSent: boolean;
+  /** The facilitator this request's settle was sent to: every later write of the drive records it. */
+  sentTo?: string;
   timings: Timings;
 }
 
@@ -560,7 +562,7 @@ export class PaymentGate {
 
   private async write(d: Drive, to: AttemptState, patch: TransitionPatch, opts?: AdvanceOptions): Promise<boolean> {
     const t = performance.now();
-    const steps = [...d.pending, { to, patch }];
+    const steps = [...d.pending, { to, patch: d.sentTo ? { facilitator: d.sentTo, ...patch } : patch }];
     const ok = opts ? await this.ledger.advance(d.attempt.id, this.instanceId, steps, this.now(), opts) : await this.ledger.advance(d.attempt.id, this.instanceId, steps, this.now());
     d.pending = [];
     d.timings.ledgerMs += performance.now() - t;
@@ -630,6 +632,7 @@ export class PaymentGate {
     const s = await this.rail.settle(d.payload, d.requirements);
     d.timings.settleMs += performance.now() - t;
     d.settleSent = true;
+    if (s.kind !== 'not-sent') d.sentTo = s.facilitator;
     switch (s.kind) {
       case 'settled': {
         const receipt: SettleResponse = { ...s.response, payer: s.response.payer ?? d.auth.from };

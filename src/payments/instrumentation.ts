@@ -11,23 +11,24 @@ import type { Ledger } from '../store/ledger.js';
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
- * Times verify and settle, counts settlements by outcome, and logs one line
- * per call. The line carries the request id through the logger's mixin
+ * Times one facilitator's verify and settle, counts its settlements by
+ * outcome, and logs one line per call, all labelled with its name (origin
+ * and path of its URL: facilitators.ts). The line carries the request id through the logger's mixin
  * (src/observability/request-context.ts); no payload or signature is logged.
  */
-export function instrumentFacilitator(inner: FacilitatorClient, log: Logger): FacilitatorClient {
+export function instrumentFacilitator(inner: FacilitatorClient, log: Logger, facilitator: string): FacilitatorClient {
   return {
     async verify(payload, requirements) {
       const start = performance.now();
       try {
         const r = await inner.verify(payload, requirements);
         const outcome = r.isValid ? 'valid' : 'invalid';
-        metrics.facilitatorDuration.observe({ operation: 'verify', outcome }, secondsSince(start));
-        log.info({ op: 'verify', outcome, reason: r.invalidReason, ms: Math.round(performance.now() - start) }, 'facilitator verify');
+        metrics.facilitatorDuration.observe({ facilitator, operation: 'verify', outcome }, secondsSince(start));
+        log.info({ facilitator, op: 'verify', outcome, reason: r.invalidReason, ms: Math.round(performance.now() - start) }, 'facilitator verify');
         return r;
       } catch (e) {
-        metrics.facilitatorDuration.observe({ operation: 'verify', outcome: 'error' }, secondsSince(start));
-        log.warn({ op: 'verify', outcome: 'error', err: errText(e), ms: Math.round(performance.now() - start) }, 'facilitator verify');
+        metrics.facilitatorDuration.observe({ facilitator, operation: 'verify', outcome: 'error' }, secondsSince(start));
+        log.warn({ facilitator, op: 'verify', outcome: 'error', err: errText(e), ms: Math.round(performance.now() - start) }, 'facilitator verify');
         throw e;
       }
     },
@@ -36,14 +37,14 @@ export function instrumentFacilitator(inner: FacilitatorClient, log: Logger): Fa
       try {
         const r = await inner.settle(payload, requirements);
         const outcome = r.success ? 'success' : 'refused';
-        metrics.facilitatorDuration.observe({ operation: 'settle', outcome }, secondsSince(start));
-        metrics.settlements.inc({ outcome });
-        log.info({ op: 'settle', outcome, reason: r.errorReason, tx: r.transaction || undefined, ms: Math.round(performance.now() - start) }, 'facilitator settle');
+        metrics.facilitatorDuration.observe({ facilitator, operation: 'settle', outcome }, secondsSince(start));
+        metrics.settlements.inc({ facilitator, outcome });
+        log.info({ facilitator, op: 'settle', outcome, reason: r.errorReason, tx: r.transaction || undefined, ms: Math.round(performance.now() - start) }, 'facilitator settle');
         return r;
       } catch (e) {
-        metrics.facilitatorDuration.observe({ operation: 'settle', outcome: 'error' }, secondsSince(start));
-        metrics.settlements.inc({ outcome: 'error' });
-        log.warn({ op: 'settle', outcome: 'error', err: errText(e), ms: Math.round(performance.now() - start) }, 'facilitator settle');
+        metrics.facilitatorDuration.observe({ facilitator, operation: 'settle', outcome: 'error' }, secondsSince(start));
+        metrics.settlements.inc({ facilitator, outcome: 'error' });
+        log.warn({ facilitator, op: 'settle', outcome: 'error', err: errText(e), ms: Math.round(performance.now() - start) }, 'facilitator settle');
         throw e;
       }
     },

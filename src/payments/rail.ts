@@ -6,40 +6,29 @@
  */
 import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentConfig } from '../config.js';
 import type { ChainReader } from './chain.js';
-import { facilitatorHttpClient } from './facilitator-http.js';
+import { facilitatorPool, provablyNotSent, type SettleTargets } from './facilitators.js';
 
-export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, VerifyResponse };
+export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse };
 
 export type VerifyOutcome =
   | { kind: 'valid'; response: VerifyResponse }
   | { kind: 'invalid'; reason: string; message: string }
   | { kind: 'unavailable'; message: string };
 
+/** `facilitator`: the one the settle was sent to (facilitators.ts names it), when the client reports it. */
 export type SettleOutcome =
-  | { kind: 'settled'; response: SettleResponse }
+  | { kind: 'settled'; response: SettleResponse; facilitator?: string }
   /** The facilitator answered that the transfer did not happen. */
-  | { kind: 'failed'; response: SettleResponse }
-  /** The request provably never reached the facilitator. */
+  | { kind: 'failed'; response: SettleResponse; facilitator?: string }
+  /** The request provably never reached any facilitator. */
   | { kind: 'not-sent'; message: string }
   /** It may or may not have happened: timeout, 5xx, garbled answer. Only the chain can tell. */
-  | { kind: 'unknown'; message: string };
-
-/** Errors that prove the request never left this process or never reached the peer. */
-function neverSent(e: unknown): boolean {
-  const codes = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
-  let cur: unknown = e;
-  for (let i = 0; i < 4 && cur; i++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string' && codes.includes(code)) return true;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return false;
-}
+  | { kind: 'unknown'; message: string; facilitator?: string };
 
 function message(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
@@ -50,19 +39,19 @@ export interface RailOptions {
   payment: PaymentConfig;
   chain: ChainReader;
   /** Defaults to `defaultFacilitator(payment)`. */
-  facilitator?: FacilitatorClient;
+  facilitator?: FacilitatorClient & Partial<SettleTargets>;
 }
 
-/** The configured facilitators as one client. */
-export function defaultFacilitator(payment: PaymentConfig): FacilitatorClient {
-  return facilitatorHttpClient(payment.facilitatorUrls[0]!, payment);
+/** The configured facilitators as one client (facilitators.ts: failover and its money rules). */
+export function defaultFacilitator(payment: PaymentConfig): FacilitatorClient & SettleTargets {
+  return facilitatorPool(payment);
 }
 
 export class PaymentRail {
   readonly payment: PaymentConfig;
   readonly chain: ChainReader;
-  readonly facilitator: FacilitatorClient;
-  private readonly server: x402ResourceServer;
+  readonly facilitator: FacilitatorClient & Partial<SettleTargets>;
+  private server: x402ResourceServer;
   private readonly byPrice = new Map<string, PaymentRequirements[]>();
   private initialized = false;
 
@@ -70,16 +59,37 @@ export class PaymentRail {
     this.payment = opts.payment;
     this.chain = opts.chain;
     this.facilitator = opts.facilitator ?? defaultFacilitator(opts.payment);
-    this.server = new x402ResourceServer(this.facilitator).register(opts.payment.network as `${string}:${string}`, new ExactEvmScheme());
+    this.server = this.sdkServer();
+  }
+
+  /**
+   * The SDK's resource server over our facilitator client. With `known`, its
+   * initialize takes that /supported answer instead of asking (the last good
+   * one while no facilitator answers: facilitator-watch.ts).
+   */
+  private sdkServer(known?: SupportedResponse): x402ResourceServer {
+    const client: FacilitatorClient = {
+      verify: (p, r) => this.facilitator.verify(p, r),
+      settle: (p, r) => this.facilitator.settle(p, r),
+      getSupported: () => (known ? Promise.resolve(known) : this.facilitator.getSupported()),
+    };
+    return new x402ResourceServer(client).register(this.payment.network as `${string}:${string}`, new ExactEvmScheme());
   }
 
   get ready(): boolean {
     return this.initialized;
   }
 
-  /** Ask the facilitator what it supports (GET /supported). Throws when it cannot be reached. */
-  async initialize(): Promise<void> {
-    await this.server.initialize();
+  /**
+   * Learn what the facilitators support: ask them (GET /supported), or take
+   * `known`, an answer already in hand. Throws when none answers; a rail
+   * already initialized keeps its previous answer then.
+   */
+  async initialize(known?: SupportedResponse): Promise<void> {
+    const server = this.sdkServer(known);
+    await server.initialize();
+    this.server = server;
+    this.byPrice.clear();
     this.initialized = true;
   }
 
@@ -133,6 +143,12 @@ export class PaymentRail {
   }
 
   async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
+    const outcome = await this.settleOnce(payload, requirements);
+    const facilitator = this.facilitator.takeSettleTarget?.(payload);
+    return facilitator && outcome.kind !== 'not-sent' ? { ...outcome, facilitator } : outcome;
+  }
+
+  private async settleOnce(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome> {
     try {
       const r = await this.server.settlePayment(payload, requirements);
       if (r.success && r.transaction) return { kind: 'settled', response: r };
@@ -152,7 +168,7 @@ export class PaymentRail {
           },
         };
       }
-      if (!(e instanceof FacilitatorTimeoutError) && neverSent(e)) return { kind: 'not-sent', message: message(e) };
+      if (!(e instanceof FacilitatorTimeoutError) && provablyNotSent(e)) return { kind: 'not-sent', message: message(e) };
       return { kind: 'unknown', message: message(e) };
     }
   }

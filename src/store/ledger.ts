@@ -57,6 +57,12 @@ export interface PaymentAttempt {
   response: StoredResponse | null;
   settleResponse: string | null;
   txHash: string | null;
+  /**
+   * The facilitator the settlement was sent to (origin and path of its URL,
+   * no credentials); when a settle was re-sent after the chain showed the
+   * authorization unused, the last one. Null until a settle is sent.
+   */
+  facilitator: string | null;
   failureCode: string | null;
   failureDetail: string | null;
   leaseOwner: string | null;
@@ -67,7 +73,7 @@ export interface PaymentAttempt {
 
 export type NewAttempt = Omit<
   PaymentAttempt,
-  'state' | 'response' | 'settleResponse' | 'txHash' | 'failureCode' | 'failureDetail' | 'leaseOwner' | 'leaseUntil' | 'createdAt' | 'updatedAt'
+  'state' | 'response' | 'settleResponse' | 'txHash' | 'facilitator' | 'failureCode' | 'failureDetail' | 'leaseOwner' | 'leaseUntil' | 'createdAt' | 'updatedAt'
 >;
 
 export interface Lease {
@@ -79,6 +85,7 @@ export interface TransitionPatch {
   response?: StoredResponse;
   settleResponse?: string;
   txHash?: string;
+  facilitator?: string;
   failureCode?: string | null;
   failureDetail?: string | null;
   note?: string;

@@ -35,6 +35,7 @@ interface Row {
   response_body: string | null;
   settle_response: string | null;
   tx_hash: string | null;
+  facilitator: string | null;
   failure_code: string | null;
   failure_detail: string | null;
   lease_owner: string | null;
@@ -65,6 +66,7 @@ function fromRow(r: Row): PaymentAttempt {
         : { status: Number(r.response_status), contentType: r.response_type ?? 'application/json', body: r.response_body },
     settleResponse: r.settle_response,
     txHash: r.tx_hash,
+    facilitator: r.facilitator ?? null,
     failureCode: r.failure_code,
     failureDetail: r.failure_detail,
     leaseOwner: r.lease_owner,
@@ -141,6 +143,7 @@ export class SqlLedger implements Ledger {
           response: null,
           settleResponse: null,
           txHash: null,
+          facilitator: null,
           failureCode: null,
           failureDetail: null,
           leaseOwner: lease.owner,
@@ -222,6 +225,10 @@ export class SqlLedger implements Ledger {
     if (patch.txHash !== undefined) {
       sets.push('tx_hash = ?');
       params.push(patch.txHash);
+    }
+    if (patch.facilitator !== undefined) {
+      sets.push('facilitator = ?');
+      params.push(patch.facilitator);
     }
     if (patch.failureCode !== undefined) {
       sets.push('failure_code = ?');
