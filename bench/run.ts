@@ -232,6 +232,7 @@ async function main(): Promise<void> {
     console.log((await (await import('./isolation.js')).runIsolationBench(progress)).markdown);
     console.log((await (await import('./unpaid-flood.js')).runUnpaidFloodBench(progress)).markdown); // issue 21: /healthz p99 and RSS during an unpaid flood of small JSON values (A2A, MCP, router quote)
     console.log((await (await import('./isolation.js')).runIsolationBench(progress, 3, 'composite')).markdown); // issue 21: the same load bought through the composite router
+    if (process.env.BENCH_MPP !== '0') console.log((await (await import('./mpp.js')).runMppBench(progress)).markdown); // issue 22: the 402 with both challenges vs x402 alone, paid MPP vs paid x402
     if (process.env.BENCH_THROUGHPUT !== '0') console.log('\n' + (await (await import('./throughput.js')).runThroughputBench({ progress })).markdown); // 7. issue 15: paid calls/s, 8 buyers
     clearTimeout(watchdog);
   } finally {

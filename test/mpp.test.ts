@@ -250,6 +250,14 @@ describe('MPP on the devnet', () => {
     }
   });
 
+  test('the discovery documents offer both protocols', async () => {
+    const manifest = (await (await fetch(rig.service.url + '/.well-known/x402')).json()) as { mpp: { enabled: boolean; method: string; intent: string; currency: string } };
+    assert.deepEqual([manifest.mpp.enabled, manifest.mpp.method, manifest.mpp.intent, manifest.mpp.currency], [true, 'evm', 'charge', rig.devnet.asset]);
+    const openapi = (await (await fetch(rig.service.url + '/openapi.json')).json()) as { paths: Record<string, { post: { 'x-payment-info': { protocols: Array<Record<string, unknown>> } } }> };
+    assert.ok(openapi.paths[CONTRAST]!.post['x-payment-info'].protocols.some((p) => 'mpp' in p));
+    assert.match(await (await fetch(rig.service.url + '/llms.txt')).text(), /WWW-Authenticate: Payment challenge/);
+  });
+
   test('PAYMENT-SIGNATURE and Authorization: Payment on one request: 400 before any payment step', async () => {
     const body = { foreground: '#607080', background: '#ffffff', large_text: false };
     const calls = { ...rig.proxy.calls };
@@ -279,5 +287,11 @@ describe('MPP off without MPP_SECRET_KEY', () => {
     assert.equal(withCredential.status, 402);
     assert.equal(withCredential.headers.get('content-type'), 'application/json');
     assert.equal(((await withCredential.json()) as { problem: { code: string } }).problem.code, 'payment_required');
+  });
+
+  test('the discovery documents say MPP is off', async () => {
+    const manifest = (await (await fetch(rig.service.url + '/.well-known/x402')).json()) as { mpp: { enabled: boolean } };
+    assert.equal(manifest.mpp.enabled, false);
+    assert.match(await (await fetch(rig.service.url + '/llms.txt')).text(), /MPP is not offered here/);
   });
 });

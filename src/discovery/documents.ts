@@ -143,7 +143,7 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
   const freeNames = freeTools.map((t) => t.title);
   return {
     name: 'Agent pay-per-call utilities',
-    description: `Paid per call with x402 v2 in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
+    description: `Paid per call with x402 v2${ctx.gate.mpp ? ' or MPP (Payment HTTP authentication, evm charge)' : ''} in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
     // The first interface is the preferred one: A2A's own JSON-RPC binding (v1.0, and v0.3 at the same URL), then MCP.
     supportedInterfaces: [
       ...(served.has(A2A_PATH)
@@ -187,6 +187,28 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
   };
 }
 
+/**
+ * MPP beside x402, for /.well-known/x402 (`mpp`) and the guides: how to pay
+ * with it, or that it is off (no MPP_SECRET_KEY).
+ */
+export function mppInfo(ctx: ModuleContext) {
+  if (!ctx.gate.mpp) return { enabled: false as const, note: 'MPP is not offered: the operator set no MPP_SECRET_KEY. Pay with x402.' };
+  const a = ctx.payment.asset;
+  return {
+    enabled: true as const,
+    spec: 'draft-httpauth-payment (the Payment HTTP authentication scheme)',
+    method: 'evm',
+    intent: 'charge',
+    chainId: Number(ctx.payment.network.split(':')[1]),
+    currency: a.address,
+    recipient: ctx.payment.payTo,
+    decimals: a.decimals,
+    authorization: { name: a.name, version: a.version },
+    http: 'Every paid 402 carries a fresh WWW-Authenticate: Payment challenge beside PAYMENT-REQUIRED; repeat the request with Authorization: Payment <credential> (an EIP-3009 authorization whose nonce is the challenge hash, e.g. mppx\'s evm charge client). The 200 carries Payment-Receipt and PAYMENT-RESPONSE (the signed receipt). Errors are RFC 9457 problems.',
+    mcp: 'Paid tools answer with _meta["org.paymentauth/payment-required"].challenges; repeat the call with _meta["org.paymentauth/credential"] (mppx\'s McpClient.wrap); the receipt is in _meta["org.paymentauth/receipt"].',
+  };
+}
+
 export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, base: string): string {
   const ops = operations(openapi);
   const paid = ops.filter((o) => o.paid);
@@ -223,6 +245,13 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
           '',
         ]
       : []),
+    '## MPP',
+    ...(ctx.gate.mpp
+      ? [
+          `The same 402 also carries a WWW-Authenticate: Payment challenge (MPP, draft-httpauth-payment; method evm, intent charge, chainId ${ctx.payment.network.split(':')[1]}, currency ${a.address}, EIP-712 domain name "${a.name}" version "${a.version}"). Answer it with Authorization: Payment <credential> (mppx's evm charge client does this); the 200 carries Payment-Receipt. One authorization buys one delivery whichever protocol carries it. Send one protocol per request, not both.`,
+        ]
+      : ['MPP is not offered here (no MPP_SECRET_KEY): pay with x402.']),
+    '',
     '## MCP',
     `${base}/mcp is a Model Context Protocol endpoint (Streamable HTTP, stateless). Paid tools return the x402 payment-required result; pay by repeating the call with _meta["x402/payment"]. The endpoint never pays and holds no wallet.`,
     '',

@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { apiReferenceRoutes } from './api-reference.js';
-import { agentCard, llmsTxt, servicesListing, wellKnownX402 } from './documents.js';
+import { agentCard, llmsTxt, mppInfo, servicesListing, wellKnownX402 } from './documents.js';
 import { FRONT_DOOR_CSP, FRONT_DOOR_OPERATION, frontDoorIndex, frontDoorPage, wantsHtml } from './front-door.js';
 import { buildOpenApi, errorResponse } from './openapi.js';
 import { signingInfo } from '../commitments/published.js';
@@ -85,7 +85,7 @@ function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
     let d = cache.get(base);
     if (!d) {
       const openapi = buildOpenApi(ctx, base);
-      d = { openapi, frontDoor: { page: frontDoorPage(ctx, openapi, base), index: frontDoorIndex(ctx, openapi, base) }, manifest: { ...wellKnownX402(openapi, base), signing: signingInfo(ctx.signer?.address) }, card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
+      d = { openapi, frontDoor: { page: frontDoorPage(ctx, openapi, base), index: frontDoorIndex(ctx, openapi, base) }, manifest: { ...wellKnownX402(openapi, base), signing: signingInfo(ctx.signer?.address), mpp: mppInfo(ctx) }, card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
       // Host headers are caller-controlled: bound the cache.
       if (cache.size >= 32) cache.clear();
       cache.set(base, d);

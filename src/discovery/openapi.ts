@@ -59,10 +59,12 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
   const priceSentence = range
     ? `Price: set by the input, between ${range.minAtomic} and ${range.maxAtomic} atomic units of ${asset.symbol} (US$${usd(range.minAtomic)}–${usd(range.maxAtomic)}); ${range.note} Paid with x402 v2 (scheme exact) on ${network}.`
     : `Price: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${usd(cap.priceAtomic)}) per call, paid with x402 v2 (scheme exact) on ${network}.`;
+  // MPP (draft-httpauth-payment, method evm, intent charge) beside x402 when MPP_SECRET_KEY is set.
+  const mpp = ctx.gate.mpp ? [{ mpp: { method: 'evm', intent: 'charge', chainId: Number(network.split(':')[1]), currency: asset.address, recipient: payTo, decimals: asset.decimals } }] : [];
   const paymentInfo = range
     ? {
         price: { mode: 'dynamic', currency: 'USD', min: usd(range.minAtomic), max: usd(range.maxAtomic) },
-        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals: asset.decimals } }],
+        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals: asset.decimals } }, ...mpp],
         protocol: 'x402',
         scheme: 'exact',
         network,
@@ -72,7 +74,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
       }
     : {
         price: { mode: 'fixed', currency: 'USD', amount: usd(cap.priceAtomic) },
-        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } }],
+        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } }, ...mpp.map((m) => ({ mpp: { ...m.mpp, amount: cap.priceAtomic } }))],
         amount_atomic: cap.priceAtomic,
         asset: asset.address,
         network,
@@ -110,6 +112,14 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
         schema: { type: 'string' },
       },
       {
+        name: 'Authorization',
+        in: 'header',
+        required: false,
+        description:
+          'MPP (draft-httpauth-payment): `Payment <base64url credential>` answering the 402\'s WWW-Authenticate: Payment challenge (method evm, intent charge: an EIP-3009 authorization whose nonce is the challenge hash), when the service offers MPP (x-payment-info.protocols). Paid through the same gate as PAYMENT-SIGNATURE; sending both: 400 invalid_payment_header.',
+        schema: { type: 'string' },
+      },
+      {
         name: 'SIGN-IN-WITH-X',
         in: 'header',
         required: false,
@@ -128,6 +138,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
               'x402 SettleResponse, base64 JSON (transaction hash, network, payer). When the service signs (signing.signer in /.well-known/x402), extensions["offer-receipt"] holds the signed receipt bound to the request and to these response bytes: #/components/schemas/OfferReceiptExtension. A redelivery carries the same receipt.',
             schema: { type: 'string' },
           },
+          'Payment-Receipt': { description: 'MPP receipt (base64url JSON: method evm, reference = the transfer\'s transaction, status, timestamp); present when the call paid with Authorization: Payment.', schema: { type: 'string' } },
         },
         content: { 'application/json': { schema: outputSchema, examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { value: e.output }])) } },
       },
@@ -137,8 +148,12 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
         headers: {
           'PAYMENT-REQUIRED': { description: 'x402 v2 PaymentRequired, base64 JSON, under 2 KB.', schema: { type: 'string' } },
           'PAYMENT-RESPONSE': { description: 'Present when a settlement was attempted and failed (success false).', schema: { type: 'string' } },
+          'WWW-Authenticate': {
+            description: 'When the service offers MPP: a fresh `Payment` challenge (method evm, intent charge) for this 402 alone. To a request that paid with Authorization: Payment, errors are RFC 9457 problems (application/problem+json) of the draft\'s types, with error.code as in every other error.',
+            schema: { type: 'string' },
+          },
         },
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentChallenge' } }, 'application/problem+json': { schema: { type: 'object', required: ['type', 'title', 'status'] } } },
       },
       '409': errorResponse(409, 'The payment is bound to another request, its identifier was used for another request, or it is being processed'),
       '413': errorResponse(413, 'The body is larger than this resource accepts'),

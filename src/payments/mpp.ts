@@ -107,6 +107,31 @@ interface Offer {
   request: Record<string, unknown>;
   /** base64url(JCS(request)): the `request` auth-param and its slot in the HMAC input. */
   requestB64: string;
+  /**
+   * base64url of the opaque JSON up to the counter, `{"r":"<route>","s":"<instance>.`,
+   * padded to a multiple of 3 bytes so that the counter's part can be encoded alone and appended.
+   */
+  opaquePrefix: string;
+  /** The header up to the id, and from realm to the expires value. */
+  headerHead: string;
+  /** The HMAC input up to the expires value. */
+  macHead: string;
+}
+
+/** One issued challenge: the header is built at once, the object (MCP's form) only when asked for. */
+class Issued implements IssuedChallenge {
+  constructor(
+    private readonly offer: Offer,
+    private readonly id: string,
+    private readonly expires: string,
+    private readonly opaque: string,
+    readonly header: string,
+  ) {}
+
+  get challenge(): MppChallenge {
+    const { realm, request } = this.offer;
+    return { id: this.id, realm, method: MPP_METHOD, intent: MPP_INTENT, request, expires: this.expires, opaque: this.opaque } as MppChallenge;
+  }
 }
 
 export class MppCharge {
@@ -140,12 +165,10 @@ export class MppCharge {
   issue(resourceUrl: string, priceAtomic: string): IssuedChallenge {
     const offer = this.offerOf(resourceUrl, priceAtomic);
     const expires = this.expires();
-    // JCS of {n, r}: keys in order, ASCII string values (a route path), so JSON.stringify is canonical.
-    const opaque = Buffer.from(JSON.stringify({ n: `${this.instance}.${(this.counter++).toString(36)}`, r: offer.route })).toString('base64url');
-    const id = createHmac('sha256', this.key).update(`${offer.realm}|${MPP_METHOD}|${MPP_INTENT}|${offer.requestB64}|${expires}||${opaque}`).digest('base64url');
-    const challenge = { id, realm: offer.realm, method: MPP_METHOD, intent: MPP_INTENT, request: offer.request, expires, opaque } as MppChallenge;
-    const header = `Payment id="${id}", realm="${offer.realm}", method="${MPP_METHOD}", intent="${MPP_INTENT}", request="${offer.requestB64}", expires="${expires}", opaque="${opaque}"`;
-    return { challenge, header };
+    const opaque = offer.opaquePrefix + Buffer.from(`${(this.counter++).toString(36)}"}`).toString('base64url');
+    // mppx's id: HMAC-SHA256 over realm|method|intent|request|expires|digest|opaque (no digest here).
+    const id = createHmac('sha256', this.key).update(`${offer.macHead}${expires}||${opaque}`).digest('base64url');
+    return new Issued(offer, id, expires, opaque, `Payment id="${id}"${offer.headerHead}${expires}", opaque="${opaque}"`);
   }
 
   /**
@@ -212,7 +235,19 @@ export class MppCharge {
         recipient: getAddress(this.terms.payTo),
         methodDetails: { chainId: this.chainId, credentialTypes: ['authorization'], decimals: this.terms.asset.decimals },
       });
-      o = { realm: u.host, route: u.pathname, request, requestB64: Buffer.from(JSON.stringify(request)).toString('base64url') };
+      const requestB64 = Buffer.from(JSON.stringify(request)).toString('base64url');
+      // JCS of {r, s}: keys in order, ASCII string values (a route path), so the JSON text is canonical.
+      let head = `{"r":${JSON.stringify(u.pathname)},"s":"${this.instance}.`;
+      while (Buffer.byteLength(head) % 3 !== 0) head = head.slice(0, -1) + '0.';
+      o = {
+        realm: u.host,
+        route: u.pathname,
+        request,
+        requestB64,
+        opaquePrefix: Buffer.from(head).toString('base64url'),
+        headerHead: `, realm="${u.host}", method="${MPP_METHOD}", intent="${MPP_INTENT}", request="${requestB64}", expires="`,
+        macHead: `${u.host}|${MPP_METHOD}|${MPP_INTENT}|${requestB64}|`,
+      };
       // Bounded: Host headers are caller-controlled.
       if (this.offers.size >= 256) this.offers.clear();
       this.offers.set(k, o);
