@@ -97,9 +97,14 @@ export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
     // Both at once: a slow ledger answer (bounded by its own deadline) does not add the facilitator's.
     const [ledgerOk, facilitatorUp] = await Promise.all([ledgerWritable(), facilitatorOk()]);
     checks.ledger = ledgerOk ? 'ok' : 'unavailable';
-    checks.facilitator = facilitatorUp ? 'ok' : 'unavailable';
-    const ok = checks.ledger === 'ok' && checks.facilitator === 'ok';
-    return c.json({ status: ok ? 'ready' : 'not_ready', checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' });
+    // No facilitator answering is an outage every instance shares: taking this one out of
+    // rotation fixes nothing and would hide the 402s it still builds from the last good
+    // /supported answer (and every free route). It stays in, degraded; paid calls answer
+    // 503 until a facilitator is back. Only an instance that has never had an answer is not ready.
+    checks.facilitator = facilitatorUp ? 'ok' : probes.rail.ready ? 'unreachable' : 'unavailable';
+    const ok = ledgerOk && checks.facilitator !== 'unavailable';
+    const status = !ok ? 'not_ready' : facilitatorUp ? 'ready' : 'degraded';
+    return c.json({ status, checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' });
   };
   return [
     {
@@ -113,7 +118,7 @@ export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
       path: '/readyz',
       operation: {
         operationId: 'getReadiness',
-        summary: 'Readiness: 200 only when the ledger can write (a durable write probe, enough free disk for SQLite, and its latest real write did not fail in the last 5 s; a success is cached 1 s) and the facilitator answers (cached 5 s); 503 once shutdown has begun',
+        summary: 'Readiness: 200 only when the ledger can write (a durable write probe, enough free disk for SQLite, and its latest real write did not fail in the last 5 s; a success is cached 1 s) and a facilitator has answered /supported at least once; `status` is `ready` while one answers now (cached 5 s) and `degraded` while none does (402s are still built from the last good answer, paid calls answer 503); 503 once shutdown has begun',
         tags: ['operations'],
         security: [],
         responses: { '200': json('Ready', statusSchema), '503': json('Not ready', statusSchema) },
