@@ -15,7 +15,7 @@
  * Knobs: BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS (as
  * bench/run.ts), MPP_BENCH_PAID_CALLS (per protocol, default 50).
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Mppx } from 'mppx/client';
 import { charge } from 'mppx/evm/client';
@@ -70,19 +70,26 @@ export async function runMppBench(progress: (msg: string) => void = () => {}): P
     if (capX402.status !== 402 || www(capX402) !== undefined) throw new Error('the x402-only service did not answer a plain 402');
 
     progress(`MPP: 402 scenarios, ${settings.warmupSec}s warm-up each, ${settings.rounds} interleaved rounds of ${settings.durationSec}s at ${settings.connections} connections`);
-    const [bothRes, x402Res] = (await runLoadPlan({
+    const plan = {
       targets: [
         { name: '402 with both challenges (x402 + MPP)', url: both.url + CONTRAST, expectStatus: 402 },
         { name: '402 with x402 alone', url: x402Only.url + CONTRAST, expectStatus: 402 },
       ],
-      method: 'POST',
+      method: 'POST' as const,
       headers,
       body,
       connections: settings.connections,
       durationSec: settings.durationSec,
       rounds: settings.rounds,
-      warmupSec: settings.warmupSec,
-    })) as [LoadResult, LoadResult];
+      warmupSec: 0,
+    };
+    if (settings.warmupSec > 0) await runLoadPlan({ ...plan, rounds: 1, durationSec: settings.warmupSec });
+    // Each process is loaded only in its own turns: its CPU over the plan is the CPU of its 402s.
+    const cpu0 = [await both.cpuMs(), await x402Only.cpuMs()];
+    const sys0 = [systemMs(both.pid), systemMs(x402Only.pid)];
+    const [bothRes, x402Res] = (await runLoadPlan(plan)) as [LoadResult, LoadResult];
+    const sysUsPer402 = [((systemMs(both.pid) - sys0[0]!) * 1000) / bothRes.responses, ((systemMs(x402Only.pid) - sys0[1]!) * 1000) / x402Res.responses];
+    const cpuUsPer402 = [((await both.cpuMs()) - cpu0[0]!) * 1000 / bothRes.responses, ((await x402Only.cpuMs()) - cpu0[1]!) * 1000 / x402Res.responses];
     await x402Only.stop();
     children.splice(0, 1);
 
@@ -97,8 +104,8 @@ export async function runMppBench(progress: (msg: string) => void = () => {}): P
       `The service in two processes of its own on one devnet, one with \`MPP_SECRET_KEY\` (every 402 carries PAYMENT-REQUIRED and a fresh \`WWW-Authenticate: Payment\` challenge) and one without; autocannon, ${settings.connections} connections, ${settings.rounds} interleaved rounds of ${settings.durationSec} s after ${settings.warmupSec} s warm-up; medians over the rounds.`,
       '',
       markdownTable(
-        ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes/resp', 'req/s vs x402 alone'],
-        [bothRes, x402Res].map((s) => [
+        ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'bytes/resp', 'req/s vs x402 alone', 'service CPU µs per 402', 'CPU vs x402 alone'],
+        [bothRes, x402Res].map((s, i) => [
           s.name,
           s === bothRes ? `≥ ${TARGET_RATIO.toFixed(2)}× x402 alone` : 'baseline',
           fmt(s.rps),
@@ -107,10 +114,12 @@ export async function runMppBench(progress: (msg: string) => void = () => {}): P
           String(s.rounds.reduce((a, x) => a + x.errors + x.unexpected + x.timeouts, 0)),
           fmt(s.rounds[0]?.bytesPerResponse ?? 0),
           ratio(s.rps, x402Res.rps),
+          `${fmt(cpuUsPer402[i]!)} (kernel ${fmt(sysUsPer402[i]!)})`,
+          ratio(cpuUsPer402[i]!, cpuUsPer402[1]!),
         ]),
       ),
       '',
-      `402 with both challenges vs x402 alone: req/s ${r.toFixed(2)}× (target ≥ ${TARGET_RATIO}: ${r >= TARGET_RATIO ? 'met' : 'NOT met'}). WWW-Authenticate is ${www(capBoth)!.length} bytes.`,
+      `402 with both challenges vs x402 alone: req/s ${r.toFixed(2)}× (target ≥ ${TARGET_RATIO}: ${r >= TARGET_RATIO ? 'met' : 'NOT met'}); the service's own CPU per 402 ${ratio(cpuUsPer402[0]!, cpuUsPer402[1]!)}. WWW-Authenticate is ${www(capBoth)!.length} bytes. The load generator runs on the same 2 cores and parses every response header in JavaScript (http-parser-js), so req/s also carries its cost of the longer header; CPU per 402 is the service's alone.`,
       '',
       `Paid calls to the MPP-enabled service (its own process), sequential and alternating, ${settings.paidCalls} per protocol after 2 warm-up each; "service time" is the service process's own time per paid request (request headers parsed → response finished); each call one fresh authorization; ${paid.transfers} transfers on chain for ${paid.calls} paid calls.`,
       '',
@@ -130,6 +139,7 @@ export async function runMppBench(progress: (msg: string) => void = () => {}): P
         both_rps: round(bothRes.rps),
         x402_only_rps: round(x402Res.rps),
         ratio: round(r),
+        service_cpu_us_per_402: { both: round(cpuUsPer402[0]!), x402_only: round(cpuUsPer402[1]!) },
         target: TARGET_RATIO,
         paid_service_p50_ms: { x402: round(summarize(paid.service.x402).p50), mpp: round(summarize(paid.service.mpp).p50) },
       },
@@ -138,6 +148,16 @@ export async function runMppBench(progress: (msg: string) => void = () => {}): P
     for (const c of children) await c.stop().catch(() => {});
     await devnet.stop().catch(() => {});
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+/** Kernel CPU time (ms) of a process so far, from /proc (Linux; NaN elsewhere). */
+function systemMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]) * 1000) / 100;
+  } catch {
+    return Number.NaN;
   }
 }
 
