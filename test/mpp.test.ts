@@ -16,10 +16,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { charge } from 'mppx/evm/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { startService } from '../src/service.js';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { devnetMppSecret } from '../devnet/signing-key.js';
 import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import {
   BLACK_ON_WHITE,
   CONTRAST,
+  tempDir,
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
@@ -293,5 +299,55 @@ describe('MPP off without MPP_SECRET_KEY', () => {
     const manifest = (await (await fetch(rig.service.url + '/.well-known/x402')).json()) as { mpp: { enabled: boolean } };
     assert.equal(manifest.mpp.enabled, false);
     assert.match(await (await fetch(rig.service.url + '/llms.txt')).text(), /MPP is not offered here/);
+  });
+});
+
+describe('MPP_SECRET_KEY', () => {
+  test('shorter than 32 bytes stops start-up with one line naming the variable, never the value', () => {
+    const secret = 'too-short-secret-value';
+    let err: unknown;
+    try {
+      loadConfig({ MPP_SECRET_KEY: secret, PORT: '0' });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof ConfigError);
+    assert.match((err as Error).message, /MPP_SECRET_KEY/);
+    assert.doesNotMatch((err as Error).message, new RegExp(secret));
+    assert.doesNotMatch((err as Error).message, /\n/);
+    assert.equal(loadConfig({ MPP_SECRET_KEY: 'k'.repeat(32), PORT: '0' }).mppSecretKey, 'k'.repeat(32));
+  });
+
+  test('the devnet keeps its own in devnet.json across restarts', () => {
+    const file = join(tempDir('mpp-devnet-'), 'devnet.json');
+    const first = devnetMppSecret(file);
+    assert.match(first, /^[0-9a-f]{64}$/);
+    writeFileSync(file, JSON.stringify({ mppSecretKey: first }));
+    assert.equal(devnetMppSecret(file), first);
+  });
+});
+
+describe('the embedded devnet offers MPP', () => {
+  test('it makes an MPP_SECRET_KEY, keeps it in devnet.json, and a challenge it issued still verifies after a restart', async () => {
+    const dataDir = tempDir('mpp-embedded-');
+    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' };
+    let service = await startService(loadConfig(env));
+    let challenge: Challenge.Challenge;
+    try {
+      const res = await postJson(service.url + CONTRAST, BLACK_ON_WHITE);
+      assert.equal(res.status, 402);
+      challenge = Challenge.fromResponse(res);
+    } finally {
+      await service.close();
+    }
+    const stored = (JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as { mppSecretKey: string }).mppSecretKey;
+    assert.ok(Challenge.verify(challenge, { secretKey: stored }));
+    service = await startService(loadConfig(env));
+    try {
+      assert.equal((JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as { mppSecretKey: string }).mppSecretKey, stored);
+      assert.ok(service.gate.mpp?.proves(challenge, evm.challengeHash(challenge)), 'the restarted service recognises its challenge');
+    } finally {
+      await service.close();
+    }
   });
 });
