@@ -54,6 +54,12 @@ describe('MPP challenges', () => {
     assert.equal(ids.size, 2000);
   });
 
+  test('what is kept per resource and price is bounded (Host headers are caller-controlled)', () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    for (let i = 0; i < 300; i++) mpp.issue(`https://h${i}.example/x`, PRICE);
+    assert.ok(Challenge.verify(Challenge.deserialize(mpp.issue(URL_A, PRICE).header), { secretKey: SECRET }));
+  });
+
   test('the secret must be at least 32 bytes', () => {
     assert.throws(() => new MppCharge('short', TERMS));
   });
@@ -63,7 +69,10 @@ describe('MPP challenges', () => {
     assert.equal(paymentScheme('Bearer abc'), undefined);
     assert.equal(paymentScheme('Bearer abc, Payment eyJ4'), 'Payment eyJ4');
     assert.equal(credentialFromHeader('Payment not-json'), undefined);
+    assert.equal(credentialFromHeader('Payment ' + 'e'.repeat(20_000)), undefined, 'bounded before decoding');
     assert.equal(credentialFromObject({ challenge: 1 }), undefined);
+    assert.equal(credentialFromObject({ challenge: 1, payload: {} }), undefined);
+    assert.equal(credentialFromObject(null), undefined);
   });
 });
 
@@ -99,6 +108,12 @@ describe('MPP credentials', () => {
       ['pays someone else', { ...good, payload: { ...(good.payload as object), to: PAYER.address } }, URL_A, PRICE, 'verificationFailed'],
       ['outlives its challenge', { ...good, payload: { ...(good.payload as object), validBefore: String(Math.floor(Date.parse(challenge.expires!) / 1000) + 1) } }, URL_A, PRICE, 'verificationFailed'],
       ['not an authorization', { ...good, payload: { type: 'transaction', signature: '0x00' } }, URL_A, PRICE, 'malformed'],
+      ['no payload', { ...good, payload: null }, URL_A, PRICE, 'malformed'],
+      ['from is not an address', { ...good, payload: { ...(good.payload as object), from: '0x1234' } }, URL_A, PRICE, 'malformed'],
+      ['value is not a uint', { ...good, payload: { ...(good.payload as object), value: '-1' } }, URL_A, PRICE, 'malformed'],
+      ['nonce is not 32 bytes', { ...good, payload: { ...(good.payload as object), nonce: '0x12' } }, URL_A, PRICE, 'malformed'],
+      ['signature is not hex', { ...good, payload: { ...(good.payload as object), signature: 'abc' } }, URL_A, PRICE, 'malformed'],
+      ['id of another length', { ...good, challenge: { ...challenge, id: 'short' } }, URL_A, PRICE, 'invalidChallenge'],
       ['source of another payer', { ...good, source: 'did:pkh:eip155:8453:0x0000000000000000000000000000000000000001' }, URL_A, PRICE, 'verificationFailed'],
     ];
     for (const [name, credential, url, price, problem] of cases) {
@@ -106,6 +121,8 @@ describe('MPP credentials', () => {
       assert.equal(r.ok, false, name);
       if (!r.ok) assert.equal(r.problem, problem, name);
     }
+    const none = mpp.admit(good, URL_A, PRICE, []);
+    assert.ok(!none.ok && none.problem === 'invalidChallenge', 'no requirements to pay');
   });
 });
 
