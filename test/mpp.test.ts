@@ -264,6 +264,25 @@ describe('MPP on the devnet', () => {
     assert.match(await (await fetch(rig.service.url + '/llms.txt')).text(), /WWW-Authenticate: Payment challenge/);
   });
 
+  test('a fault answered to an MPP credential is an RFC 9457 problem with our code; the same credential pays once the facilitator is back', async () => {
+    const body = { foreground: '#8090a0', background: '#ffffff', large_text: false };
+    const before = (await transferLogs(rig.devnet)).length;
+    const { header } = await withFreshCredential(body);
+    rig.proxy.setMode({ verify: 'error500' });
+    try {
+      const res = await postJson(url, body, { Authorization: header });
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get('content-type'), 'application/problem+json');
+      const problem = (await res.json()) as { type: string; status: number; error: { code: string } };
+      assert.deepEqual([problem.type, problem.status, problem.error.code], ['about:blank', 503, 'facilitator_unavailable']);
+    } finally {
+      rig.proxy.setMode('pass');
+    }
+    const paid = await postJson(url, body, { Authorization: header });
+    assert.equal(paid.status, 200);
+    assert.equal((await transferLogs(rig.devnet)).length - before, 1);
+  });
+
   test('PAYMENT-SIGNATURE and Authorization: Payment on one request: 400 before any payment step', async () => {
     const body = { foreground: '#607080', background: '#ffffff', large_text: false };
     const calls = { ...rig.proxy.calls };
