@@ -14,19 +14,19 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Hono } from 'hono';
-import { FeedCache } from '../src/intel/api/feed-cache.js';
-import { changesSinceSampleRoute, newswireRoute } from '../src/intel/api/feed-routes.js';
-import { graphRoutes } from '../src/intel/api/graph-routes.js';
-import { LedgerPaidRevenue } from '../src/intel/ledger-facts.js';
-import { MarketMovementsSource } from '../src/intel/newswire.js';
-import { checkRecord } from '../src/intel/records.js';
-import { SqlContentStore } from '../src/intel/store.js';
-import type { ContentStore, WriteOk } from '../src/intel/store.js';
-import type { ContentRecord } from '../src/intel/types.js';
-import { KNOWN_NETWORKS } from '../src/config.js';
-import { openPostgres } from '../src/store/postgres/driver.js';
-import { insertAttempt, itemRecord, openTestStore, TEST_ENTITIES, type TestStore } from './support/intel.js';
-import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
+import { FeedCache } from './feed-cache.js';
+import { changesSinceSampleRoute, newswireRoute } from './feed-routes.js';
+import { graphRoutes } from './graph-routes.js';
+import { LedgerPaidRevenue } from '../ledger-facts.js';
+import { MarketMovementsSource } from '../newswire.js';
+import { checkRecord } from '../records.js';
+import { SqlContentStore } from '../store.js';
+import type { ContentStore, WriteOk } from '../store.js';
+import type { ContentRecord } from '../types.js';
+import { KNOWN_NETWORKS } from '../../config.js';
+import { openPostgres } from '../../store/postgres/driver.js';
+import { insertAttempt, itemRecord, openTestStore, TEST_ENTITIES, type TestStore } from '../../../test/support/intel.js';
+import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from '../../../test/support/pg.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
