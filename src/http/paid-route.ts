@@ -41,6 +41,23 @@ export const fitsHeaderBudget = (pr: PaymentRequired): boolean => encodeChalleng
 export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
 const fitsDiscoveryBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= DISCOVERY_HEADER_BUDGET_BYTES;
 
+/**
+ * With MPP on, the discovery challenge's header block carries
+ * WWW-Authenticate too: its room comes out of PAYMENT-REQUIRED's budget, so
+ * the whole block stays where the budget above puts it. One rule per size.
+ */
+const discoveryFits = new Map<number, (pr: PaymentRequired) => boolean>();
+function discoveryBudget(mppBytes: number): { fits: (pr: PaymentRequired) => boolean; fitsName: string } {
+  if (mppBytes === 0) return { fits: fitsDiscoveryBudget, fitsName: 'discovery' };
+  let fits = discoveryFits.get(mppBytes);
+  if (!fits) {
+    fits = (pr) => encodeChallenge(pr).length + mppBytes <= DISCOVERY_HEADER_BUDGET_BYTES;
+    if (discoveryFits.size >= 64) discoveryFits.clear();
+    discoveryFits.set(mppBytes, fits);
+  }
+  return { fits, fitsName: `discovery-mpp-${mppBytes}` };
+}
+
 export interface PaidRouteOptions {
   gate: PaymentGate;
   /** Absolute base URL for `resource.url`; the request's origin when undefined. */
@@ -315,7 +332,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
     const base = opts.publicBaseUrl ?? originOf(c.req.url);
-    const outcome = await challengeWithoutInput(opts.gate, offer, base, { fits: fitsDiscoveryBudget, fitsName: 'discovery' });
+    const price = cap.priceRange?.minAtomic ?? cap.priceAtomic;
+    const outcome = await challengeWithoutInput(opts.gate, offer, base, discoveryBudget(opts.gate.mpp?.headerBytes(base + cap.path, price) ?? 0));
     return respond(c, outcome, cap.priceRange?.minAtomic ?? cap.priceAtomic, undefined, { mpp: opts.gate.mpp, credential: false });
   };
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */

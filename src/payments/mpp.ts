@@ -117,6 +117,8 @@ interface Offer {
   headerHead: string;
   /** The HMAC input up to the expires value. */
   macHead: string;
+  /** An upper bound of the header's length (see headerBytes). */
+  headerBytes?: number;
 }
 
 /** One issued challenge: the header is built at once, the object (MCP's form) only when asked for. */
@@ -171,6 +173,16 @@ export class MppCharge {
     // mppx's id: HMAC-SHA256 over realm|method|intent|request|expires|digest|opaque (no digest here).
     const id = createHmac('sha256', this.key).update(`${offer.macHead}${expires}||${opaque}`).digest('base64url');
     return new Issued(offer, id, expires, opaque, `Payment id="${id}"${offer.headerHead}${expires}", opaque="${opaque}"`);
+  }
+
+  /**
+   * An upper bound of the WWW-Authenticate value's length for this resource
+   * and price (what a header budget must leave room for): one challenge's
+   * length plus room for a longer counter.
+   */
+  headerBytes(resourceUrl: string, priceAtomic: string): number {
+    const offer = this.offerOf(resourceUrl, priceAtomic);
+    return (offer.headerBytes ??= this.issue(resourceUrl, priceAtomic).header.length + 16);
   }
 
   /**
