@@ -247,8 +247,9 @@ export class MppCharge {
       const requestB64 = Buffer.from(JSON.stringify(request)).toString('base64url');
       const route = createHash('sha256').update(u.pathname).digest('base64url').slice(0, 11);
       // JCS of {r, s}: keys in order, base64url string values, so the JSON text is canonical.
-      let head = `{"r":"${route}","s":"${this.instance}.`;
-      while (Buffer.byteLength(head) % 3 !== 0) head = head.slice(0, -1) + '0.';
+      const bare = `{"r":"${route}","s":"${this.instance}`;
+      // Padded with zeros to a multiple of 3 bytes (ASCII), so its base64 ends on a boundary.
+      const head = `${bare}${'0'.repeat((3 - ((bare.length + 1) % 3)) % 3)}.`;
       o = {
         realm: u.host,
         route,
