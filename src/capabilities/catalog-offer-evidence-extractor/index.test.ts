@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { catalogOfferEvidenceExtractor as cap, run } from './index.js';
 import { MAX_BODY_BYTES, MAX_HTML_CHARS } from './schema.js';
 import { ld, page, validateInput, validateOutput, verify } from './test-helpers.js';
+import { adversarialPages } from './adversarial-inputs.js';
 
 describe('capability contract', () => {
   it('id, route, price, body limit', () => {
@@ -233,29 +234,9 @@ describe('cost', () => {
     verify(html, out);
   });
 
-  it('adversarial pages stay fast and do not throw', () => {
-    const MB2 = 2_000_000;
-    const cases: Array<[string, string]> = [
-      ['unclosed <script', '<script'.repeat(MB2 / 7)],
-      ['unclosed ld+json script', '<script type="application/ld+json">' + '{"a":'.repeat(MB2 / 5)],
-      ['deeply nested arrays', ld('['.repeat(MB2 / 2) + ']'.repeat(MB2 / 2))],
-      ['deep nesting just under the limit, many times', ld('[' + Array.from({ length: 1000 }, () => '['.repeat(500) + ']'.repeat(500)).join(',') + ']')],
-      ['huge number of &amp;', ld('{"name":"' + '&amp;'.repeat(MB2 / 5) + '"}')],
-      ['entity-encoded garbage', ld('&quot;' + '&amp;'.repeat(MB2 / 5))],
-      ['many tiny broken scripts', ld('{').repeat(MB2 / 40)],
-      ['many empty products', ld('{"@type":"Product"}').repeat(MB2 / 60)],
-      ['long price strings', ld(`{"@type":"Product","offers":{"price":"${'1,'.repeat(MB2 / 4)}","priceCurrency":"${'$'.repeat(1000)}"}}`)],
-      ['huge numbers', ld(`{"@type":"Product","gtin13":${'9'.repeat(MB2 / 2)},"offers":{"price":1e999999,"lowPrice":${'1'.repeat(MB2 / 4)}.5}}`)],
-      ['@id fan-in', ld(`[${Array.from({ length: 20000 }, (_, i) => `{"@type":"Product","sku":"${i}","offers":{"@type":"Offer","price":"1","priceCurrency":"EUR","seller":{"@id":"#o","@type":"Organization","name":"O"}}}`).join(',')}]`)],
-      ['comment opener', '<!--' + '-'.repeat(MB2)],
-      ['script data dashes', '<script type="application/ld+json"><!--' + '<script>-'.repeat(MB2 / 9)],
-    ];
-    for (const [name, html] of cases) {
-      const t0 = performance.now();
+  it('adversarial pages do not throw and get a valid answer (their timings: npm run bench, adversarial inputs)', () => {
+    for (const [name, html] of adversarialPages()) {
       const out = run({ html });
-      const ms = performance.now() - t0;
-      console.log(`# adversarial "${name}" (${html.length} chars): ${ms.toFixed(1)} ms`);
-      assert.ok(ms < 5000, `${name} took ${ms} ms`);
       assert.ok(validateOutput(out), `${name}: ${JSON.stringify(validateOutput.errors)?.slice(0, 500)}`);
     }
   });

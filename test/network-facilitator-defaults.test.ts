@@ -7,8 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CDP_FACILITATOR_URL, ConfigError, KNOWN_NETWORKS, loadConfig, TESTNET_FACILITATOR_URL } from './config.js';
-import { cdpEd25519Secret } from '../test/support/cdp-key.js';
+import { CDP_FACILITATOR_URL, ConfigError, KNOWN_NETWORKS, loadConfig, TESTNET_FACILITATOR_URL } from '../src/config.js';
+import { cdpEd25519Secret } from './support/cdp-key.js';
 
 const PAY_TO = '0x' + '2'.repeat(40);
 

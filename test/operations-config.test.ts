@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { generateJwt } from '@coinbase/cdp-sdk/auth';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 
 test('defaults: CORS for any origin, no proxy trusted, 600 free requests a minute in memory, public metrics, 10 s drain', () => {
   const ops = loadConfig({}).operations;
