@@ -146,7 +146,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /**
  * A copy of a native body for validation (which fills defaults in place), as
  * structuredClone would make it. Bodies are JSON-shaped trees of plain objects
- * and arrays, which a direct copy handles several times faster; anything else
+ * and arrays, which a direct copy handles without structuredClone's
+ * serialisation round trip (decision 0017); anything else
  * (a shared or cyclic reference, a Date, a class instance) goes to
  * structuredClone whole, so the copy is always the same as structuredClone's.
  */
