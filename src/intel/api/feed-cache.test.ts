@@ -53,6 +53,41 @@ function instance(t: Pick<TestStore, 'store' | 'ledger'>) {
   return { get, feedCache };
 }
 
+describe('FeedCache on its own', () => {
+  /** A feed answering `key` through `cache`, counting how often each key's body is built (what the cache saves). */
+  function feed(cache: FeedCache) {
+    const builds = new Map<string, number>();
+    const app = new Hono().get('/:key', (c) => {
+      const key = c.req.param('key');
+      return cache.serve(c, key, 'v1', async () => {
+        builds.set(key, (builds.get(key) ?? 0) + 1);
+        return { key, pad: 'x'.repeat(1000) };
+      });
+    });
+    return { get: (key: string) => app.request(`/${key}`), builds: (key: string) => builds.get(key) ?? 0 };
+  }
+
+  test('the least recently used answer is the one rebuilt after the bound is reached; a recent one is served as it was', async () => {
+    const f = feed(new FeedCache(2_100)); // room for two ~1 KB answers
+    const a1 = await (await f.get('a')).text();
+    await f.get('b');
+    await f.get('a'); // a is now more recent than b
+    await f.get('c'); // over the bound: b goes, a stays
+    const a2 = await f.get('a');
+    assert.equal(await a2.text(), a1);
+    assert.equal(f.builds('a'), 1, 'a was kept: served without building it again');
+    await f.get('b');
+    assert.equal(f.builds('b'), 2, 'b was the least recently used: built again');
+  });
+
+  test('an answer larger than the whole bound is served but never kept', async () => {
+    const f = feed(new FeedCache(500));
+    assert.equal((await f.get('big')).status, 200);
+    assert.equal((await f.get('big')).status, 200);
+    assert.equal(f.builds('big'), 2);
+  });
+});
+
 const suites: Array<[string, 'sqlite' | 'postgres', string | undefined]> = [
   ['sqlite', 'sqlite', undefined],
   ['postgres', 'postgres', pgConfigured() ? undefined : PG_SKIP_REASON],
@@ -104,7 +139,7 @@ for (const [name, kind, skip] of suites) {
       assert.ok(a.feedCache.count > 0 && a.feedCache.size > 0);
     });
 
-    test('the cache is bounded by bytes, least recently used out first', async () => {
+    test('the cache is bounded by bytes (which answer goes first: FeedCache on its own)', async () => {
       const a = instance(t);
       const small = new FeedCache(4096);
       assert.equal(small.maxBytes, 4096);
