@@ -451,7 +451,7 @@ export class OutcomeRouter {
 
     const canonical = this.canonical(r);
     // Computed when first read (a quote, a paid composite call), not for a composite's unpaid 402: canonical
-    // JSON + SHA-256 of a 2 MiB request is tens of ms of the event loop (the composite reads it on the pool).
+    // JSON + SHA-256 of a large request is costly work on the event loop (decision 0017; the composite reads it on the pool).
     let fingerprint: string | undefined;
     return {
       ok: true,
