@@ -106,7 +106,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     // Migrations and the lease reset on this connection, which the content stores keep using.
     await migrate(driver);
     await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
-    ledger = threaded ? await ThreadedSqliteLedger.open(file, { timeoutMs }) : new SqlLedger(driver);
+    ledger = threaded
+      ? // Its own thread and connection; calls that do not wait for the disk are answered on this connection (ledger-thread.ts).
+        await ThreadedSqliteLedger.open(file, { timeoutMs, inline: new SqlLedger(driver) })
+      : new SqlLedger(driver);
   } catch (e) {
     // E.g. another process held the write lock past the timeout: let go of the data directory.
     await driver.close();

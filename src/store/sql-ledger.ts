@@ -84,6 +84,26 @@ const SELECT_ATTEMPT = `SELECT a.*, r.status AS response_status, r.content_type 
 /** A paid delivery has a stored result (the rule of `LedgerSummary.paidDeliveries`). */
 const DELIVERED = 'EXISTS (SELECT 1 FROM payment_responses r WHERE r.attempt_id = a.id)';
 
+type Step = { to: AttemptState; patch: TransitionPatch };
+
+/** Calls that only read. */
+const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark']);
+
+/**
+ * Whether a ledger call waits for its commit to reach the disk: the one
+ * place that is decided (the ledger below writes by it; the SQLite ledger's
+ * client sends what waits for the disk to its thread, ledger-thread.ts).
+ * Reads never do. The claim (`reserve`) never does (see there). `advance`
+ * does unless its caller asks otherwise for a write whose loss the chain
+ * repairs, and always when it stores a result. Every other write does.
+ */
+export function flushes(method: keyof Ledger, args: readonly unknown[]): boolean {
+  if (READS.has(method) || method === 'reserve') return false;
+  if (method !== 'advance') return true;
+  const [, , steps, , opts] = args as [string, string, Step[], number, AdvanceOptions | undefined];
+  return opts?.durable !== false || steps.some((s) => s.patch.response !== undefined);
+}
+
 class LeaseLost extends Error {}
 
 /** States an attempt never leaves. */
@@ -143,7 +163,7 @@ export class SqlLedger implements Ledger {
         );
         if (changed === 1) await this.event(tx, a.id, 'reserved', null, now);
         return changed === 1;
-      }, { durable: false });
+      }, { durable: flushes('reserve', []) });
       if (created) {
         const attempt: PaymentAttempt = {
           ...a,
@@ -181,7 +201,7 @@ export class SqlLedger implements Ledger {
     return this.advance(id, owner, [{ to, patch }], now);
   }
 
-  async advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number, opts: AdvanceOptions = {}): Promise<boolean> {
+  async advance(id: string, owner: string, steps: Step[], now: number, opts: AdvanceOptions = {}): Promise<boolean> {
     return this.guard(() =>
       this.db
         .transaction(async (tx) => {
@@ -197,7 +217,7 @@ export class SqlLedger implements Ledger {
             await this.event(tx, id, to, patch.note ?? patch.failureCode ?? null, now);
           }
           return true;
-        }, { durable: opts.durable !== false })
+        }, { durable: flushes('advance', [id, owner, steps, now, opts]) })
         .catch((e) => {
           if (e instanceof LeaseLost) return false;
           throw e;

@@ -15,14 +15,20 @@
  * that (a bound attempt is found again by the buyer's retry). A thread that
  * dies fails its calls the same way and is started again for the next one.
  *
- * Every call goes to the thread, in the order it was made: one connection,
- * one place where a call can wait for the disk or a lock, and the durability
- * of each write decided by the ledger itself (sql-ledger.ts), not by where
- * the call was sent.
+ * A call that does not wait for the disk (`flushes` in sql-ledger.ts: reads,
+ * the claim, the unflushed `settled`) is answered on the event loop's own
+ * connection instead (`inline`), but only while the thread has nothing
+ * outstanding. Why: waking an idle thread and being woken by its answer
+ * costs more than such a call itself, twice per paid call
+ * (docs/decisions/0005). Results live in their own table, so none of these
+ * writes is large. While the thread has calls outstanding (including one past
+ * its deadline on a stalled disk), every call goes there too, so calls keep
+ * their order and a stall never reaches the event loop.
  */
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../isolation/worker-entry.js';
 import { LedgerUnavailableError, type Ledger } from '../ledger.js';
+import { flushes } from '../sql-ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
 
 const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
@@ -48,22 +54,32 @@ export class ThreadedSqliteLedger {
   private thread: Thread | undefined;
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
+  /** Posted to the thread and not answered yet, late answers included: while any is, every call goes there. */
+  private outstanding = 0;
   private closed = false;
   private readonly answerMs: number;
 
-  private constructor(private readonly data: LedgerThreadData) {
+  private constructor(
+    private readonly data: LedgerThreadData,
+    private readonly inline: Ledger | undefined,
+  ) {
     this.answerMs = data.timeoutMs + ANSWER_MARGIN_MS;
   }
 
-  /** Start the thread and wait until its connection is open (a start failure stops start-up). */
-  static async open(file: string, opts: { timeoutMs: number }): Promise<Ledger> {
-    const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs });
+  /**
+   * Start the thread and wait until its connection is open (a start failure
+   * stops start-up). `inline`: the same ledger on the event loop's connection
+   * to the same file, for the calls described above; without it every call
+   * goes to the thread.
+   */
+  static async open(file: string, opts: { timeoutMs: number; inline?: Ledger }): Promise<Ledger> {
+    const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs }, opts.inline);
     await ledger.start().started;
     return ledger.asLedger();
   }
 
   private asLedger(): Ledger {
-    const call = (method: LedgerMethod) => (...args: unknown[]) => this.call(method, args);
+    const call = (method: LedgerMethod) => (...args: unknown[]) => this.route(method, args);
     return {
       kind: 'sqlite',
       ping: call('ping') as Ledger['ping'],
@@ -95,6 +111,7 @@ export class ThreadedSqliteLedger {
     worker.on('message', (m: LedgerThreadReply) => {
       if ('ready' in m) return settle.resolve();
       if ('startError' in m) return settle.reject(new Error(`the SQLite ledger thread could not open ${this.data.file}: ${m.startError}`));
+      if (this.thread === thread) this.outstanding--;
       const p = this.pending.get(m.seq);
       if (!p) return; // answered after its deadline: already failed closed
       this.pending.delete(m.seq);
@@ -107,6 +124,8 @@ export class ThreadedSqliteLedger {
       settle.reject(new Error(`the SQLite ledger thread stopped before it was ready: ${why}`));
       if (this.thread !== thread) return;
       this.thread = undefined;
+      // Nothing is left running on a thread that is gone.
+      this.outstanding = 0;
       for (const [seq, p] of this.pending) {
         this.pending.delete(seq);
         clearTimeout(p.timer);
@@ -119,10 +138,18 @@ export class ThreadedSqliteLedger {
     return thread;
   }
 
+  private route(method: LedgerMethod, args: unknown[]): Promise<unknown> {
+    if (this.inline && !this.closed && this.outstanding === 0 && method !== 'close' && !flushes(method, args)) {
+      return (this.inline[method] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
+    }
+    return this.call(method, args);
+  }
+
   private call(method: LedgerMethod, args: unknown[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new LedgerUnavailableError(new Error('the ledger is closed')));
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
+    this.outstanding++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
