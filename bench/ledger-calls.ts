@@ -8,7 +8,8 @@
  *
  * `npx tsx bench/ledger-calls.ts`; knobs LEDGER_BENCH_ROUNDS (default 5),
  * LEDGER_BENCH_CALLS (per round and setup, default 200). See
- * docs/decisions/0005-sqlite-ledger-on-its-own-thread.md.
+ * docs/decisions/0005-sqlite-ledger-on-its-own-thread.md (it does not show the
+ * cost of waking a thread that slept through a facilitator round trip).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
