@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson, requestFingerprint, sha256Hex } from '../payments/canonical-json.js';
+import fc from 'fast-check';
+// An independent RFC 8785 implementation: ox's (mppx, a dependency, canonicalizes its payment requests with it).
+import { Json } from 'ox';
+import { canonicalJson, requestFingerprint, sha256Hex } from './canonical-json.js';
 
 /** Mulberry32: a fixed-seed PRNG, so the generated bodies are the same bytes on every run. */
 function prng(seed: number): () => number {
@@ -100,4 +103,101 @@ test('fingerprints of a fixed corpus are the ones made before this implementatio
     return name;
   });
   assert.deepEqual(seen, Object.keys(PINNED));
+});
+
+test('RFC 8785 Appendix B: number serialization samples (IEEE 754 bits → text)', () => {
+  const samples: Array<[string, string]> = [
+    ['0000000000000000', '0'],
+    ['8000000000000000', '0'],
+    ['0000000000000001', '5e-324'],
+    ['8000000000000001', '-5e-324'],
+    ['7fefffffffffffff', '1.7976931348623157e+308'],
+    ['ffefffffffffffff', '-1.7976931348623157e+308'],
+    ['4340000000000000', '9007199254740992'],
+    ['c340000000000000', '-9007199254740992'],
+    ['4430000000000000', '295147905179352830000'],
+    ['44b52d02c7e14af5', '9.999999999999997e+22'],
+    ['44b52d02c7e14af6', '1e+23'],
+    ['44b52d02c7e14af7', '1.0000000000000001e+23'],
+    ['444b1ae4d6e2ef4e', '999999999999999700000'],
+    ['444b1ae4d6e2ef4f', '999999999999999900000'],
+    ['444b1ae4d6e2ef50', '1e+21'],
+    ['3eb0c6f7a0b5ed8c', '9.999999999999997e-7'],
+    ['3eb0c6f7a0b5ed8d', '0.000001'],
+    ['41b3de4355555553', '333333333.3333332'],
+    ['41b3de4355555554', '333333333.33333325'],
+    ['41b3de4355555555', '333333333.3333333'],
+    ['41b3de4355555556', '333333333.3333334'],
+    ['41b3de4355555557', '333333333.33333343'],
+    ['becbf647612f3696', '-0.0000033333333333333333'],
+    ['43143ff3c1cb0959', '1424953923781206.2'],
+  ];
+  const fromBits = (hex: string) => Buffer.from(hex, 'hex').readDoubleBE(0);
+  for (const [bits, text] of samples) assert.equal(canonicalJson(fromBits(bits)), text, bits);
+  // JCS refuses NaN and Infinity (Appendix B's other two samples); this form has always written them as null.
+  assert.equal(canonicalJson([fromBits('7fffffffffffffff'), fromBits('7ff0000000000000')]), '[null,null]');
+});
+
+test('RFC 8785 §3.2.3: members sorted by the UTF-16 code units of their keys', () => {
+  const input = JSON.parse(
+    '{"\\u20ac":"Euro Sign","\\r":"Carriage Return","\\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\\ud83d\\ude00":"Emoji: Grinning Face","\\u0080":"Control","\\u00f6":"Latin Small Letter O With Diaeresis"}',
+  ) as unknown;
+  // JSON.parse puts the integer-like "1" first in the object; the canonical text puts it where its code units say.
+  assert.equal(
+    canonicalJson(input),
+    '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
+  );
+});
+
+test('RFC 8785 §3.2.4: the specification\'s own example, byte for byte', () => {
+  const input = JSON.parse(
+    '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
+  ) as unknown;
+  assert.equal(canonicalJson(input), '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+  // UTF-8 for hashing: the euro sign is three bytes.
+  assert.equal(Buffer.byteLength(canonicalJson(input)), canonicalJson(input).length + 2);
+});
+
+test('property: equal to an independent RFC 8785 implementation on JSON values', () => {
+  const same = (v: unknown) => assert.equal(canonicalJson(v), Json.canonicalize(v));
+  // Printable strings, any Unicode, raw UTF-16 code units (lone surrogates are escaped alike by both).
+  fc.assert(fc.property(fc.jsonValue(), same), { numRuns: 1000 });
+  fc.assert(fc.property(fc.jsonValue({ stringUnit: 'binary' }), same), { numRuns: 500 });
+  const tricky = fc.constantFrom('a', 'B', '1', '"', '\\', '/', '\u0000', '\u001f', '\u007f', '\u2028', 'é', '\ue000', '\ud800', '\udfff', '\ud83d\ude00');
+  fc.assert(fc.property(fc.jsonValue({ stringUnit: tricky }), same), { numRuns: 500 });
+  // What JSON.parse makes of any JSON text, __proto__ keys and duplicate keys included.
+  fc.assert(fc.property(fc.jsonValue(), fc.constantFrom('__proto__', 'a'), (v, k) => same(JSON.parse(`{"${k}":${JSON.stringify(v)},"${k}":1,"z":${JSON.stringify(v)}}`))), { numRuns: 200 });
+});
+
+test('property: canonical JSON parses back to the same value, ignores key order and whitespace', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      const c = canonicalJson(v);
+      assert.deepEqual(JSON.parse(c), JSON.parse(JSON.stringify(v)));
+      const reversed = JSON.parse(JSON.stringify(v, null, 2), (_k, x: unknown) =>
+        x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).reverse()) : x,
+      ) as unknown;
+      assert.equal(canonicalJson(reversed), c);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('property: the fingerprint is SHA-256 of the resource, a line feed and the canonical JSON, UTF-8', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme' }), fc.jsonValue({ stringUnit: 'grapheme' }), (resource, v) => {
+      const bytes = Buffer.from(resource + '\n' + Json.canonicalize(v), 'utf8');
+      assert.equal(requestFingerprint(resource, v), sha256Hex(bytes));
+    }),
+    { numRuns: 300 },
+  );
+  assert.notEqual(requestFingerprint('r1', { a: 1 }), requestFingerprint('r2', { a: 1 }), 'the resource is part of the fingerprint');
+});
+
+test('undefined as JSON.stringify treats it: omitted as a member, null in an array or alone; a bigint throws', () => {
+  assert.equal(canonicalJson({ a: undefined, b: 1, c: undefined }), '{"b":1}');
+  assert.equal(canonicalJson({ a: undefined }), '{}');
+  assert.equal(canonicalJson([1, undefined, , 2]), '[1,null,null,2]');
+  assert.equal(canonicalJson(undefined), 'null');
+  assert.throws(() => canonicalJson({ a: 1n }), TypeError);
 });
