@@ -97,7 +97,7 @@ function call(payment: PaymentPayload | undefined, overrides: Partial<PaidCall> 
 }
 
 function idOf(p: PaymentPayload, r: Rig = rig): Promise<string> {
-  return import('./canonical-json.js').then(({ sha256Hex }) => {
+  return import('../foundation/canonical-json.js').then(({ sha256Hex }) => {
     const a = (p.payload as { authorization: Eip3009Authorization }).authorization;
     return sha256Hex([r.rail.payment.network, r.rail.payment.asset.address.toLowerCase(), a.from.toLowerCase(), a.nonce.toLowerCase()].join('|'));
   });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, openLedger } from '../store/index.js';
 import type { Capability } from '../catalog/capability.js';
-import { requestFingerprint } from './canonical-json.js';
+import { requestFingerprint } from '../foundation/canonical-json.js';
 import { PaymentGate } from './gate.js';
 import { payFor, priceFor } from './paid-flow.js';
 import { ScriptedRail } from './scripted-rail.js';

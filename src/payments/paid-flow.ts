@@ -8,7 +8,7 @@ import type { Capability } from '../catalog/capability.js';
 import { OFFER_RECEIPT } from '../commitments/formats.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { runCapability } from '../isolation/pool.js';
-import { requestFingerprint } from './canonical-json.js';
+import { requestFingerprint } from '../foundation/canonical-json.js';
 import type { GateOutcome, PaidCall, PaymentGate } from './gate.js';
 import type { MppCredential } from './mpp.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
