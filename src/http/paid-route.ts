@@ -7,16 +7,12 @@
 import type { Context } from 'hono';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Capability } from '../catalog/capability.js';
-import { offerOf } from '../discovery/bazaar.js';
 import { errorBody, statusOf } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { readBodyBytes, type BodyResult } from '../catalog/json-input.js';
 import { IncomingMessage } from 'node:http';
-import { readBodyOffThread } from '../isolation/pool.js';
-import type { GateOutcome, PaymentGate } from '../payments/gate.js';
-import { HOW_TO_PAY, challengeWithoutInput, payFor, priceFor, type HonouredOffer } from '../payments/paid-flow.js';
-import type { CommitmentSigner } from '../commitments/signer.js';
-import { verifyQuoteOffer } from '../commitments/verify.js';
+import type { GateOutcome } from '../payments/gate.js';
+import { HOW_TO_PAY, type PaidAnswer, type PaidFlow } from '../payments/paid-flow.js';
 import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
@@ -42,35 +38,24 @@ export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
 const fitsDiscoveryBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= DISCOVERY_HEADER_BUDGET_BYTES;
 
 export interface PaidRouteOptions {
-  gate: PaymentGate;
+  flow: PaidFlow;
   /** Absolute base URL for `resource.url`; the request's origin when undefined. */
   publicBaseUrl: string | undefined;
-  /** Signs each delivery's receipt and checks signed offers; undefined when the operator set no key. */
-  signer?: CommitmentSigner;
 }
 
 export { SIGNED_OFFER_HEADER };
 
 /**
- * The header's offer checked against this route and the body as sent: its
- * price and validUntil, or why it cannot be honoured. An authentic offer that
- * has expired is passed on too: the gate honours it only for an authorization
- * bound before validUntil (a redelivery), never for a new payment.
+ * X-Signed-Offer's value and the body as sent, as the flow checks them (it
+ * decides whether the offer is honoured), or why they cannot be read.
  */
-async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined): Promise<HonouredOffer | string> {
-  if (!signer) return 'this service signs no offers (no signing key configured)';
-  let offer: unknown;
-  let body: unknown;
+function signedOfferOf(header: string, raw: Uint8Array): { signed: unknown; body: unknown } | undefined {
   try {
-    offer = header.length <= 8192 ? JSON.parse(Buffer.from(header, 'base64').toString('utf8')) : undefined;
-    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    const signed: unknown = header.length <= 8192 ? JSON.parse(Buffer.from(header, 'base64').toString('utf8')) : undefined;
+    return { signed, body: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)) };
   } catch {
-    return `${SIGNED_OFFER_HEADER} must be base64 JSON of a quote's signed offer and the body the JSON it was quoted for`;
+    return undefined;
   }
-  const check = await verifyQuoteOffer(offer, { signer: signer.address, body, resourceUrl, nowSeconds: Math.floor(Date.now() / 1000) });
-  if (check.ok) return { amount: check.offer.amount, validUntil: check.offer.validUntil };
-  if (check.expired) return { amount: check.expired.amount, validUntil: check.expired.validUntil };
-  return check.problem;
 }
 
 /** PAYMENT-SIGNATURE → PaymentPayload, or undefined when it is not base64 JSON of an object. */
@@ -303,7 +288,9 @@ async function receivedBody(c: Context, limit: number): Promise<BodyResult<Uint8
 
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const reader = makeInputReader(cap);
-  const offer = offerOf(cap);
+  const { flow } = opts;
+  const mpp = flow.mpp;
+  const originFor = (c: Context) => opts.publicBaseUrl ?? originOf(c.req.url);
   /**
    * No body at all (Content-Length 0 or none): unpaid, it is a discovery probe
    * and gets the full challenge; with a payment attached there is no input to
@@ -311,12 +298,11 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
    * payment step: the payment is never verified, bound or settled).
    */
   const withoutBody = async (c: Context): Promise<Response> => {
-    if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined || (opts.gate.mpp && paymentScheme(authorizationOf(c)) !== undefined)) {
+    if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined || (mpp && paymentScheme(authorizationOf(c)) !== undefined)) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
-    const base = opts.publicBaseUrl ?? originOf(c.req.url);
-    const outcome = await challengeWithoutInput(opts.gate, offer, base, { fits: fitsDiscoveryBudget, fitsName: 'discovery' });
-    return respond(c, outcome, cap.priceRange?.minAtomic ?? cap.priceAtomic, undefined, { mpp: opts.gate.mpp, credential: false });
+    const outcome = await flow.probe(cap, originFor(c), { fits: fitsDiscoveryBudget, fitsName: 'discovery' });
+    return respond(c, { outcome, priceAtomic: cap.priceRange?.minAtomic ?? cap.priceAtomic }, undefined, { mpp, credential: false });
   };
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {
@@ -325,40 +311,38 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const raw = (await receivedBody(c, reader.limit)) ?? (await readBodyBytes(c.req, reader.limit));
     if (!raw.ok) return c.json(errorBody(raw.error.code, raw.error.message, raw.error.details), statusOf(raw.error.code) as 413);
     if (raw.value.byteLength === 0) return withoutBody(c);
-    // A large body of a heavy capability is decoded, parsed and validated on the worker pool, not on
-    // the event loop that answers everyone else (src/isolation); the verdict is the inline one.
+    // Where the body is read (inline, or off the event loop for a large body) is the executor's choice; the verdict is the inline one.
     const contentType = c.req.header('content-type');
     const sig = requestHeader(c, 'payment-signature');
-    const offThread = readBodyOffThread(opts.gate, cap, contentType, raw.value, sig !== undefined);
+    const offThread = flow.executor.readBody(cap, contentType, raw.value, sig !== undefined);
     const read = offThread && (await offThread);
     const parsed = read?.verdict ?? reader.fromBody(contentType, raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
     // MPP's credential (only while MPP is on: otherwise Authorization is not ours to read).
-    const mppValue = opts.gate.mpp ? paymentScheme(authorizationOf(c)) : undefined;
-    const m: MppAnswer = { mpp: opts.gate.mpp, credential: mppValue !== undefined };
+    const mppValue = mpp ? paymentScheme(authorizationOf(c)) : undefined;
+    const m: MppAnswer = { mpp, credential: mppValue !== undefined };
     if (mppValue !== undefined && (sig !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined)) {
       return c.json(
         errorBody('invalid_payment_header', 'A request pays with one protocol: send either PAYMENT-SIGNATURE (x402) or Authorization: Payment (MPP), not both. Nothing was verified or charged.', [{ path: 'header:Authorization', rule: 'one-payment-protocol' }]),
         400,
       );
     }
+    const origin = originFor(c);
     if (sig === undefined && mppValue === undefined && requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
       // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
-      const base = opts.publicBaseUrl ?? originOf(c.req.url);
-      const outcome = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
-      return outcome.kind === 'challenge' ? v1Refusal(outcome, priceFor(cap, parsed.input), opts.gate.mpp) : respond(c, outcome, priceFor(cap, parsed.input), undefined, m);
+      const unpaid = await flow.pay(cap, { input: parsed.input, origin, fits: fitsHeaderBudget });
+      return unpaid.outcome.kind === 'challenge' ? v1Refusal(unpaid.outcome, unpaid.priceAtomic, mpp) : respond(c, unpaid, undefined, m);
     }
     let credential: MppCredential | undefined;
     if (mppValue !== undefined) {
       credential = credentialFromHeader(mppValue);
       if (!credential) {
         // The draft's malformed-credential problem, with fresh challenges: nothing was verified, bound or charged.
-        const base = opts.publicBaseUrl ?? originOf(c.req.url);
-        const unpaid = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
-        if (unpaid.kind !== 'challenge') return respond(c, unpaid, priceFor(cap, parsed.input), answer, m);
+        const unpaid = await flow.pay(cap, { input: parsed.input, origin, fits: fitsHeaderBudget });
+        if (unpaid.outcome.kind !== 'challenge') return respond(c, unpaid, answer, m);
         const message = 'Authorization: Payment is not a base64url JSON MPP credential ({challenge, payload}). Nothing was verified or charged.';
-        return mppProblemResponse({ ...unpaid, code: 'payment_invalid', message, mppProblem: 'malformed' }, priceFor(cap, parsed.input), opts.gate.mpp!, answer);
+        return mppProblemResponse({ ...unpaid.outcome, code: 'payment_invalid', message, mppProblem: 'malformed' }, unpaid.priceAtomic, mpp!, answer);
       }
     }
     let payment: PaymentPayload | undefined;
@@ -368,20 +352,21 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
         return c.json(errorBody('invalid_payment_header', 'PAYMENT-SIGNATURE is not base64-encoded JSON of an x402 PaymentPayload.', [{ path: 'header:PAYMENT-SIGNATURE', rule: 'base64-json' }]), 400);
       }
     }
-    const input = parsed.input;
-    const base = opts.publicBaseUrl ?? originOf(c.req.url);
-    const signedOffer = requestHeader(c, SIGNED_OFFER_NAME);
-    let honoured: HonouredOffer | undefined;
-    if (signedOffer !== undefined) {
-      const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer);
-      if (typeof h === 'string') return c.json(errorBody('invalid_request', `The signed offer cannot be honoured: ${h}.`, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
-      honoured = h;
+    const signedOfferHeader = requestHeader(c, SIGNED_OFFER_NAME);
+    const offer = signedOfferHeader === undefined ? undefined : signedOfferOf(signedOfferHeader, raw.value);
+    if (signedOfferHeader !== undefined && !offer) {
+      return offerRefused(c, `The signed offer cannot be honoured: ${SIGNED_OFFER_HEADER} must be base64 JSON of a quote's signed offer and the body the JSON it was quoted for.`);
     }
     // Read only with a payment: a sign-in proves who may receive what that payment bought.
     const signIn = payment ? c.req.header(SIGN_IN_WITH_X) : undefined;
-    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured, signIn, mpp: credential, fingerprint: read?.fingerprint });
-    return respond(c, outcome, priceFor(cap, input, honoured), answer, m);
+    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, mpp: credential, offer, fingerprint: read?.fingerprint, fits: fitsHeaderBudget });
+    return respond(c, paid, answer, m);
   };
+}
+
+/** A signed offer the flow would not honour: 400 before any payment step, naming the header. */
+function offerRefused(c: Context, message: string): Response {
+  return c.json(errorBody('invalid_request', message, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
 }
 
 /**
@@ -394,8 +379,10 @@ function authorizationOf(c: Context): string | undefined {
   return c.req.header('authorization');
 }
 
-function respond(c: Context, outcome: GateOutcome, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer): Response {
+function respond(c: Context, { outcome, priceAtomic }: PaidAnswer, answer: AnswerHeaders | undefined, m: MppAnswer): Response {
   switch (outcome.kind) {
+    case 'offer-refused':
+      return offerRefused(c, outcome.message);
     case 'challenge':
       return challengeResponse(outcome, priceAtomic, answer, m);
     case 'deliver': {
