@@ -11,6 +11,7 @@ import type { CommitmentSigner } from './commitments/signer.js';
 import type { Config, PaymentConfig } from './config.js';
 import type { PaymentGate } from './payments/gate.js';
 import type { PaidFlow } from './payments/paid-flow.js';
+import type { StepExecutor } from './isolation/pool.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
 import type { SqlDriver } from './store/sql-driver.js';
@@ -31,6 +32,8 @@ export interface ModuleInit {
   presence: readonly PresenceSurface[];
   /** The operator's signer for receipts and offers (src/commitments); undefined when no key is configured. */
   signer?: CommitmentSigner;
+  /** Where an entry that composes others runs its heavy steps: the service's worker pool under its budget (none: inline). */
+  steps?: StepExecutor;
 }
 
 export interface ModuleContext extends ModuleInit {

@@ -5,7 +5,7 @@
  * and owns what only HTTP has: the PAYMENT-REQUIRED header and its budget.
  */
 import type { Context } from 'hono';
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody, statusOf } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';
@@ -16,26 +16,13 @@ import { HOW_TO_PAY, type PaidAnswer, type PaidFlow } from '../payments/paid-flo
 import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
-import { MPP_PROBLEMS, credentialFromHeader, paymentScheme, receiptHeader, type MppCharge, type MppCredential, type MppProblem } from '../payments/mpp.js';
+import { MPP_PROBLEMS, credentialFromHeader, mppProblemOf, paymentScheme, receiptHeader, type MppCharge, type MppCredential } from '../payments/mpp.js';
+import { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES, challengeFitter, type Fitted } from './challenge-fit.js';
 import { setMetric } from 'hono/timing';
 import { wireBody } from './wire-body.js';
 import { requestHeader, type JoinedHeaderName } from './request-header.js';
 
-/** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
-export const HEADER_BUDGET_BYTES = 2040;
-
-/** The richest 402 whose header fits the budget: oversized headers get payments rejected by production facilitators. */
-export const fitsHeaderBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= HEADER_BUDGET_BYTES;
-
-/**
- * Budget for the header of a discovery challenge (a request with no body):
- * it can never be paid, so the facilitator limit above does not apply, and it
- * is spent on the input and output shapes discovery clients read from the
- * header. 3.5 KiB keeps the whole header block under the 4 KiB a reverse
- * proxy buffers by default (nginx's proxy_buffer_size).
- */
-export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
-const fitsDiscoveryBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= DISCOVERY_HEADER_BUDGET_BYTES;
+export { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES };
 
 export interface PaidRouteOptions {
   flow: PaidFlow;
@@ -69,32 +56,7 @@ export function decodePayment(header: string): PaymentPayload | undefined {
   }
 }
 
-// Encoded headers are cached per PaymentRequired object: the plain challenge object is reused by the gate.
-const encodedChallenges = new WeakMap<PaymentRequired, string>();
-function encodeChallenge(pr: PaymentRequired): string {
-  let h = encodedChallenges.get(pr);
-  if (!h) {
-    h = encodePaymentRequiredHeader(pr);
-    encodedChallenges.set(pr, h);
-  }
-  return h;
-}
-
-/**
- * The plain challenge (`payment_required`, no settlement attempted) depends
- * only on the PaymentRequired (cached by the gate per resource URL + price),
- * its message and the price: its whole body and headers are built once and
- * answered as the same bytes every time.
- */
-interface CachedChallenge {
-  message: string;
-  priceAtomic: string;
-  body: Uint8Array<ArrayBuffer>;
-  /** The PAYMENT-REQUIRED value. */
-  header: string;
-}
 const utf8 = new TextEncoder();
-const plainChallengeResponses = new WeakMap<PaymentRequired, CachedChallenge>();
 
 /**
  * A challenge's headers, as a fresh object literal per response: it gets the
@@ -140,28 +102,22 @@ function mppChallengeFor(pr: PaymentRequired, priceAtomic: string, mpp: MppCharg
   return mpp?.issue(pr.resource.url, priceAtomic).header;
 }
 
-function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer = NO_MPP): Response {
-  if (m.credential && m.mpp) return mppProblemResponse(outcome, priceAtomic, m.mpp, answer);
+function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, fitted: Fitted, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer = NO_MPP): Response {
+  if (m.credential && m.mpp) return mppProblemResponse(outcome, fitted, priceAtomic, m.mpp, answer);
+  const pr = fitted.paymentRequired;
   if (outcome.code !== 'payment_required' || outcome.paymentResponse) {
-    return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), {
+    return new Response(JSON.stringify(challengeBody(outcome, pr, priceAtomic)), {
       status: 402,
-      headers: challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer, mppChallengeFor(outcome.paymentRequired, priceAtomic, m.mpp)),
+      headers: challengeHeaders(fitted.header, outcome.paymentResponse, answer, mppChallengeFor(pr, priceAtomic, m.mpp)),
     });
   }
-  const pr = outcome.paymentRequired;
-  let cached = plainChallengeResponses.get(pr);
-  if (!cached || cached.message !== outcome.message || cached.priceAtomic !== priceAtomic) {
-    cached = { message: outcome.message, priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(outcome, priceAtomic))), header: encodeChallenge(pr) };
-    plainChallengeResponses.set(pr, cached);
+  // The plain 402's whole body depends only on the challenge, its message and price: made once, answered as the same bytes.
+  let plain = fitted.plain;
+  if (!plain || plain.message !== outcome.message || plain.priceAtomic !== priceAtomic) {
+    plain = fitted.plain = { message: outcome.message, priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(outcome, pr, priceAtomic))) };
   }
   // The body bytes are shared and never written to.
-  return new Response(cached.body, { status: 402, headers: challengeHeaders(cached.header, undefined, answer, mppChallengeFor(pr, priceAtomic, m.mpp)) });
-}
-
-/** The draft's problem type for a gate outcome to an MPP credential: its own checks name one; the gate's codes map to the nearest. */
-function problemOf(outcome: Extract<GateOutcome, { kind: 'challenge' }>): MppProblem {
-  if (outcome.mppProblem) return outcome.mppProblem;
-  return outcome.code === 'payment_expired' ? 'expired' : outcome.code === 'payment_required' ? 'paymentRequired' : 'verificationFailed';
+  return new Response(plain.body, { status: 402, headers: challengeHeaders(fitted.header, undefined, answer, mppChallengeFor(pr, priceAtomic, m.mpp)) });
 }
 
 /**
@@ -170,11 +126,11 @@ function problemOf(outcome: Extract<GateOutcome, { kind: 'challenge' }>): MppPro
  * and the x402 one. Our stable code stays where every other error has it, in
  * `error` (an extension member), so one client reads both.
  */
-function mppProblemResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, mpp: MppCharge, answer: AnswerHeaders | undefined): Response {
+function mppProblemResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, fitted: Fitted, priceAtomic: string, mpp: MppCharge, answer: AnswerHeaders | undefined): Response {
   const issued = mpp.issue(outcome.paymentRequired.resource.url, priceAtomic);
-  const p = MPP_PROBLEMS[problemOf(outcome)];
+  const p = MPP_PROBLEMS[mppProblemOf(outcome)];
   const body = { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: issued.challenge.id, ...errorBody(outcome.code, outcome.message) };
-  const headers = challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer, issued.header);
+  const headers = challengeHeaders(fitted.header, outcome.paymentResponse, answer, issued.header);
   headers['Content-Type'] = 'application/problem+json';
   return new Response(JSON.stringify(body), { status: p.status, headers });
 }
@@ -185,8 +141,7 @@ function mppProblemResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>
  * a sibling object PaymentRequired leaves open: the stable code and message
  * every other error carries in `error`, the price and how to pay.
  */
-export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string) {
-  const pr = outcome.paymentRequired;
+export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' }>, pr: PaymentRequired, priceAtomic: string) {
   return {
     x402Version: pr.x402Version,
     error: outcome.message,
@@ -219,8 +174,8 @@ export const V1_REFUSAL_MESSAGE =
  * v2 challenge for the same request in PAYMENT-REQUIRED. v1 payments are not
  * accepted at all: the one gate takes x402 v2 only.
  */
-function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, mpp: MppCharge | undefined): Response {
-  const pr = outcome.paymentRequired;
+function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, fitted: Fitted, priceAtomic: string, mpp: MppCharge | undefined): Response {
+  const pr = fitted.paymentRequired;
   const body = {
     x402Version: 1,
     error: 'invalid_x402_version',
@@ -233,7 +188,7 @@ function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAt
       how_to_pay: HOW_TO_PAY,
     },
   };
-  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(encodeChallenge(pr), outcome.paymentResponse, undefined, mppChallengeFor(pr, priceAtomic, mpp)) });
+  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(fitted.header, outcome.paymentResponse, undefined, mppChallengeFor(pr, priceAtomic, mpp)) });
 }
 
 // The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled);
@@ -290,6 +245,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const reader = makeInputReader(cap);
   const { flow } = opts;
   const mpp = flow.mpp;
+  const fit = challengeFitter(flow.describe(cap).extensionCandidates);
+  const payable = (pr: PaymentRequired) => fit(pr, HEADER_BUDGET_BYTES);
   const originFor = (c: Context) => opts.publicBaseUrl ?? originOf(c.req.url);
   /**
    * No body at all (Content-Length 0 or none): unpaid, it is a discovery probe
@@ -301,8 +258,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined || (mpp && paymentScheme(authorizationOf(c)) !== undefined)) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
-    const outcome = await flow.probe(cap, originFor(c), { fits: fitsDiscoveryBudget, fitsName: 'discovery' });
-    return respond(c, { outcome, priceAtomic: cap.priceRange?.minAtomic ?? cap.priceAtomic }, undefined, { mpp, credential: false });
+    const outcome = await flow.probe(cap, originFor(c));
+    return respond(c, { outcome, priceAtomic: cap.priceRange?.minAtomic ?? cap.priceAtomic }, (pr) => fit(pr, DISCOVERY_HEADER_BUDGET_BYTES), undefined, { mpp, credential: false });
   };
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {
@@ -331,18 +288,18 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const origin = originFor(c);
     if (sig === undefined && mppValue === undefined && requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
       // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
-      const unpaid = await flow.pay(cap, { input: parsed.input, origin, fits: fitsHeaderBudget });
-      return unpaid.outcome.kind === 'challenge' ? v1Refusal(unpaid.outcome, unpaid.priceAtomic, mpp) : respond(c, unpaid, undefined, m);
+      const unpaid = await flow.pay(cap, { input: parsed.input, origin });
+      return unpaid.outcome.kind === 'challenge' ? v1Refusal(unpaid.outcome, payable(unpaid.outcome.paymentRequired), unpaid.priceAtomic, mpp) : respond(c, unpaid, payable, undefined, m);
     }
     let credential: MppCredential | undefined;
     if (mppValue !== undefined) {
       credential = credentialFromHeader(mppValue);
       if (!credential) {
         // The draft's malformed-credential problem, with fresh challenges: nothing was verified, bound or charged.
-        const unpaid = await flow.pay(cap, { input: parsed.input, origin, fits: fitsHeaderBudget });
-        if (unpaid.outcome.kind !== 'challenge') return respond(c, unpaid, answer, m);
+        const unpaid = await flow.pay(cap, { input: parsed.input, origin });
+        if (unpaid.outcome.kind !== 'challenge') return respond(c, unpaid, payable, answer, m);
         const message = 'Authorization: Payment is not a base64url JSON MPP credential ({challenge, payload}). Nothing was verified or charged.';
-        return mppProblemResponse({ ...unpaid.outcome, code: 'payment_invalid', message, mppProblem: 'malformed' }, unpaid.priceAtomic, mpp!, answer);
+        return mppProblemResponse({ ...unpaid.outcome, code: 'payment_invalid', message, mppProblem: 'malformed' }, payable(unpaid.outcome.paymentRequired), unpaid.priceAtomic, mpp!, answer);
       }
     }
     let payment: PaymentPayload | undefined;
@@ -359,8 +316,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     }
     // Read only with a payment: a sign-in proves who may receive what that payment bought.
     const signIn = payment ? c.req.header(SIGN_IN_WITH_X) : undefined;
-    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, mpp: credential, offer, fingerprint: read?.fingerprint, fits: fitsHeaderBudget });
-    return respond(c, paid, answer, m);
+    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, mpp: credential, offer, fingerprint: read?.fingerprint });
+    return respond(c, paid, payable, answer, m);
   };
 }
 
@@ -379,12 +336,12 @@ function authorizationOf(c: Context): string | undefined {
   return c.req.header('authorization');
 }
 
-function respond(c: Context, { outcome, priceAtomic }: PaidAnswer, answer: AnswerHeaders | undefined, m: MppAnswer): Response {
+function respond(c: Context, { outcome, priceAtomic }: PaidAnswer, fit: (pr: PaymentRequired) => Fitted, answer: AnswerHeaders | undefined, m: MppAnswer): Response {
   switch (outcome.kind) {
     case 'offer-refused':
       return offerRefused(c, outcome.message);
     case 'challenge':
-      return challengeResponse(outcome, priceAtomic, answer, m);
+      return challengeResponse(outcome, fit(outcome.paymentRequired), priceAtomic, answer, m);
     case 'deliver': {
       const t = outcome.timings;
       // Where the time went, as Server-Timing (Hono's timing middleware runs for every paid attempt, src/app.ts).

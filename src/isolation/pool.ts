@@ -330,8 +330,8 @@ export class PreparedBody implements RunResult {
 
 /**
  * Where a composed entry's steps and heavy reading run: the pool of the service
- * selling it, under that service's budget per task. Handed to the entry for each
- * call by the service's executor, never held in module state by the entry.
+ * selling it, under that service's budget per task. Given to the entry when
+ * the service builds it (ModuleInit.steps), never held in module state.
  */
 export interface StepExecutor {
   /** Whether a step of `cap` runs on the pool: as its own route would, or, for an isolated kind of entry, when the plan as a whole is `heavy`. */
@@ -344,22 +344,22 @@ export interface StepExecutor {
   fingerprint(resource: string, value: unknown): Promise<string>;
 }
 
-/** The key under which an entry that runs other entries (the router's composite) offers to run on an executor. */
-export const COMPOSED = Symbol('composed entry');
-
-export interface ComposedRunner {
-  /** The call's result, with its heavy steps run on `executor`: a value, or a PreparedBody made there. */
-  run(input: unknown, executor: StepExecutor): Promise<unknown>;
-  /** A large request body read with `executor` (undefined: read it inline); the verdict the inline reader gives. */
-  readBody?(executor: StepExecutor, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined>;
+/** The step executor of a service: its pool under its budget, for the entries the worker can load. */
+export function stepExecutor(pool: HandlerPool, budgetMs: number, workerCatalog: readonly Capability[]): StepExecutor {
+  const loadable = new Set(workerCatalog);
+  const offloadable = (cap: Capability) => Boolean(cap.isolate) && loadable.has(cap);
+  return {
+    offloadable,
+    offloads: (cap, body, heavy) => offloadable(cap) && (heavy || isolates(cap, body)),
+    step: (cap, body) => pool.step(cap.id, body, budgetMs),
+    compose: (hashParts, bodyParts) => pool.compose(hashParts, bodyParts, budgetMs),
+    parse: (contentType, body, limit) => pool.parse(contentType, body, limit, budgetMs),
+    fingerprint: (resource, value) => pool.fingerprint(resource, value, budgetMs),
+  };
 }
 
-function composedOf(cap: Capability): ComposedRunner | undefined {
-  return (cap as Capability & { [COMPOSED]?: ComposedRunner })[COMPOSED];
-}
-
-/** How one catalog entry's calls run, decided once per entry when the executor is made. */
-type Placement = 'inline' | 'isolated' | 'composed';
+/** Whether a call of an isolated entry goes to the pool: always, or for a large input. */
+const isolates = (cap: Capability, input: unknown) => cap.isolate === 'always' || stringCharsAtLeast(input, ISOLATE_MIN_INPUT_CHARS);
 
 export interface HandlerExecutorOptions {
   pool: HandlerPool;
@@ -367,8 +367,10 @@ export interface HandlerExecutorOptions {
   budgetMs: number;
   /** The entries a worker can load by id (the static CATALOG, which worker.ts imports). */
   workerCatalog: readonly Capability[];
-  /** The service's whole catalog: every entry's placement is chosen here, once. */
+  /** The service's whole catalog: which entries run on the pool is chosen here, once. */
   catalog: readonly Capability[];
+  /** The service's step executor, when already made for the entries that compose others (ModuleInit.steps). */
+  steps?: StepExecutor;
 }
 
 /**
@@ -377,44 +379,29 @@ export interface HandlerExecutorOptions {
  * that composes others (the router's composite) runs its heavy steps there;
  * everything else runs inline, where it is faster than a round trip to a
  * worker. Bodies of the offloaded entries from ISOLATE_MIN_INPUT_CHARS bytes
- * are read there too, with the inline reader's verdict, so the 400s before
+ * are read there too (an entry that composes others reads its own, with the
+ * step executor it was built with), with the inline reader's verdict, so the 400s before
  * any payment step are unchanged; only the thread that computes them moves.
  */
 export function handlerExecutor(opts: HandlerExecutorOptions): Executor {
   const { pool, budgetMs } = opts;
-  const loadable = new Set(opts.workerCatalog);
-  const offloadable = (cap: Capability) => Boolean(cap.isolate) && loadable.has(cap);
-  const placements = new Map<Capability, Placement>(opts.catalog.map((cap) => [cap, offloadable(cap) ? 'isolated' : composedOf(cap) ? 'composed' : 'inline']));
-  const placementOf = (cap: Capability): Placement => placements.get(cap) ?? 'inline';
-  const isolates = (cap: Capability, input: unknown) => cap.isolate === 'always' || stringCharsAtLeast(input, ISOLATE_MIN_INPUT_CHARS);
-  const steps: StepExecutor = {
-    offloadable,
-    offloads: (cap, body, heavy) => offloadable(cap) && (heavy || isolates(cap, body)),
-    step: (cap, body) => pool.step(cap.id, body, budgetMs),
-    compose: (hashParts, bodyParts) => pool.compose(hashParts, bodyParts, budgetMs),
-    parse: (contentType, body, limit) => pool.parse(contentType, body, limit, budgetMs),
-    fingerprint: (resource, value) => pool.fingerprint(resource, value, budgetMs),
-  };
+  const steps = opts.steps ?? stepExecutor(pool, budgetMs, opts.workerCatalog);
+  const isolated = new Set(opts.catalog.filter(steps.offloadable));
   // A read the pool cannot take (closed, a worker lost) is read inline: the verdict is the same.
   const orInline = (read: Promise<BodyRead | undefined>) => read.catch(() => undefined);
   return {
     async run(cap, input) {
-      const placement = placementOf(cap);
-      if (placement === 'isolated' && isolates(cap, input)) return pool.run(cap.id, input, budgetMs);
-      if (placement === 'composed') {
-        const out = await composedOf(cap)!.run(input, steps);
-        return out instanceof PreparedBody ? out : { body: JSON.stringify(out) };
-      }
-      return { body: JSON.stringify(await cap.run(input)) };
+      if (isolated.has(cap) && isolates(cap, input)) return pool.run(cap.id, input, budgetMs);
+      // An entry that composes others may hand back a body already made on the pool.
+      const out: unknown = await cap.run(input);
+      return out instanceof PreparedBody ? out : { body: JSON.stringify(out) };
     },
     readBody(cap, contentType, body, paid) {
       // Decided synchronously: the small bodies of the 402 path do not pay for a promise.
       if (body.byteLength < ISOLATE_MIN_INPUT_CHARS) return undefined;
-      const placement = placementOf(cap);
       // Copied, not transferred: the route keeps the bytes (a signed offer is checked against them).
-      if (placement === 'isolated') return orInline(pool.read(cap.id, contentType, body, paid, budgetMs));
-      const composed = placement === 'composed' ? composedOf(cap)!.readBody : undefined;
-      return composed ? orInline(composed(steps, contentType, body, paid)) : undefined;
+      if (isolated.has(cap)) return orInline(pool.read(cap.id, contentType, body, paid, budgetMs));
+      return cap.readBodyOffThread ? orInline(cap.readBodyOffThread(contentType, body, paid)) : undefined;
     },
     async parseMessage(body, limits) {
       // The size from which the paid routes read off the event loop: a legitimate large message (the extractor's

@@ -27,7 +27,7 @@ import { callFreeTool, freeToolsOf, toolCallerOf, type ToolCaller } from '../htt
 import { portableSchema } from './portable-schema.js';
 import type { Executor, PaidAnswer, PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
-import { MPP_PROBLEMS, credentialFromObject, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
+import { MPP_PROBLEMS, credentialFromObject, mppProblemOf, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
 
 export const PAYMENT_META_KEY = 'x402/payment';
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
@@ -71,7 +71,7 @@ function outcomeToResult({ outcome, priceAtomic }: PaidAnswer, mpp?: MppCharge, 
       const meta: Record<string, unknown> = outcome.paymentResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse } : {};
       if (mpp) {
         const { challenge } = mpp.issue(outcome.paymentRequired.resource.url, priceAtomic);
-        const p = credential !== undefined ? MPP_PROBLEMS[outcome.mppProblem ?? (outcome.code === 'payment_expired' ? 'expired' : 'verificationFailed')] : undefined;
+        const p = credential !== undefined ? MPP_PROBLEMS[mppProblemOf(outcome)] : undefined;
         meta[MPP_CHALLENGES_META_KEY] = {
           challenges: [challenge],
           ...(p && { problem: { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: challenge.id, ...errorBody(outcome.code, outcome.message) } }),

@@ -17,7 +17,7 @@ import type { makeInputReader } from '../catalog/input-reader.js';
 import { requestFingerprint } from './canonical-json.js';
 import type { GateOutcome, PaidCall, PaymentGate } from './gate.js';
 import type { MppCharge, MppCredential } from './mpp.js';
-import type { PaymentPayload, PaymentRequired } from './rail.js';
+import type { PaymentPayload } from './rail.js';
 
 export { HOW_TO_PAY } from './how-to-pay.js';
 
@@ -121,9 +121,6 @@ export interface PaidRequest {
   offer?: { signed: unknown; body: unknown };
   /** `callFingerprint(cap, input)` when the executor already computed it reading the body. */
   fingerprint?: string;
-  /** The transport's budget for the 402 (see PaidCall.fits). */
-  fits?: (paymentRequired: PaymentRequired) => boolean;
-  fitsName?: string;
 }
 
 /** The flow's answer: the gate's outcome, or a signed offer refused before any payment step; and the price asked. */
@@ -136,6 +133,8 @@ export interface PaidFlow {
   /** The service's MPP (undefined when off): transports read its credentials and issue its challenges. */
   readonly mpp: MppCharge | undefined;
   readonly executor: Executor;
+  /** The entry's paid face (402 summary, extension candidates), made once per entry. */
+  describe(cap: Capability): PaidOffer;
   pay(cap: Capability, req: PaidRequest): Promise<PaidAnswer>;
   /**
    * The challenge for a request that brings no input at all (a discovery
@@ -143,7 +142,7 @@ export interface PaidFlow {
    * input, so no fingerprint and nothing to run (the transport refuses a
    * payment sent without input before asking).
    */
-  probe(cap: Capability, origin: string, fit?: Pick<PaidRequest, 'fits' | 'fitsName'>): Promise<GateOutcome>;
+  probe(cap: Capability, origin: string): Promise<GateOutcome>;
 }
 
 /** The fingerprint a paid call is bound to: the entry's own, else RFC 8785 canonical JSON + SHA-256 (canonical-json.ts). */
@@ -190,8 +189,8 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     // A signed offer for this route and body is the price, whatever the entry says now.
     const priceAtomic = honoured ? honoured.amount : entryPrice(cap, req.input);
     if (!req.payment && !req.mpp && !honoured) {
-      // The unpaid 402, once built for this resource, price and budget: answered without building a call.
-      const cached = gate.cachedChallenge(resourceUrl, priceAtomic, req.fits ? (req.fitsName ?? 'fitted') : 'full');
+      // The unpaid 402, once built for this resource and price: answered without building a call.
+      const cached = gate.cachedChallenge(resourceUrl, priceAtomic);
       if (cached) return { outcome: cached, priceAtomic };
     }
     let fingerprint = req.fingerprint;
@@ -209,9 +208,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       signIn: req.signIn,
       mpp: req.mpp,
       offerValidUntil: honoured?.validUntil,
-      extensionCandidates: described.extensionCandidates,
-      fits: req.fits,
-      fitsName: req.fitsName,
+      extensions: described.extensionCandidates[0],
       // A method, not an arrow property: tsx names every arrow stored in a property (esbuild keepNames), a cost on each 402.
       async execute() {
         const { body, bytes, sha256 } = await executor.run(cap, input);
@@ -235,7 +232,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     return { outcome: { ...outcome, paymentResponse: { ...settled, extensions: { ...settled.extensions, ...extensions } } }, priceAtomic };
   }
 
-  function probe(cap: Capability, origin: string, fit: Pick<PaidRequest, 'fits' | 'fitsName'> = {}): Promise<GateOutcome> {
+  function probe(cap: Capability, origin: string): Promise<GateOutcome> {
     const described = offerOf(cap);
     return gate.handle({
       resource: cap.id,
@@ -246,16 +243,14 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
         throw new Error(`${cap.id}: a call without input has no fingerprint and cannot be paid`);
       },
       payment: undefined,
-      extensionCandidates: described.extensionCandidates,
-      fits: fit.fits,
-      fitsName: fit.fitsName,
+      extensions: described.extensionCandidates[0],
       execute: () => {
         throw new Error(`${cap.id}: a call without input cannot be executed`);
       },
     });
   }
 
-  return { mpp: gate.mpp, executor, pay, probe };
+  return { mpp: gate.mpp, executor, describe: offerOf, pay, probe };
 }
 
 /** The executor of a service without a worker pool (and of unit tests): everything on the event loop. */

@@ -72,7 +72,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
       if (!init.config.outcomeRouterComposite) return [];
       // The composite is one payment for the whole plan: its plans count one settlement (src/router/economics.ts).
       const router = new OutcomeRouter(catalog, init.payment, { ...opts, settlementCostAtomic: BigInt(init.config.settlementCostAtomic), paymentsPerPlan: 'one' });
-      return [await compositeEntry(router, init.now, init.signer)];
+      return [await compositeEntry(router, init.now, init.signer, init.steps)];
     },
 
     freeRoutes(ctx: ModuleContext): FreeRoute[] {
