@@ -15,13 +15,11 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/s
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { Capability } from '../catalog/capability.js';
 import { makeInputReader } from '../catalog/input-reader.js';
-import { offerOf } from '../discovery/bazaar.js';
 import { A2A_SKILL_KEY, A2A_X402_EXTENSION_URI } from '../discovery/documents.js';
 import { errorBody, type ErrorBody } from '../errors.js';
 import { callFreeTool, freeToolsOf, type ToolCaller } from '../http/free-routes.js';
 import { clientAddressOf } from '../http/forwarded.js';
 import type { FreeTool, ModuleContext } from '../module.js';
-import type { PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
 import { boundedTask, TASK_CLIENT } from './task-store.js';
 import { paidStep, X402_ERROR, X402_PAYLOAD, X402_SIGN_IN, X402_SIGNED_OFFER, X402_STATUS, type PaidStep } from './x402-extension.js';
@@ -36,7 +34,6 @@ export interface CallScope extends ToolCaller {
 interface PaidSkill {
   cap: Capability;
   reader: ReturnType<typeof makeInputReader>;
-  offer: PaidOffer;
 }
 
 export interface SkillTable {
@@ -47,7 +44,7 @@ export interface SkillTable {
 /** The same skills the agent card lists: catalog ids and free tool names. */
 export function skillTable(ctx: ModuleContext): SkillTable {
   return {
-    paid: new Map(ctx.catalog.map((cap) => [cap.id, { cap, reader: makeInputReader(cap), offer: offerOf(cap) }])),
+    paid: new Map(ctx.catalog.map((cap) => [cap.id, { cap, reader: makeInputReader(cap) }])),
     free: new Map(freeToolsOf(ctx).map((t) => [t.name, t])),
   };
 }

@@ -15,7 +15,6 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { Capability, JsonSchema } from '../catalog/capability.js';
 import { compileValidator, type Validator } from '../catalog/validation.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
-import { offerOf } from '../discovery/bazaar.js';
 import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
@@ -237,7 +236,7 @@ function mcpEndpoint(ctx: ModuleContext) {
 }
 
 function toolTable(ctx: ModuleContext) {
-  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap), ...(cap.toolInputSchema ? { canonical: compileValidator(cap.toolInputSchema) } : {}) }));
+  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: ctx.flow.describe(cap), ...(cap.toolInputSchema ? { canonical: compileValidator(cap.toolInputSchema) } : {}) }));
   const free: FreeTool[] = freeToolsOf(ctx);
   const freeValidators = new Map(free.map((t) => [t.name, compileValidator(t.inputSchema as JsonSchema)]));
   const tools = [

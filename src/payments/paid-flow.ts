@@ -73,8 +73,11 @@ export interface DeliveryFacts {
   amount: string;
   /** Unix seconds: when the payment was bound to this request. */
   issuedAt: number;
+  /** Hex SHA-256 the ledger bound the payment to. */
   requestFingerprint: string;
+  /** The exact response body. */
   responseBody: string | Uint8Array;
+  /** Its SHA-256 (hex), when already computed where the body was made; else hashed by the hook. */
   responseSha256?: string;
 }
 
