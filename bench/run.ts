@@ -9,6 +9,8 @@
  *  6. The intelligence routes (newswire, graph summary, changes-since) on
  *     stores of 1,000 and 100,000 items, with the query plans they use
  *     (bench/intel.ts; PostgreSQL too when TEST_DATABASE_URL is set).
+ *  Then handler isolation, the unpaid flood, the composite, the capabilities'
+ *  adversarial inputs (bench/adversarial-inputs.ts) and MPP.
  *
  * Prints markdown tables and writes bench/results.json. Stops by itself; a
  * watchdog ends a run that hangs. Knobs (environment): BENCH_DURATION (s per
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
     console.log((await (await import('./isolation.js')).runIsolationBench(progress)).markdown);
     console.log((await (await import('./unpaid-flood.js')).runUnpaidFloodBench(progress)).markdown); // issue 21: /healthz p99 and RSS during an unpaid flood of small JSON values (A2A, MCP, router quote)
     console.log((await (await import('./isolation.js')).runIsolationBench(progress, 3, 'composite')).markdown); // issue 21: the same load bought through the composite router
+    console.log((await import('./adversarial-inputs.js')).runAdversarialBench(progress).markdown); // issue 23: the capabilities' hostile inputs, timed here rather than asserted in their tests
     if (process.env.BENCH_MPP !== '0') console.log((await (await import('./mpp.js')).runMppBench(progress)).markdown); // issue 22: the 402 with both challenges vs x402 alone, paid MPP vs paid x402
     if (process.env.BENCH_THROUGHPUT !== '0') console.log('\n' + (await (await import('./throughput.js')).runThroughputBench({ progress })).markdown); // 7. issue 15: paid calls/s, 8 buyers
     clearTimeout(watchdog);

@@ -90,6 +90,17 @@ describe('MPP on the devnet', () => {
     assert.match(probe.headers.get('www-authenticate') ?? '', /^Payment /);
   });
 
+  test('the discovery 402 (no body) of every paid route keeps its whole header block under 4 KiB with the MPP challenge in it', async () => {
+    for (const cap of rig.service.catalog) {
+      const res = await fetch(rig.service.url + cap.path, { method: cap.method });
+      assert.equal(res.status, 402, cap.path);
+      assert.match(res.headers.get('www-authenticate') ?? '', /^Payment /, cap.path);
+      let block = 'HTTP/1.1 402 Payment Required\r\n'.length + 2;
+      res.headers.forEach((v, k) => (block += k.length + 2 + v.length + 2));
+      assert.ok(block < 4096, `${cap.path}: ${block} bytes of headers (a reverse proxy buffers 4 KiB by default)`);
+    }
+  });
+
   test('mppx\'s client pays a call: 200, Payment-Receipt with the transfer, our signed receipt, one transfer on chain', async () => {
     const before = (await transferLogs(rig.devnet)).length;
     const calls = { ...rig.proxy.calls };

@@ -32,7 +32,7 @@ function fail(code: ErrorCode, message: string, rule: string): { ok: false; erro
 
 /** The media type essence: lowercased, parameters dropped (`''` when absent). */
 export function mediaTypeOf(contentType: string | undefined): string {
-  // What nearly every agent sends, answered without splitting and lower-casing (a few µs of every 402).
+  // What nearly every agent sends, answered without splitting and lower-casing: every 402 asks (decision 0016).
   if (contentType === 'application/json') return contentType;
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
@@ -76,8 +76,7 @@ export function jsonNestingExceeds(text: string, max = MAX_JSON_DEPTH): boolean 
  * `maxValues` JSON values. A value is every object, array, string (a member
  * name too: the parser allocates each one) and number or literal; whitespace
  * is free. For valid JSON the count is exact, so a body is refused before
- * JSON.parse builds its millions of small values (issue 21: ~1.4 million `{}`
- * in 4 MiB cost the event loop seconds and gigabytes downstream), and the
+ * JSON.parse builds its millions of small values (decision 0002), and the
  * scan stops at the first value over the budget, so refusing one costs a
  * scan of the first `maxValues` values, not of the whole body.
  *

@@ -57,7 +57,7 @@ export function isPrivateKey(value: string): value is Hex {
   return PRIVATE_KEY.test(value);
 }
 
-/** Repeated identical requests (redelivery, the same quote) reuse a signature instead of spending ~1 ms on it again. */
+/** Repeated identical requests (redelivery, the same quote) reuse a signature instead of signing the same facts again (decision 0014). */
 class Memo<V> {
   private readonly map = new Map<string, Promise<V>>();
   constructor(private readonly max: number) {}

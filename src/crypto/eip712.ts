@@ -1,8 +1,8 @@
 /**
  * EIP-712 hashing for flat types, with what is constant computed once (each
- * domain separator, each type hash): viem's `hashTypedData` validated the
- * types and hashed the domain and the type string again on every call
- * (~260 µs). The digest is EIP-712's
+ * domain separator, each type hash): viem's `hashTypedData` validates the
+ * types and hashes the domain and the type string again on every call
+ * (decision 0014). The digest is EIP-712's
  * keccak256(0x1901 ‖ domainSeparator ‖ hashStruct(message)), byte for byte
  * viem's (commitments/typed-signer.test.ts and eip712.test.ts check it).
  *

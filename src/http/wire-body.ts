@@ -1,16 +1,16 @@
 /**
  * A response body as it goes on the wire. A large one (a 2 MiB page's
- * evidence is ~7 MiB of JSON) is written in pieces of PIECE_CHARS, each
- * encoded when the socket wants it: one `res.end(body)` encoded all of it
- * and pushed it through the socket in a single synchronous call, which held
- * the event loop for 40–130 ms in the isolation benchmark's profile. Pieces,
- * one per event-loop turn, let /healthz, 402s and other deliveries be
- * answered in between. A result made on the worker pool arrives encoded
- * there (encoding 7 MiB here still cost ~70 ms of this thread per answer):
- * its pieces are slices of those bytes. Same bytes either way.
+ * evidence is several MiB of JSON) is written in pieces of PIECE_CHARS, each
+ * encoded when the socket wants it: one `res.end(body)` encodes all of it
+ * and pushes it through the socket in a single synchronous call, holding the
+ * event loop for as long. Pieces, one per event-loop turn, let /healthz, 402s
+ * and other deliveries be answered in between. A result made on the worker
+ * pool arrives encoded there, so this thread does not encode it again: its
+ * pieces are slices of those bytes. Same bytes either way. Why and what it
+ * measured: docs/decisions/0013.
  */
 
-/** Bodies up to this many UTF-16 code units are written whole (faster for the common small answer). */
+/** Bodies up to this many UTF-16 code units are written whole: one write, nothing to schedule. */
 export const PIECE_CHARS = 64 * 1024;
 
 /** Bytes per piece when the body comes already encoded. */

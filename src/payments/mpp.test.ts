@@ -60,6 +60,13 @@ describe('MPP challenges', () => {
     assert.ok(Challenge.verify(Challenge.deserialize(mpp.issue(URL_A, PRICE).header), { secretKey: SECRET }));
   });
 
+  test('headerBytes bounds every challenge\'s header for a resource and price', () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    const bound = mpp.headerBytes(URL_A, PRICE);
+    for (let i = 0; i < 2000; i++) assert.ok(mpp.issue(URL_A, PRICE).header.length <= bound);
+    assert.equal(mpp.headerBytes(URL_A, PRICE), bound);
+  });
+
   test('the secret must be at least 32 bytes', () => {
     assert.throws(() => new MppCharge('short', TERMS));
   });

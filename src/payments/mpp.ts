@@ -20,7 +20,7 @@
  * only its hash goes on chain, as the nonce; the challenge itself (its HMAC
  * id) was sent to the buyer alone and cannot be rebuilt from the hash.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createSecretKey, createHmac, randomBytes, type KeyObject } from 'node:crypto';
 import { Challenge, Credential, Receipt, evm } from 'mppx';
 import { getAddress, isAddress, type Hex } from 'viem';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
@@ -103,12 +103,13 @@ export function receiptOf(transaction: string, at: number): Receipt.Receipt {
 /** Per resource and price, what every challenge for it shares. */
 interface Offer {
   realm: string;
+  /** The route's tag in the opaque: 64 bits of SHA-256 of its path (short: every 402 carries it). */
   route: string;
   request: Record<string, unknown>;
   /** base64url(JCS(request)): the `request` auth-param and its slot in the HMAC input. */
   requestB64: string;
   /**
-   * base64url of the opaque JSON up to the counter, `{"r":"<route>","s":"<instance>.`,
+   * base64url of the opaque JSON up to the counter, `{"r":"<route tag>","s":"<instance>.`,
    * padded to a multiple of 3 bytes so that the counter's part can be encoded alone and appended.
    */
   opaquePrefix: string;
@@ -116,6 +117,8 @@ interface Offer {
   headerHead: string;
   /** The HMAC input up to the expires value. */
   macHead: string;
+  /** An upper bound of the header's length (see headerBytes). */
+  headerBytes?: number;
 }
 
 /** One issued challenge: the header is built at once, the object (MCP's form) only when asked for. */
@@ -136,7 +139,7 @@ class Issued implements IssuedChallenge {
 
 export class MppCharge {
   private readonly secret: string;
-  private readonly key: Buffer;
+  private readonly key: KeyObject;
   private readonly terms: MppTerms;
   private readonly chainId: number;
   private readonly now: () => number;
@@ -150,7 +153,7 @@ export class MppCharge {
     if (Buffer.byteLength(secretKey) < MPP_SECRET_MIN_BYTES) throw new Error(`MPP secret key must be at least ${MPP_SECRET_MIN_BYTES} bytes`);
     this.secret = secretKey;
     // mppx keys its HMAC with the UTF-8 bytes of the secret string.
-    this.key = Buffer.from(secretKey, 'utf8');
+    this.key = createSecretKey(Buffer.from(secretKey, 'utf8'));
     this.terms = terms;
     // Config accepts eip155 networks only (X402_NETWORK).
     this.chainId = Number(terms.network.split(':')[1]);
@@ -170,6 +173,16 @@ export class MppCharge {
     // mppx's id: HMAC-SHA256 over realm|method|intent|request|expires|digest|opaque (no digest here).
     const id = createHmac('sha256', this.key).update(`${offer.macHead}${expires}||${opaque}`).digest('base64url');
     return new Issued(offer, id, expires, opaque, `Payment id="${id}"${offer.headerHead}${expires}", opaque="${opaque}"`);
+  }
+
+  /**
+   * An upper bound of the WWW-Authenticate value's length for this resource
+   * and price (what a header budget must leave room for): one challenge's
+   * length plus room for a longer counter.
+   */
+  headerBytes(resourceUrl: string, priceAtomic: string): number {
+    const offer = this.offerOf(resourceUrl, priceAtomic);
+    return (offer.headerBytes ??= this.issue(resourceUrl, priceAtomic).header.length + 16);
   }
 
   /**
@@ -232,12 +245,14 @@ export class MppCharge {
         methodDetails: { chainId: this.chainId, credentialTypes: ['authorization'], decimals: this.terms.asset.decimals },
       });
       const requestB64 = Buffer.from(JSON.stringify(request)).toString('base64url');
-      // JCS of {r, s}: keys in order, ASCII string values (a route path), so the JSON text is canonical.
-      let head = `{"r":${JSON.stringify(u.pathname)},"s":"${this.instance}.`;
-      while (Buffer.byteLength(head) % 3 !== 0) head = head.slice(0, -1) + '0.';
+      const route = createHash('sha256').update(u.pathname).digest('base64url').slice(0, 11);
+      // JCS of {r, s}: keys in order, base64url string values, so the JSON text is canonical.
+      const bare = `{"r":"${route}","s":"${this.instance}`;
+      // Padded with zeros to a multiple of 3 bytes (ASCII), so its base64 ends on a boundary.
+      const head = `${bare}${'0'.repeat((3 - ((bare.length + 1) % 3)) % 3)}.`;
       o = {
         realm: u.host,
-        route: u.pathname,
+        route,
         request,
         requestB64,
         opaquePrefix: Buffer.from(head).toString('base64url'),
@@ -254,12 +269,12 @@ export class MppCharge {
   /** now + maxTimeoutSeconds, to the second (cached per second). */
   private expires(): string {
     const second = Math.floor(this.now() / 1000);
-    if (this.expiresAt.second !== second) this.expiresAt = { second, iso: new Date((second + this.terms.maxTimeoutSeconds) * 1000).toISOString() };
+    if (this.expiresAt.second !== second) this.expiresAt = { second, iso: new Date((second + this.terms.maxTimeoutSeconds) * 1000).toISOString().replace('.000Z', 'Z') };
     return this.expiresAt.iso;
   }
 }
 
-/** The route (path) a challenge `issue` built names in its opaque. */
+/** The route tag a challenge `issue` built names in its opaque. */
 function routeOf(c: MppChallenge): string {
   return (JSON.parse(Buffer.from(c.opaque!, 'base64url').toString('utf8')) as { r: string }).r;
 }

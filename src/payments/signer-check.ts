@@ -4,9 +4,8 @@
  * with it), with one stricter rule the tokens share: a signature whose `s` is
  * above half the order is a malleated copy (EIP-2) and is refused.
  *
- * The recovery itself is libsecp256k1's (../crypto/secp256k1.ts, ~0.1 ms).
- * In JavaScript it cost 2–4 ms, which is why this module used to keep each
- * payer's key with a multiplication table; at this cost nothing needs keeping.
+ * The recovery itself is libsecp256k1's (../crypto/secp256k1.ts). With it no
+ * per-payer key or multiplication table needs keeping (decision 0014).
  */
 import { hexToBytes, type Hex } from 'viem';
 import { recoverAddress } from '../crypto/secp256k1.js';

@@ -146,7 +146,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /**
  * A copy of a native body for validation (which fills defaults in place), as
  * structuredClone would make it. Bodies are JSON-shaped trees of plain objects
- * and arrays, which a direct copy handles several times faster; anything else
+ * and arrays, which a direct copy handles without structuredClone's
+ * serialisation round trip (decision 0017); anything else
  * (a shared or cyclic reference, a Date, a class instance) goes to
  * structuredClone whole, so the copy is always the same as structuredClone's.
  */
@@ -450,7 +451,7 @@ export class OutcomeRouter {
 
     const canonical = this.canonical(r);
     // Computed when first read (a quote, a paid composite call), not for a composite's unpaid 402: canonical
-    // JSON + SHA-256 of a 2 MiB request is tens of ms of the event loop (the composite reads it on the pool).
+    // JSON + SHA-256 of a large request is costly work on the event loop (decision 0017; the composite reads it on the pool).
     let fingerprint: string | undefined;
     return {
       ok: true,

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { catalogOfferEvidenceExtractor as cap, run } from './index.js';
 import { MAX_BODY_BYTES, MAX_HTML_CHARS } from './schema.js';
 import { ld, page, validateInput, validateOutput, verify } from './test-helpers.js';
+import { adversarialPages } from './adversarial-inputs.js';
 
 describe('capability contract', () => {
   it('id, route, price, body limit', () => {
@@ -192,16 +193,6 @@ describe('cost', () => {
   /** A JSON round trip gives a flat string, as the HTTP layer's JSON.parse would. */
   const flat = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
-  function timeRuns(html: string, base: string, n = 4): { ms: number; all: number[]; out: ReturnType<typeof run> } {
-    let out = run({ html, base_url: base }); // warm-up
-    const all: number[] = [];
-    for (let k = 0; k < n; k++) {
-      const t0 = performance.now();
-      out = run({ html, base_url: base });
-      all.push(performance.now() - t0);
-    }
-    return { ms: Math.min(...all), all, out };
-  }
 
   it('a realistic ~2 MB page (markup, inline scripts, a product and a 48-item list in JSON-LD)', () => {
     const items = Array.from({ length: 48 }, (_, i) => `{"@type":"ListItem","position":${i + 1},"item":{"@type":"Product","name":"Item ${i}","sku":"S${i}","image":"/i/${i}.jpg","url":"/p/${i}","offers":{"@type":"Offer","price":"${i}.99","priceCurrency":"EUR","availability":"https://schema.org/InStock"}}}`);
@@ -216,46 +207,23 @@ describe('cost', () => {
       len += c.length;
     }
     const html = flat(`<!doctype html><html><head><title>t</title>${head}</head><body>${cards.join('')}</body></html>`);
-    const { ms, all, out } = timeRuns(html, 'https://shop.test/c/');
-    console.log(`# realistic page ${Buffer.byteLength(html)} bytes, ${out.summary.other_scripts_skipped} other scripts, ${out.summary.products} products: best ${ms.toFixed(1)} ms (${all.map((t) => t.toFixed(1)).join(', ')})`);
+    const out = run({ html, base_url: 'https://shop.test/c/' });
     assert.equal(out.summary.products, 49);
     verify(html, out);
   });
 
-  it('a dense ~2 MB page that is nothing but JSON-LD (thousands of products): linear', () => {
+  it('a dense ~2 MB page that is nothing but JSON-LD (thousands of products): every product up to the cap', () => {
     const { html, count } = bigListingPage(2_000_000);
-    const { ms, all, out } = timeRuns(flat(html), 'https://shop.test/c/', 3);
-    const half = timeRuns(flat(bigListingPage(1_000_000).html), 'https://shop.test/c/', 3);
-    console.log(`# dense page ${Buffer.byteLength(html)} bytes, ${count} products, ${out.summary.offers} offers: best ${ms.toFixed(1)} ms (${all.map((t) => t.toFixed(1)).join(', ')}); 1 MB: ${half.ms.toFixed(1)} ms`);
+    const out = run({ html: flat(html), base_url: 'https://shop.test/c/' });
     assert.equal(out.summary.products, Math.min(count, 5000));
     assert.equal(out.products[0]?.offers[0]?.seller[0]?.name, 'Shop');
     assert.equal(out.products[0]?.images[0]?.resolved, 'https://shop.test/shop/img/0.jpg');
     verify(html, out);
   });
 
-  it('adversarial pages stay fast and do not throw', () => {
-    const MB2 = 2_000_000;
-    const cases: Array<[string, string]> = [
-      ['unclosed <script', '<script'.repeat(MB2 / 7)],
-      ['unclosed ld+json script', '<script type="application/ld+json">' + '{"a":'.repeat(MB2 / 5)],
-      ['deeply nested arrays', ld('['.repeat(MB2 / 2) + ']'.repeat(MB2 / 2))],
-      ['deep nesting just under the limit, many times', ld('[' + Array.from({ length: 1000 }, () => '['.repeat(500) + ']'.repeat(500)).join(',') + ']')],
-      ['huge number of &amp;', ld('{"name":"' + '&amp;'.repeat(MB2 / 5) + '"}')],
-      ['entity-encoded garbage', ld('&quot;' + '&amp;'.repeat(MB2 / 5))],
-      ['many tiny broken scripts', ld('{').repeat(MB2 / 40)],
-      ['many empty products', ld('{"@type":"Product"}').repeat(MB2 / 60)],
-      ['long price strings', ld(`{"@type":"Product","offers":{"price":"${'1,'.repeat(MB2 / 4)}","priceCurrency":"${'$'.repeat(1000)}"}}`)],
-      ['huge numbers', ld(`{"@type":"Product","gtin13":${'9'.repeat(MB2 / 2)},"offers":{"price":1e999999,"lowPrice":${'1'.repeat(MB2 / 4)}.5}}`)],
-      ['@id fan-in', ld(`[${Array.from({ length: 20000 }, (_, i) => `{"@type":"Product","sku":"${i}","offers":{"@type":"Offer","price":"1","priceCurrency":"EUR","seller":{"@id":"#o","@type":"Organization","name":"O"}}}`).join(',')}]`)],
-      ['comment opener', '<!--' + '-'.repeat(MB2)],
-      ['script data dashes', '<script type="application/ld+json"><!--' + '<script>-'.repeat(MB2 / 9)],
-    ];
-    for (const [name, html] of cases) {
-      const t0 = performance.now();
+  it('adversarial pages do not throw and get a valid answer (their timings: npm run bench, adversarial inputs)', () => {
+    for (const [name, html] of adversarialPages()) {
       const out = run({ html });
-      const ms = performance.now() - t0;
-      console.log(`# adversarial "${name}" (${html.length} chars): ${ms.toFixed(1)} ms`);
-      assert.ok(ms < 5000, `${name} took ${ms} ms`);
       assert.ok(validateOutput(out), `${name}: ${JSON.stringify(validateOutput.errors)?.slice(0, 500)}`);
     }
   });

@@ -5,6 +5,7 @@ import ajv2020 from 'ajv/dist/2020.js';
 import { nftMetadataUriNormalizer as cap, checkNormalizerRequest } from './index.js';
 import { normalizeNftUri, tokenIdHex64, MAX_DATA_JSON_DEPTH, MAX_UINT256, type NormalizerRequest, type NormalizerResponse } from './normalize.js';
 import { parseCid, parseIpnsKey, encodeBase58btc, decodeBase58btc } from './cid.js';
+import { adversarialUris } from './adversarial-inputs.js';
 
 // ajv is CommonJS: under NodeNext the default import is the module object; `.default` is the class.
 const Ajv2020 = ajv2020.default;
@@ -575,24 +576,10 @@ test('examples are consistent with the handler and both schemas', () => {
   }
 });
 
-test('long adversarial inputs stay fast (no quadratic scans)', () => {
-  const N = 65536;
-  const inputs = [
-    'x' + ' '.repeat(N - 2) + 'y',
-    'x' + '\u0000'.repeat(N - 2) + 'y',
-    'ipfs://' + 'ipfs/'.repeat(13000) + 'Qm',
-    'https://' + 'a.'.repeat(N / 2),
-    'Q'.repeat(N),
-    'ipfs://z' + '2'.repeat(N - 8),
-    'data:application/json,' + '%'.repeat(N - 30),
-    'data:' + ';a'.repeat(N / 2 - 5) + ',x',
-    'https://x/' + '{id}'.repeat(16000),
-  ];
-  for (const uri of inputs) {
-    const t = performance.now();
+test('long adversarial inputs get a valid answer (their timings: npm run bench, adversarial inputs)', () => {
+  for (const uri of adversarialUris()) {
     const r = cap.run({ uri, token_id: '5' });
-    assert.ok(performance.now() - t < 1000, `${uri.slice(0, 20)}… took too long`);
-    assert.ok(validateOut(r));
+    assert.ok(validateOut(r), `${uri.slice(0, 20)}…: ${JSON.stringify(validateOut.errors)?.slice(0, 300)}`);
   }
 });
 

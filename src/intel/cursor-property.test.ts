@@ -11,14 +11,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LedgerPaidRevenue } from '../src/intel/ledger-facts.js';
-import { buildNewswire, MarketMovementsSource } from '../src/intel/newswire.js';
-import { runChangesSince } from '../src/intel/changes.js';
-import { checkRecord } from '../src/intel/records.js';
-import type { ContentStore, WriteOk } from '../src/intel/store.js';
-import { EPOCH_ISO, parseTimestamp } from '../src/intel/time.js';
-import type { ContentRecord } from '../src/intel/types.js';
-import { itemRecord, openTestStore, TEST_ENTITIES } from './support/intel.js';
+import { LedgerPaidRevenue } from './ledger-facts.js';
+import { buildNewswire, MarketMovementsSource } from './newswire.js';
+import { runChangesSince } from './changes.js';
+import { checkRecord } from './records.js';
+import type { ContentStore, WriteOk } from './store.js';
+import { EPOCH_ISO, parseTimestamp } from './time.js';
+import type { ContentRecord } from './types.js';
+import { itemRecord, openTestStore, TEST_ENTITIES } from '../../test/support/intel.js';
 
 type Op =
   | { op: 'new' | 'newSignal' }

@@ -7,13 +7,13 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { LedgerPaidRevenue } from '../src/intel/ledger-facts.js';
-import { checkRecord } from '../src/intel/records.js';
-import type { ChangeKey, ContentStore, WriteOk, WriteResult } from '../src/intel/store.js';
-import { parseTimestamp } from '../src/intel/time.js';
-import type { ContentRecord } from '../src/intel/types.js';
-import { pgConfigured, PG_SKIP_REASON } from './support/pg.js';
-import { insertAttempt, itemRecord, openTestStore, SRC, TEST_ENTITIES, type TestStore } from './support/intel.js';
+import { LedgerPaidRevenue } from '../ledger-facts.js';
+import { checkRecord } from '../records.js';
+import type { ChangeKey, ContentStore, WriteOk, WriteResult } from '../store.js';
+import { parseTimestamp } from '../time.js';
+import type { ContentRecord } from '../types.js';
+import { pgConfigured, PG_SKIP_REASON } from '../../../test/support/pg.js';
+import { insertAttempt, itemRecord, openTestStore, SRC, TEST_ENTITIES, type TestStore } from '../../../test/support/intel.js';
 
 /** Validate (as the importer does) and apply. */
 async function put(store: ContentStore, value: Record<string, unknown>): Promise<WriteResult> {

@@ -13,11 +13,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectDiscovery, loadDiscoveryState } from '../src/intel/collectors/discovery.js';
-import { isPublicHost, isPublishableUrl, redactInternalAddresses } from '../src/intel/collectors/addresses.js';
-import type { CollectorContext } from '../src/intel/collectors/context.js';
-import { fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
-import { openTestStore, type TestStore } from './support/intel.js';
+import { collectDiscovery, loadDiscoveryState } from './discovery.js';
+import { isPublicHost, isPublishableUrl, redactInternalAddresses } from './addresses.js';
+import type { CollectorContext } from './context.js';
+import { fixtureLookup, startFixtureServer, type FixtureServer } from '../../../test/support/collector-fixtures.js';
+import { openTestStore, type TestStore } from '../../../test/support/intel.js';
 
 const INTERNAL = [
   'http://169.254.169.254/latest/meta-data/iam/security-credentials/',

@@ -4,12 +4,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectNpmReleases, DEFAULT_NPM_REGISTRY } from '../src/intel/collectors/npm-releases.js';
-import type { CollectorContext } from '../src/intel/collectors/context.js';
-import { checkRecord } from '../src/intel/records.js';
-import type { ContentRecord } from '../src/intel/types.js';
-import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
-import { openTestStore, TEST_ENTITIES, type TestStore } from './support/intel.js';
+import { collectNpmReleases, DEFAULT_NPM_REGISTRY } from './npm-releases.js';
+import type { CollectorContext } from './context.js';
+import { checkRecord } from '../records.js';
+import type { ContentRecord } from '../types.js';
+import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from '../../../test/support/collector-fixtures.js';
+import { openTestStore, TEST_ENTITIES, type TestStore } from '../../../test/support/intel.js';
 
 const CORE = '/@x402%2fcore';
 const LOOKALIKE = '/x402-core';
@@ -149,7 +149,7 @@ describe('npm releases collector (recorded registry documents)', () => {
 });
 
 async function idOf(pkg: string): Promise<string> {
-  const { idFragment } = await import('../src/intel/collectors/context.js');
+  const { idFragment } = await import('./context.js');
   return idFragment(pkg, 6);
 }
 

@@ -17,11 +17,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectDiscovery, loadDiscoveryState, provesAttribution, resourceEntityId } from '../src/intel/collectors/discovery.js';
-import type { CollectorContext } from '../src/intel/collectors/context.js';
-import { tierRank } from '../src/intel/tiers.js';
-import { fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
-import { openTestStore, type TestStore } from './support/intel.js';
+import { collectDiscovery, loadDiscoveryState, provesAttribution, resourceEntityId } from './discovery.js';
+import type { CollectorContext } from './context.js';
+import { tierRank } from '../tiers.js';
+import { fixtureLookup, startFixtureServer, type FixtureServer } from '../../../test/support/collector-fixtures.js';
+import { openTestStore, type TestStore } from '../../../test/support/intel.js';
 
 const VICTIM = 'https://api.coinbase.fixture.test/v1/quotes';
 const ATTACKER_PAYEE = '0xbad0000000000000000000000000000000000bad';

@@ -13,12 +13,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectNpmReleases } from '../src/intel/collectors/npm-releases.js';
-import type { CollectorContext } from '../src/intel/collectors/context.js';
-import { checkRecord } from '../src/intel/records.js';
-import type { ContentRecord } from '../src/intel/types.js';
-import { fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
-import { openTestStore, TEST_ENTITIES, type TestStore } from './support/intel.js';
+import { collectNpmReleases } from './npm-releases.js';
+import type { CollectorContext } from './context.js';
+import { checkRecord } from '../records.js';
+import type { ContentRecord } from '../types.js';
+import { fixtureLookup, startFixtureServer, type FixtureServer } from '../../../test/support/collector-fixtures.js';
+import { openTestStore, TEST_ENTITIES, type TestStore } from '../../../test/support/intel.js';
 
 const SCARE = 'all versions leak keys, move funds to 0xbad0000000000000000000000000000000000bad now';
 

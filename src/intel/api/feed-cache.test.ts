@@ -14,19 +14,19 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Hono } from 'hono';
-import { FeedCache } from '../src/intel/api/feed-cache.js';
-import { changesSinceSampleRoute, newswireRoute } from '../src/intel/api/feed-routes.js';
-import { graphRoutes } from '../src/intel/api/graph-routes.js';
-import { LedgerPaidRevenue } from '../src/intel/ledger-facts.js';
-import { MarketMovementsSource } from '../src/intel/newswire.js';
-import { checkRecord } from '../src/intel/records.js';
-import { SqlContentStore } from '../src/intel/store.js';
-import type { ContentStore, WriteOk } from '../src/intel/store.js';
-import type { ContentRecord } from '../src/intel/types.js';
-import { KNOWN_NETWORKS } from '../src/config.js';
-import { openPostgres } from '../src/store/postgres/driver.js';
-import { insertAttempt, itemRecord, openTestStore, TEST_ENTITIES, type TestStore } from './support/intel.js';
-import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
+import { FeedCache } from './feed-cache.js';
+import { changesSinceSampleRoute, newswireRoute } from './feed-routes.js';
+import { graphRoutes } from './graph-routes.js';
+import { LedgerPaidRevenue } from '../ledger-facts.js';
+import { MarketMovementsSource } from '../newswire.js';
+import { checkRecord } from '../records.js';
+import { SqlContentStore } from '../store.js';
+import type { ContentStore, WriteOk } from '../store.js';
+import type { ContentRecord } from '../types.js';
+import { KNOWN_NETWORKS } from '../../config.js';
+import { openPostgres } from '../../store/postgres/driver.js';
+import { insertAttempt, itemRecord, openTestStore, TEST_ENTITIES, type TestStore } from '../../../test/support/intel.js';
+import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from '../../../test/support/pg.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -52,6 +52,41 @@ function instance(t: Pick<TestStore, 'store' | 'ledger'>) {
   };
   return { get, feedCache };
 }
+
+describe('FeedCache on its own', () => {
+  /** A feed answering `key` through `cache`, counting how often each key's body is built (what the cache saves). */
+  function feed(cache: FeedCache) {
+    const builds = new Map<string, number>();
+    const app = new Hono().get('/:key', (c) => {
+      const key = c.req.param('key');
+      return cache.serve(c, key, 'v1', async () => {
+        builds.set(key, (builds.get(key) ?? 0) + 1);
+        return { key, pad: 'x'.repeat(1000) };
+      });
+    });
+    return { get: (key: string) => app.request(`/${key}`), builds: (key: string) => builds.get(key) ?? 0 };
+  }
+
+  test('the least recently used answer is the one rebuilt after the bound is reached; a recent one is served as it was', async () => {
+    const f = feed(new FeedCache(2_100)); // room for two ~1 KB answers
+    const a1 = await (await f.get('a')).text();
+    await f.get('b');
+    await f.get('a'); // a is now more recent than b
+    await f.get('c'); // over the bound: b goes, a stays
+    const a2 = await f.get('a');
+    assert.equal(await a2.text(), a1);
+    assert.equal(f.builds('a'), 1, 'a was kept: served without building it again');
+    await f.get('b');
+    assert.equal(f.builds('b'), 2, 'b was the least recently used: built again');
+  });
+
+  test('an answer larger than the whole bound is served but never kept', async () => {
+    const f = feed(new FeedCache(500));
+    assert.equal((await f.get('big')).status, 200);
+    assert.equal((await f.get('big')).status, 200);
+    assert.equal(f.builds('big'), 2);
+  });
+});
 
 const suites: Array<[string, 'sqlite' | 'postgres', string | undefined]> = [
   ['sqlite', 'sqlite', undefined],
@@ -104,7 +139,7 @@ for (const [name, kind, skip] of suites) {
       assert.ok(a.feedCache.count > 0 && a.feedCache.size > 0);
     });
 
-    test('the cache is bounded by bytes, least recently used out first', async () => {
+    test('the cache is bounded by bytes (which answer goes first: FeedCache on its own)', async () => {
       const a = instance(t);
       const small = new FeedCache(4096);
       assert.equal(small.maxBytes, 4096);

@@ -5,11 +5,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectDiscovery, loadDiscoveryState, MISS_LIMIT, resourceEntityId, type DiscoveryOptions } from '../src/intel/collectors/discovery.js';
-import type { CollectorContext } from '../src/intel/collectors/context.js';
-import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
-import { openTestStore, type TestStore } from './support/intel.js';
-import { pgConfigured, PG_SKIP_REASON } from './support/pg.js';
+import { collectDiscovery, loadDiscoveryState, MISS_LIMIT, resourceEntityId, type DiscoveryOptions } from './discovery.js';
+import type { CollectorContext } from './context.js';
+import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from '../../../test/support/collector-fixtures.js';
+import { openTestStore, type TestStore } from '../../../test/support/intel.js';
+import { pgConfigured, PG_SKIP_REASON } from '../../../test/support/pg.js';
 
 const FORECAST = 'https://weather.fixture.test/v1/forecast';
 const FORECAST_SLASH = 'https://weather.fixture.test/v1/forecast/';

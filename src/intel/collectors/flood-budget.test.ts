@@ -11,12 +11,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectDiscovery, loadDiscoveryState } from '../src/intel/collectors/discovery.js';
-import { DEFAULT_SOURCE_BUDGET, type CollectorContext } from '../src/intel/collectors/context.js';
-import { checkRecord } from '../src/intel/records.js';
-import type { ContentRecord } from '../src/intel/types.js';
-import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from './support/collector-fixtures.js';
-import { itemRecord, openTestStore, TEST_ENTITIES, type TestStore } from './support/intel.js';
+import { collectDiscovery, loadDiscoveryState } from './discovery.js';
+import { DEFAULT_SOURCE_BUDGET, type CollectorContext } from './context.js';
+import { checkRecord } from '../records.js';
+import type { ContentRecord } from '../types.js';
+import { fixture, fixtureLookup, startFixtureServer, type FixtureServer } from '../../../test/support/collector-fixtures.js';
+import { itemRecord, openTestStore, TEST_ENTITIES, type TestStore } from '../../../test/support/intel.js';
 
 const PER_PAGE = 500;
 const FRONT_PAGE = 50;

@@ -14,14 +14,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Capability } from '../src/catalog/capability.js';
-import { CATALOG } from '../src/capabilities/index.js';
-import { OutcomeRouter, errorBodyOf } from '../src/router/planner.js';
-import { quoteBody } from '../src/router/quote.js';
-import { benchQuoteInput } from '../src/router/bench-input.js';
-import { baseCatalog, changesSinceReal, changesSinceStub, premiumLookup, resoldQuote, routerTestPayment, textLengthCounter } from './support/router-fixtures.js';
+import type { Capability } from '../catalog/capability.js';
+import { CATALOG } from '../capabilities/index.js';
+import { OutcomeRouter, errorBodyOf } from './planner.js';
+import { quoteBody } from './quote.js';
+import { benchQuoteInput } from './bench-input.js';
+import { baseCatalog, changesSinceReal, changesSinceStub, premiumLookup, resoldQuote, routerTestPayment, textLengthCounter } from '../../test/support/router-fixtures.js';
 
-const FIXTURE = new URL('./fixtures/router-quote-golden.json', import.meta.url);
+const FIXTURE = new URL('../../test/fixtures/router-quote-golden.json', import.meta.url);
 
 const payment = routerTestPayment;
 const changesSince = changesSinceReal;
@@ -59,7 +59,7 @@ function answer(router: OutcomeRouter, c: Case): string {
 
 /** Every quoted literal objective in the router's tests (recorded into the fixture, so later edits to those tests do not move it). */
 function harvestedObjectives(): string[] {
-  const files = ['test/router-quote.test.ts', 'test/router-multilingual.test.ts', 'test/router-e2e.test.ts', 'test/router-discovery.test.ts', 'test/signed-quotes.test.ts', 'test/mcp.test.ts', 'src/router/execute.test.ts'];
+  const files = ['test/router-quote.test.ts', 'src/router/planner-multilingual.test.ts', 'test/router-e2e.test.ts', 'test/router-discovery.test.ts', 'test/signed-quotes.test.ts', 'test/mcp.test.ts', 'src/router/execute.test.ts'];
   const out = new Set<string>();
   for (const f of files) {
     let text = '';

@@ -10,18 +10,18 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { KNOWN_NETWORKS, loadConfig } from '../src/config.js';
-import { createIntelModule, intelRuntime } from '../src/intel/module.js';
-import { loadStarterCorpus, readStarterFile, STARTER_META_KEY } from '../src/intel/starter.js';
-import type { ModuleInit } from '../src/module.js';
-import { tempDir } from './support/harness.js';
-import { openTestStore, type TestStore } from './support/intel.js';
-import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from './support/pg.js';
+import { KNOWN_NETWORKS, loadConfig } from '../config.js';
+import { createIntelModule, intelRuntime } from './module.js';
+import { loadStarterCorpus, readStarterFile, STARTER_META_KEY } from './starter.js';
+import type { ModuleInit } from '../module.js';
+import { tempDir } from '../../test/support/harness.js';
+import { openTestStore, type TestStore } from '../../test/support/intel.js';
+import { freshPgUrl, pgConfigured, PG_SKIP_REASON } from '../../test/support/pg.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 // The sourced facts the starter corpus was written from, copied into the repository so every clone checks them.
-const REFERENCE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'reference');
+const REFERENCE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'fixtures', 'reference');
 const readJsonl = (path: string): Json[] => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 
 function initFor(t: TestStore): ModuleInit {

@@ -10,9 +10,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CATALOG } from '../src/capabilities/index.js';
-import { OutcomeRouter, errorBodyOf } from '../src/router/planner.js';
-import { changesSinceReal, routerTestPayment } from './support/router-fixtures.js';
+import { CATALOG } from '../capabilities/index.js';
+import { OutcomeRouter, errorBodyOf } from './planner.js';
+import { changesSinceReal, routerTestPayment } from '../../test/support/router-fixtures.js';
 
 const payment = routerTestPayment;
 const changesSince = changesSinceReal;
