@@ -257,11 +257,10 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
     const origin = originFor(c);
-    const outcome = await flow.probe(cap, origin);
-    const priceAtomic = cap.priceRange?.minAtomic ?? cap.priceAtomic;
+    const probe = await flow.probe(cap, origin);
     // With MPP on, the discovery 402's header block carries WWW-Authenticate too: its room comes out of PAYMENT-REQUIRED's budget.
-    const budget = DISCOVERY_HEADER_BUDGET_BYTES - (mpp?.headerBytes(origin + cap.path, priceAtomic) ?? 0);
-    return respond(c, { outcome, priceAtomic }, (pr) => fit(pr, budget), undefined, { mpp, credential: false });
+    const budget = DISCOVERY_HEADER_BUDGET_BYTES - (mpp?.headerBytes(origin + cap.path, probe.priceAtomic) ?? 0);
+    return respond(c, probe, (pr) => fit(pr, budget), undefined, { mpp, credential: false });
   };
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {

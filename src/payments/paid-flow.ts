@@ -145,7 +145,7 @@ export interface PaidFlow {
    * input, so no fingerprint and nothing to run (the transport refuses a
    * payment sent without input before asking).
    */
-  probe(cap: Capability, origin: string): Promise<GateOutcome>;
+  probe(cap: Capability, origin: string): Promise<PaidAnswer & { outcome: GateOutcome }>;
 }
 
 /** The fingerprint a paid call is bound to: the entry's own, else RFC 8785 canonical JSON + SHA-256 (canonical-json.ts). */
@@ -235,12 +235,14 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     return { outcome: { ...outcome, paymentResponse: { ...settled, extensions: { ...settled.extensions, ...extensions } } }, priceAtomic };
   }
 
-  function probe(cap: Capability, origin: string): Promise<GateOutcome> {
+  async function probe(cap: Capability, origin: string): Promise<PaidAnswer & { outcome: GateOutcome }> {
     const described = offerOf(cap);
-    return gate.handle({
+    // The least this entry can cost: a probe has no input to price.
+    const priceAtomic = cap.priceRange?.minAtomic ?? cap.priceAtomic;
+    const outcome = await gate.handle({
       resource: cap.id,
       description: described.summary,
-      priceAtomic: cap.priceRange?.minAtomic ?? cap.priceAtomic,
+      priceAtomic,
       resourceUrl: origin + cap.path,
       get fingerprint(): string {
         throw new Error(`${cap.id}: a call without input has no fingerprint and cannot be paid`);
@@ -251,6 +253,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
         throw new Error(`${cap.id}: a call without input cannot be executed`);
       },
     });
+    return { outcome, priceAtomic };
   }
 
   return { mpp: gate.mpp, executor, describe: offerOf, pay, probe };
