@@ -4,7 +4,8 @@
 //
 // Layers, lowest first. A module may import its own layer and lower layers,
 // never a higher one:
-//   0 foundation    src/config.ts, src/errors.ts, src/observability/ (metrics registry,
+//   0 foundation    src/foundation/ (formats every layer shares: canonical JSON and the
+//                   request fingerprint), src/config.ts, src/errors.ts, src/observability/ (metrics registry,
 //                   request context: every layer records into it), src/crypto/ (secp256k1
 //                   and EIP-712 digests: payments check signatures, commitments make them)
 //   1 catalog       src/catalog/
@@ -40,7 +41,7 @@
 const TEST = '\\.test\\.ts$';
 
 const LAYERS = [
-  { name: 'foundation', path: ['^src/(config|errors)\\.ts$', '^src/observability/', '^src/crypto/'] },
+  { name: 'foundation', path: ['^src/foundation/', '^src/(config|errors)\\.ts$', '^src/observability/', '^src/crypto/'] },
   { name: 'catalog', path: ['^src/catalog/'] },
   { name: 'capabilities', path: ['^src/capabilities/'] },
   { name: 'store', path: ['^src/store/'] },

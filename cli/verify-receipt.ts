@@ -21,7 +21,7 @@ import { CATALOG } from '../src/capabilities/index.js';
 import { makeInputReader } from '../src/catalog/input-reader.js';
 import { readSavedResponse } from '../src/commitments/saved-response.js';
 import { verifyReceipt } from '../src/commitments/verify.js';
-import { requestFingerprint } from '../src/payments/canonical-json.js';
+import { requestFingerprint } from '../src/foundation/canonical-json.js';
 
 const USAGE = 'usage: npm run verify-receipt -- [--signer 0xADDRESS] [--resource ID] FILE';
 

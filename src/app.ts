@@ -234,18 +234,21 @@ function allowedOrigin(c: Context, origins: '*' | string[]): string | undefined 
   return requested !== undefined && origins.includes(requested) ? requested : undefined;
 }
 
+/** The headers every answer carries (request id, CORS of an actual request), the one list of them, written through `put`. */
+function putAnswerHeaders(put: (name: string, value: string) => void, id: string, origin: string | undefined, vary: boolean): void {
+  put('X-Request-Id', id);
+  if (origin !== undefined) put('Access-Control-Allow-Origin', origin);
+  if (vary) put('Vary', 'Origin');
+  put('Access-Control-Expose-Headers', CORS_EXPOSED);
+}
+
 function answerHeadersOnNode(outgoing: ServerResponse, id: string, origin: string | undefined, origins: '*' | string[]): void {
-  outgoing.setHeader('X-Request-Id', id);
-  if (origin !== undefined) outgoing.setHeader('Access-Control-Allow-Origin', origin);
-  if (origins !== '*') outgoing.setHeader('Vary', 'Origin');
-  outgoing.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED);
+  putAnswerHeaders((name, value) => outgoing.setHeader(name, value), id, origin, origins !== '*');
 }
 
 function answerHeadersOnResponse(h: Headers, id: string, origin: string | undefined, origins: '*' | string[]): void {
-  h.set('X-Request-Id', id);
-  if (origin !== undefined) h.set('Access-Control-Allow-Origin', origin);
-  if (origins !== '*') h.append('Vary', 'Origin');
-  h.set('Access-Control-Expose-Headers', CORS_EXPOSED);
+  // Vary is appended: the route's own Vary (if any) stays.
+  putAnswerHeaders((name, value) => (name === 'Vary' ? h.append(name, value) : h.set(name, value)), id, origin, origins !== '*');
 }
 
 /** The answer headers of one paid call, for the route to put on the Response it builds (see AnswerHeaders). */
@@ -258,10 +261,7 @@ class PaidAnswerHeaders implements AnswerHeaders {
   ) {}
 
   addTo(headers: Record<string, string>): void {
-    headers['X-Request-Id'] = this.id;
-    if (this.origin !== undefined) headers['Access-Control-Allow-Origin'] = this.origin;
-    if (this.vary) headers.Vary = 'Origin';
-    headers['Access-Control-Expose-Headers'] = CORS_EXPOSED;
+    putAnswerHeaders((name, value) => (headers[name] = value), this.id, this.origin, this.vary);
     this.added = true;
   }
 }
@@ -273,9 +273,8 @@ class PaidAnswerHeaders implements AnswerHeaders {
  * @hono/node-server they go straight onto the Node response, which merges them
  * with the route's own when it writes the head. Hono's cors writes through
  * `c.res` before the route runs, which makes Hono copy the route's Response
- * into a fresh one (materialising its body stream): about a third of the CPU
- * of a small answer under load (the 402, a cached feed; measured with
- * --cpu-prof). Outside node-server (app.request) they are set on the Response.
+ * into a fresh one (materialising its body stream); docs/decisions/0022 has
+ * the measurement. Outside node-server (app.request) they are set on the Response.
  */
 async function withAnswerHeaders(c: Context, id: string, origins: '*' | string[], run: () => Promise<void>): Promise<void> {
   const origin = allowedOrigin(c, origins);
@@ -294,9 +293,9 @@ async function withAnswerHeaders(c: Context, id: string, origins: '*' | string[]
  * chain is an async step of its own. The answer headers are put by the route
  * on the challenge it builds (see AnswerHeaders), else on the Node response
  * once the route has answered (see withAnswerHeaders): Hono's cors and
- * requestId write through `c.res`/`c.header`, which made Hono copy every 402
- * into a fresh Response (materialising the body stream), about a third of the
- * challenge path's CPU under load (measured with --cpu-prof). CORS preflights
+ * requestId write through `c.res`/`c.header`, which makes Hono copy every 402
+ * into a fresh Response (materialising the body stream), and requestId alone
+ * loses its header on a Response the route builds (docs/decisions/0022). CORS preflights
  * (OPTIONS) and other methods on these paths still go through the shared
  * middleware below.
  */

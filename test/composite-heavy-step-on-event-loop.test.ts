@@ -13,7 +13,7 @@ import { get as httpGet } from 'node:http';
 import { LARGE_INPUTS } from '../bench/inputs.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { sharedHandlerPool } from '../src/isolation/pool.js';
-import { canonicalJson, sha256Hex } from '../src/payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../src/foundation/canonical-json.js';
 import { balanceOf, decodePaymentRequiredHeader, postJson, signFor, startRig, type Rig } from './support/harness.js';
 
 const EXTRACTOR = CATALOG.find((c) => c.id === 'catalog-offer-evidence-extractor')!;

@@ -13,7 +13,7 @@ import { startDevnet, type Devnet } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
 import { startService, type RunningService } from '../src/service.js';
 import { facilitatorName } from '../src/payments/facilitators.js';
-import { sha256Hex } from '../src/payments/canonical-json.js';
+import { sha256Hex } from '../src/foundation/canonical-json.js';
 import { startFaultyFacilitator, type FaultyFacilitator } from './support/faulty-facilitator.js';
 import { CONTRAST, decodePaymentResponseHeader, devnetEnv, postJson, signFor, tempDir, transferLogs } from './support/harness.js';
 

@@ -145,7 +145,7 @@ describe('facilitator and ledger faults', () => {
     assert.equal((await postJson(url, body, { 'PAYMENT-SIGNATURE': header })).status, 503);
     const [upstream] = await rig.proxy.waitForUpstream('settle', 1, 10_000);
     const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
-    const { sha256Hex } = await import('../src/payments/canonical-json.js');
+    const { sha256Hex } = await import('../src/foundation/canonical-json.js');
     const id = sha256Hex([rig.devnet.network, rig.devnet.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join('|'));
     assert.equal((await rig.service.ledger.get(id))?.state, 'unknown');
     const { reconcileOnce } = await import('../src/payments/reconciler.js');

@@ -145,7 +145,7 @@ test('configured service: CORS origins, TRUST_PROXY, in-memory rate limit', asyn
   });
 
   await t.test('a paid route answers with the same CORS and request-id headers as every other route', async () => {
-    // Paid routes have their own envelope (src/app.ts registerPaidRoutes), not the shared middleware.
+    // Paid routes have their own envelope (src/app.ts registerPaidRoutes, docs/decisions/0022), not the shared middleware.
     const ok = await postJson(url + CONTRAST, BLACK_ON_WHITE, { Origin: 'https://allowed.example', 'X-Request-Id': 'paid-cors-1' });
     assert.equal(ok.status, 402);
     assert.equal(ok.headers.get('access-control-allow-origin'), 'https://allowed.example');
@@ -155,6 +155,25 @@ test('configured service: CORS origins, TRUST_PROXY, in-memory rate limit', asyn
     const other = await postJson(url + CONTRAST, BLACK_ON_WHITE, { Origin: 'https://other.example', 'X-Request-Id': 'not valid!' });
     assert.equal(other.headers.get('access-control-allow-origin'), null);
     assert.match(other.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, 'an invalid caller id is replaced');
+    // Every answer of a paid route, not only its 402: a refused body, a wrong method, a preflight.
+    const invalid = await postJson(url + CONTRAST, { foreground: 'not a colour' }, { Origin: 'https://allowed.example', 'X-Request-Id': 'paid-cors-2' });
+    assert.equal(invalid.status, 400);
+    const wrongMethod = await fetch(url + CONTRAST, { method: 'PUT', headers: { Origin: 'https://allowed.example', 'X-Request-Id': 'paid-cors-3' } });
+    assert.equal(wrongMethod.status, 405);
+    for (const [res, id] of [[invalid, 'paid-cors-2'], [wrongMethod, 'paid-cors-3']] as const) {
+      assert.equal(res.headers.get('access-control-allow-origin'), 'https://allowed.example');
+      assert.match(res.headers.get('vary') ?? '', /origin/i);
+      assert.match(res.headers.get('access-control-expose-headers') ?? '', /PAYMENT-REQUIRED/);
+      assert.equal(res.headers.get('x-request-id'), id);
+    }
+    const preflight = await fetch(url + CONTRAST, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://allowed.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'payment-signature, sign-in-with-x, authorization' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://allowed.example');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /SIGN-IN-WITH-X/i);
+    assert.match(preflight.headers.get('vary') ?? '', /origin/i);
   });
 
   await t.test('with TRUST_PROXY, the 402 names the public origin the proxy reports', async () => {

@@ -11,6 +11,7 @@ import { SqlLedger } from '../src/store/sql-ledger.js';
 import { openSqlite } from '../src/store/sqlite/driver.js';
 import { migrate } from '../src/store/migrate.js';
 import { ThreadedSqliteLedger } from '../src/store/sqlite/ledger-thread.js';
+import { openDatabase } from '../src/store/index.js';
 import { openPostgres } from '../src/store/postgres/driver.js';
 import type { Ledger } from '../src/store/ledger.js';
 import { attempt } from './support/ledger-attempt.js';
@@ -25,20 +26,16 @@ async function openThreadedSqlite(): Promise<Ledger> {
   return ThreadedSqliteLedger.open(file, { timeoutMs: 3000 });
 }
 
-/** As the service opens it: migrated on the caller's connection, which also answers the small unflushed calls. */
-async function openServiceSqlite(): Promise<Ledger> {
-  const file = join(mkdtempSync(join(tmpdir(), 'ledger-both-')), 'l.sqlite');
-  const main = openSqlite(file);
-  await migrate(main);
-  const ledger = await ThreadedSqliteLedger.open(file, { timeoutMs: 3000, inline: new SqlLedger(main) });
-  const close = ledger.close.bind(ledger);
-  return { ...ledger, close: async () => { await close(); await main.close(); } };
+/** As the service opens it (`openDatabase`): on its own thread, or in process (`sqliteLedgerThread: false`, the gate's unit tests). */
+async function openServiceSqlite(sqliteLedgerThread: boolean): Promise<Ledger> {
+  return (await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'ledger-service-')), sqliteLedgerThread })).ledger;
 }
 
 const suites: Array<[string, () => Promise<Ledger>, string | undefined]> = [
   ['sqlite', async () => SqlLedger.open(openSqlite(join(mkdtempSync(join(tmpdir(), 'ledger-')), 'l.sqlite'))), undefined],
   ['sqlite on its own thread', openThreadedSqlite, undefined],
-  ['sqlite on its own thread, small calls inline', openServiceSqlite, undefined],
+  ['sqlite as the service opens it', () => openServiceSqlite(true), undefined],
+  ['sqlite as the service opens it, in process', () => openServiceSqlite(false), undefined],
   ['postgres', async () => SqlLedger.open(await openPostgres(await freshPgUrl())), pgConfigured() ? undefined : PG_SKIP_REASON],
 ];
 
@@ -105,6 +102,29 @@ for (const [name, open, skip] of suites) {
       assert.equal((await ledger.listUnresolved(150, 1000)).find((x) => x.id === a.id)?.facilitator, 'https://x402.example.com/facilitator');
       assert.equal(await ledger.transitionUnleased(a.id, 'unknown', 'settled', { txHash: '0x1', settleResponse: '{}' }, 150), true);
       assert.equal((await ledger.get(a.id))?.facilitator, 'https://x402.example.com/facilitator');
+    });
+
+    test('a stored result is written once: a later step cannot replace it, and it is read back byte for byte', async () => {
+      const a = attempt();
+      await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
+      // Multi-byte text and a size past SQLite's overflow pages.
+      const body = JSON.stringify({ s: 'é€😀'.repeat(50_000), n: 1 });
+      assert.equal(await ledger.advance(a.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json; charset=utf-8', body } } }], 2), true);
+      assert.equal(await ledger.transition(a.id, 'p', 'settling', { response: { status: 500, contentType: 'text/plain', body: 'other' } }, 3), true);
+      const got = await ledger.get(a.id);
+      assert.equal(got?.state, 'settling');
+      assert.deepEqual(got?.response, { status: 200, contentType: 'application/json; charset=utf-8', body });
+      assert.equal(await ledger.transition(a.id, 'p', 'unknown', {}, 4), true);
+      assert.equal((await ledger.listUnresolved(150, 1000)).find((x) => x.id === a.id)?.response?.body, body, 'the reconciler sees it too');
+    });
+
+    test('a step refused for a lost lease stores no result', async () => {
+      const a = attempt();
+      await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
+      assert.equal(await ledger.advance(a.id, 'intruder', [{ to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }], 2), false);
+      assert.equal((await ledger.get(a.id))?.response, null);
+      assert.equal(await ledger.advance(a.id, 'p', [{ to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{"mine":1}' } } }, { to: 'failed', patch: {} }, { to: 'settling', patch: {} }], 3), false, 'failed is final');
+      assert.equal((await ledger.get(a.id))?.response, null, 'all steps or none: the result went with the rolled-back steps');
     });
 
     test('acquire takes an expired lease only, and only one contender wins', async () => {

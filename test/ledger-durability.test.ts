@@ -65,7 +65,7 @@ test('a paid call flushes once before settle: the claim is not flushed alone, th
       'the claim commits without a flush; the write before settle is flushed (and with it everything before it)',
     );
     assert.match(commits[0]!.sql[0]!, /INSERT INTO payment_attempts/);
-    assert.ok(commits[1]!.sql.some((s) => /response_body/.test(s)), 'the flushed write carries the stored response');
+    assert.ok(commits[1]!.sql.some((s) => /INSERT INTO payment_responses/.test(s)), 'the flushed write carries the stored response');
   } finally {
     await ledger.close();
   }

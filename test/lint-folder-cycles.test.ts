@@ -15,9 +15,9 @@ const mod = (source: string, ...to: string[]) => ({ source, dependencies: to.map
 test('a synthetic folder cycle is reported, tests and excused imports are not', () => {
   const modules = [
     mod('src/payments/paid-flow.ts', 'src/isolation/pool.ts', 'src/store/ledger.ts'),
-    mod('src/isolation/worker.ts', 'src/payments/canonical-json.js'),
+    mod('src/isolation/worker.ts', 'src/payments/gate.ts'),
     mod('src/store/ledger.ts'),
-    mod('src/payments/canonical-json.js'),
+    mod('src/payments/gate.ts'),
   ];
   assert.deepEqual(folderCycles(modules), ['isolation → payments → isolation']);
   // Three folders round: one cycle naming all of them.

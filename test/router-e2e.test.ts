@@ -6,7 +6,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson, sha256Hex } from '../src/payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../src/foundation/canonical-json.js';
 import { routerModule } from '../src/router/module.js';
 import {
   balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, payingFetch, postJson, startRig, transferLogs, type Rig,

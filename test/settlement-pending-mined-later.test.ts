@@ -78,7 +78,7 @@ describe('settlement pending at the facilitator, mined later', () => {
     const report = await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
     assert.deepEqual(report, { examined: 1, settled: 1, expired: 0, stillUnknown: 0 }, 'this attempt is the only unresolved one, and the chain settles it');
     const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
-    const { sha256Hex } = await import('../src/payments/canonical-json.js');
+    const { sha256Hex } = await import('../src/foundation/canonical-json.js');
     const id = sha256Hex([rig.devnet.network, rig.devnet.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join('|'));
     const attempt = await rig.service.ledger.get(id);
     assert.equal(attempt?.state, 'settled');

@@ -14,7 +14,7 @@ import { ClientFactory, type Client as A2aClient } from '@a2a-js/sdk/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { generatePrivateKey } from 'viem/accounts';
 import { createCommitmentSigner } from '../src/commitments/signer.js';
-import { canonicalJson, sha256Hex } from '../src/payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../src/foundation/canonical-json.js';
 import { buyerClient, withPaymentId, startRig, transferLogs, type Rig } from './support/harness.js';
 import { X402_URI, isTask, userMessage } from './support/a2a-messages.js';
 

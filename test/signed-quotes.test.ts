@@ -13,7 +13,7 @@ import { verifyOfferSignatureEIP712 } from '@x402/extensions/offer-receipt';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createCommitmentSigner } from '../src/commitments/signer.js';
 import { verifyQuoteOffer, verifyReceipt, verifyStep } from '../src/commitments/verify.js';
-import { canonicalJson, sha256Hex } from '../src/payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../src/foundation/canonical-json.js';
 import { entryPrice } from '../src/payments/paid-flow.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { SIGNED_OFFER_HEADER } from '../src/http/paid-route.js';

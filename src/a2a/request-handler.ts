@@ -16,7 +16,7 @@
 import type { AgentCard, Message, SendMessageRequest, Task } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
-import { canonicalJson } from '../payments/canonical-json.js';
+import { canonicalJson } from '../foundation/canonical-json.js';
 import { skillCallOf } from './executor.js';
 import type { BoundedTaskStore } from './task-store.js';
 import { X402_PAYLOAD } from './x402-extension.js';

@@ -6,7 +6,7 @@
  * signatures here are deterministic, RFC 6979).
  */
 import { privateKeyToAccount } from 'viem/accounts';
-import { sha256Hex } from '../payments/canonical-json.js';
+import { sha256Hex } from '../foundation/canonical-json.js';
 import type { DeliveryFacts } from '../payments/paid-flow.js';
 import { createTypedSigner } from './typed-signer.js';
 import {

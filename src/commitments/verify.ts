@@ -15,7 +15,7 @@
  *   check.ok  // and check.problems says why not
  */
 import { recoverTypedDataAddress } from 'viem';
-import { canonicalJson, requestFingerprint, sha256Hex } from '../payments/canonical-json.js';
+import { canonicalJson, requestFingerprint, sha256Hex } from '../foundation/canonical-json.js';
 import {
   BOUND_OFFER_TYPES,
   BOUND_RECEIPT_TYPES,

@@ -61,7 +61,7 @@ const utf8 = new TextEncoder();
 /**
  * A challenge's headers, as a fresh object literal per response: it gets the
  * envelope's headers added, which costs more on an object spread from a
- * cached one (docs/decisions/0020).
+ * cached one (docs/decisions/0022).
  */
 function challengeHeaders(paymentRequired: string, paymentResponse: SettleResponse | undefined, answer: AnswerHeaders | undefined, mppChallenge?: string): Record<string, string> {
   const headers: Record<string, string> = {
@@ -82,7 +82,7 @@ function challengeHeaders(paymentRequired: string, paymentResponse: SettleRespon
  * the start: under @hono/node-server a Response made with a plain headers
  * object is written with one writeHead, while headers set on the Node
  * response beforehand make Node merge the route's in, one setHeader (and one
- * validation) each (docs/decisions/0020). Any other answer gets them from the envelope.
+ * validation) each (docs/decisions/0022). Any other answer gets them from the envelope.
  */
 export interface AnswerHeaders {
   /** Adds them to the headers of the Response the route returns (and notes that it has them). */
@@ -219,7 +219,7 @@ const EMPTY_BODY = new Uint8Array(0);
  * the whole body (its declared Content-Length; Node's parser never passes
  * more to a message) sits in the message's buffer. Taken from there it skips
  * the Request body machinery (a promise chain, listeners on the message, a
- * copy into a fresh ArrayBuffer; docs/decisions/0020). Undefined when the body is chunked, not all
+ * copy into a fresh ArrayBuffer; docs/decisions/0023). Undefined when the body is chunked, not all
  * there yet, or anything has started reading it (a body counted by the body
  * limit, a stream someone opened): the route then reads it the usual way.
  */

@@ -4,7 +4,7 @@
  * fields that changed between versions, and its view as a graph event.
  * Pure functions; the store decides when to call them.
  */
-import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import { zeroMovements } from './census.js';
 import { daysBetween, formatMicros, utcDate } from './time.js';
 import { confidenceFor, corroborationCount, type SourceType } from './tiers.js';

@@ -26,7 +26,7 @@ import { makeInputReader } from '../catalog/input-reader.js';
 import { parseJsonBody } from '../catalog/json-input.js';
 import { errorBody, statusOf } from '../errors.js';
 import { callFingerprint } from '../payments/paid-flow.js';
-import { canonicalJson, requestFingerprint, sha256Hex } from '../payments/canonical-json.js';
+import { canonicalJson, requestFingerprint, sha256Hex } from '../foundation/canonical-json.js';
 import type { BodyVerdict, RunResult, StepRun } from './pool.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 

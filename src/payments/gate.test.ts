@@ -1,6 +1,7 @@
 /**
  * Every transition of the gate's state machine, driven through the scripted
- * rail and chain against a real SQLite ledger. Fast: no chain, no network.
+ * rail and chain against a real SQLite ledger (in process). Fast: no chain,
+ * no network, no thread.
  * The end-to-end versions of the important ones run on the devnet (test/).
  */
 import { describe, test, beforeEach, afterEach } from 'node:test';
@@ -38,7 +39,8 @@ let rig: Rig;
 let openLedgers: Ledger[] = [];
 
 async function makeRig(opts: { leaseMs?: number; wrap?: (l: Ledger) => Ledger } = {}): Promise<Rig> {
-  const { ledger: real, db } = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'gate-unit-')) });
+  // In process (no ledger thread to start per test): the same SQL, transactions and durability (ledger conformance).
+  const { ledger: real, db } = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'gate-unit-')), sqliteLedgerThread: false });
   openLedgers.push(real);
   const ledger = opts.wrap ? opts.wrap(real) : real;
   const rail = new ScriptedRail();
@@ -95,7 +97,7 @@ function call(payment: PaymentPayload | undefined, overrides: Partial<PaidCall> 
 }
 
 function idOf(p: PaymentPayload, r: Rig = rig): Promise<string> {
-  return import('./canonical-json.js').then(({ sha256Hex }) => {
+  return import('../foundation/canonical-json.js').then(({ sha256Hex }) => {
     const a = (p.payload as { authorization: Eip3009Authorization }).authorization;
     return sha256Hex([r.rail.payment.network, r.rail.payment.asset.address.toLowerCase(), a.from.toLowerCase(), a.nonce.toLowerCase()].join('|'));
   });

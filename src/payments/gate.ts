@@ -34,7 +34,7 @@ import { LedgerUnavailableError, type AdvanceOptions, type AttemptState, type Le
 import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAuthorization, type BoundPayment, type Eip3009Authorization } from './authorization.js';
 import type { ChainReader } from './chain.js';
 import { HOW_TO_PAY } from './how-to-pay.js';
-import { sha256Hex } from './canonical-json.js';
+import { sha256Hex } from '../foundation/canonical-json.js';
 import type { MppCharge, MppCredential, MppProblem } from './mpp.js';
 import { RedeliveryGuard, paymentKeyOf } from './redelivery.js';
 import { SignInWithX } from './sign-in.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, openLedger } from '../store/index.js';
 import type { Capability } from '../catalog/capability.js';
-import { canonicalJson, requestFingerprint, sha256Hex } from './canonical-json.js';
+import { canonicalJson, requestFingerprint, sha256Hex } from '../foundation/canonical-json.js';
 import { PaymentGate } from './gate.js';
 import { createPaidFlow, INLINE_EXECUTOR, type PaidFlowDeps } from './paid-flow.js';
 import { ScriptedRail } from './scripted-rail.js';

@@ -14,7 +14,7 @@
 import type { Capability } from '../catalog/capability.js';
 import { parseJsonBody, type BodyResult, type JsonLimits } from '../catalog/json-input.js';
 import type { makeInputReader } from '../catalog/input-reader.js';
-import { requestFingerprint } from './canonical-json.js';
+import { requestFingerprint } from '../foundation/canonical-json.js';
 import type { GateOutcome, PaidCall, PaymentGate } from './gate.js';
 import type { MppCharge, MppCredential } from './mpp.js';
 import type { PaymentPayload } from './rail.js';

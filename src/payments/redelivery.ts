@@ -13,7 +13,7 @@
  * longer compared, while a sign-in (nothing to guess) always is.
  */
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
-import { sha256Hex } from './canonical-json.js';
+import { sha256Hex } from '../foundation/canonical-json.js';
 import type { MppChallenge, MppCharge } from './mpp.js';
 import type { PaymentPayload } from './rail.js';
 import type { SignInWithX } from './sign-in.js';

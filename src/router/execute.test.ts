@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Capability } from '../catalog/capability.js';
 import { CATALOG } from '../capabilities/index.js';
-import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import { executePlan } from './execute.js';
 import { OutcomeRouter } from './planner.js';
 

@@ -24,7 +24,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import { ISOLATE_MIN_INPUT_CHARS, PreparedBody, stringCharsAtLeast, type StepExecutor, type StepRun } from '../isolation/pool.js';
 import type { Plan, PlannedStep } from './planner.js';
 import { planSummary, ROUTER_LIMITATIONS } from './quote.js';

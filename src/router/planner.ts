@@ -10,7 +10,7 @@ import { compileValidator, type Validator } from '../catalog/validation.js';
 import type { PaymentConfig } from '../config.js';
 import { ServiceError, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';
-import { canonicalJson, requestFingerprint } from '../payments/canonical-json.js';
+import { canonicalJson, requestFingerprint } from '../foundation/canonical-json.js';
 import { descriptorFor, schemaProperties, type EvidenceLevel, type Extraction, type RoutingDescriptor, type UnitDraft } from './descriptors.js';
 import {
   EVIDENCE,

@@ -7,7 +7,7 @@
 import type { PaymentConfig } from '../config.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
-import { canonicalJson, sha256Hex } from '../payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
 import { cogsAtomic, economicsOf } from './economics.js';

@@ -59,6 +59,13 @@ export interface OpenDatabaseOptions {
    * the operation fails, and the gate answers 503. Default 3000.
    */
   ledgerTimeoutMs?: number;
+  /**
+   * SQLite only. true (default): the ledger runs on its own thread and
+   * connection (ledger-thread.ts), so its fsyncs never hold up requests.
+   * false: on the event loop's connection, in this thread: same SQL, same
+   * transactions and durability, no thread to start (unit tests).
+   */
+  sqliteLedgerThread?: boolean;
 }
 
 export async function openLedger(opts: OpenDatabaseOptions): Promise<Ledger> {
@@ -81,13 +88,14 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   }
   const unlock = lockDataDir(opts.dataDir);
   const file = join(opts.dataDir, 'ledger.sqlite');
+  const threaded = opts.sqliteLedgerThread !== false;
   let driver;
   try {
     // Before anything opens it for writing: a database missing next to its WAL, or one that fails
     // quick_check, stops start-up with one line (integrity.ts); the content stores share this file.
     checkSqliteFiles(file, timeoutMs);
-    // No automatic checkpoints on this, the event loop's, connection: the ledger's thread checkpoints the file (ledger-worker.ts).
-    driver = openSqlite(file, { timeoutMs, autoCheckpoint: false });
+    // With the ledger on its thread, no automatic checkpoints on this, the event loop's, connection: the thread checkpoints the file (ledger-worker.ts).
+    driver = openSqlite(file, { timeoutMs, autoCheckpoint: !threaded });
   } catch (e) {
     unlock();
     if (e instanceof SqliteIntegrityError) throw e;
@@ -98,9 +106,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     // Migrations and the lease reset on this connection, which the content stores keep using.
     await migrate(driver);
     await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
-    // The ledger runs on its own thread and connection (ledger-thread.ts: its flushed writes and large
-    // writes never hold up the event loop); its small unflushed calls are answered on this connection.
-    ledger = await ThreadedSqliteLedger.open(file, { timeoutMs, inline: new SqlLedger(driver) });
+    ledger = threaded
+      ? // Its own thread and connection; calls that do not wait for the disk are answered on this connection (ledger-thread.ts).
+        await ThreadedSqliteLedger.open(file, { timeoutMs, inline: new SqlLedger(driver) })
+      : new SqlLedger(driver);
   } catch (e) {
     // E.g. another process held the write lock past the timeout: let go of the data directory.
     await driver.close();

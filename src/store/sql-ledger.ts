@@ -10,6 +10,7 @@ import {
   type NewAttempt,
   type PaymentAttempt,
   type ReserveResult,
+  type StoredResponse,
   type TransitionPatch,
 } from './ledger.js';
 import { migrate } from './migrate.js';
@@ -76,6 +77,33 @@ function fromRow(r: Row): PaymentAttempt {
   };
 }
 
+/** An attempt with its stored result, if any (kept apart: migration 0012). */
+const SELECT_ATTEMPT = `SELECT a.*, r.status AS response_status, r.content_type AS response_type, r.body AS response_body
+  FROM payment_attempts a LEFT JOIN payment_responses r ON r.attempt_id = a.id`;
+
+/** A paid delivery has a stored result (the rule of `LedgerSummary.paidDeliveries`). */
+const DELIVERED = 'EXISTS (SELECT 1 FROM payment_responses r WHERE r.attempt_id = a.id)';
+
+type Step = { to: AttemptState; patch: TransitionPatch };
+
+/** Calls that only read. */
+const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark']);
+
+/**
+ * Whether a ledger call waits for its commit to reach the disk: the one
+ * place that is decided (the ledger below writes by it; the SQLite ledger's
+ * client sends what waits for the disk to its thread, ledger-thread.ts).
+ * Reads never do. The claim (`reserve`) never does (see there). `advance`
+ * does unless its caller asks otherwise for a write whose loss the chain
+ * repairs, and always when it stores a result. Every other write does.
+ */
+export function flushes(method: keyof Ledger, args: readonly unknown[]): boolean {
+  if (READS.has(method) || method === 'reserve') return false;
+  if (method !== 'advance') return true;
+  const [, , steps, , opts] = args as [string, string, Step[], number, AdvanceOptions | undefined];
+  return opts?.durable !== false || steps.some((s) => s.patch.response !== undefined);
+}
+
 class LeaseLost extends Error {}
 
 /** States an attempt never leaves. */
@@ -135,7 +163,7 @@ export class SqlLedger implements Ledger {
         );
         if (changed === 1) await this.event(tx, a.id, 'reserved', null, now);
         return changed === 1;
-      }, { durable: false });
+      }, { durable: flushes('reserve', []) });
       if (created) {
         const attempt: PaymentAttempt = {
           ...a,
@@ -173,7 +201,7 @@ export class SqlLedger implements Ledger {
     return this.advance(id, owner, [{ to, patch }], now);
   }
 
-  async advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number, opts: AdvanceOptions = {}): Promise<boolean> {
+  async advance(id: string, owner: string, steps: Step[], now: number, opts: AdvanceOptions = {}): Promise<boolean> {
     return this.guard(() =>
       this.db
         .transaction(async (tx) => {
@@ -185,10 +213,11 @@ export class SqlLedger implements Ledger {
               [...params, id, owner],
             );
             if (changed !== 1) throw new LeaseLost();
+            if (patch.response) await this.storeResponse(tx, id, patch.response);
             await this.event(tx, id, to, patch.note ?? patch.failureCode ?? null, now);
           }
           return true;
-        }, { durable: opts.durable !== false })
+        }, { durable: flushes('advance', [id, owner, steps, now, opts]) })
         .catch((e) => {
           if (e instanceof LeaseLost) return false;
           throw e;
@@ -205,8 +234,10 @@ export class SqlLedger implements Ledger {
            WHERE id = ? AND state = ? AND (lease_owner IS NULL OR lease_until < ?)`,
           [...params, id, from, now],
         );
-        if (changed === 1) await this.event(tx, id, to, patch.note ?? patch.failureCode ?? 'reconciled', now);
-        return changed === 1;
+        if (changed !== 1) return false;
+        if (patch.response) await this.storeResponse(tx, id, patch.response);
+        await this.event(tx, id, to, patch.note ?? patch.failureCode ?? 'reconciled', now);
+        return true;
       }),
     );
   }
@@ -214,10 +245,6 @@ export class SqlLedger implements Ledger {
   private patchSql(to: AttemptState, patch: TransitionPatch, now: number): { sets: string; params: unknown[] } {
     const sets = ['state = ?', 'updated_at = ?'];
     const params: unknown[] = [to, now];
-    if (patch.response) {
-      sets.push('response_status = ?', 'response_type = ?', 'response_body = ?');
-      params.push(patch.response.status, patch.response.contentType, patch.response.body);
-    }
     if (patch.settleResponse !== undefined) {
       sets.push('settle_response = ?');
       params.push(patch.settleResponse);
@@ -259,14 +286,14 @@ export class SqlLedger implements Ledger {
 
   async get(id: string): Promise<PaymentAttempt | undefined> {
     return this.guard(async () => {
-      const rows = await this.db.all<Row>('SELECT * FROM payment_attempts WHERE id = ?', [id]);
+      const rows = await this.db.all<Row>(`${SELECT_ATTEMPT} WHERE a.id = ?`, [id]);
       return rows[0] ? fromRow(rows[0]) : undefined;
     });
   }
 
   async getByPaymentKey(key: string): Promise<PaymentAttempt | undefined> {
     return this.guard(async () => {
-      const rows = await this.db.all<Row>('SELECT * FROM payment_attempts WHERE payment_key = ?', [key]);
+      const rows = await this.db.all<Row>(`${SELECT_ATTEMPT} WHERE a.payment_key = ?`, [key]);
       return rows[0] ? fromRow(rows[0]) : undefined;
     });
   }
@@ -274,9 +301,9 @@ export class SqlLedger implements Ledger {
   async listUnresolved(now: number, limit: number): Promise<PaymentAttempt[]> {
     return this.guard(async () => {
       const rows = await this.db.all<Row>(
-        `SELECT * FROM payment_attempts
-         WHERE state IN ('executed', 'settling', 'unknown') AND (lease_owner IS NULL OR lease_until < ?)
-         ORDER BY updated_at LIMIT ?`,
+        `${SELECT_ATTEMPT}
+         WHERE a.state IN ('executed', 'settling', 'unknown') AND (a.lease_owner IS NULL OR a.lease_until < ?)
+         ORDER BY a.updated_at LIMIT ?`,
         [now, limit],
       );
       return rows.map(fromRow);
@@ -302,7 +329,7 @@ export class SqlLedger implements Ledger {
         byState[r.state] = Number(r.n);
       }
       const settled = await this.db.all<{ amount: string }>(
-        "SELECT amount FROM payment_attempts WHERE state = 'settled' AND response_body IS NOT NULL",
+        `SELECT amount FROM payment_attempts a WHERE state = 'settled' AND ${DELIVERED}`,
       );
       let total = 0n;
       for (const r of settled) total += BigInt(r.amount);
@@ -314,8 +341,8 @@ export class SqlLedger implements Ledger {
     return this.guard(async () => {
       const cast = this.db.kind === 'postgres' ? 'NUMERIC' : 'INTEGER';
       const rows = await this.db.all<{ payer: string; total: string | null; n: number | string; last: number | string }>(
-        `SELECT lower(payer) AS payer, CAST(SUM(CAST(amount AS ${cast})) AS TEXT) AS total, COUNT(*) AS n, MAX(updated_at) AS last FROM payment_attempts
-         WHERE state = 'settled' AND response_body IS NOT NULL GROUP BY lower(payer)`,
+        `SELECT lower(payer) AS payer, CAST(SUM(CAST(amount AS ${cast})) AS TEXT) AS total, COUNT(*) AS n, MAX(updated_at) AS last FROM payment_attempts a
+         WHERE state = 'settled' AND ${DELIVERED} GROUP BY lower(payer)`,
       );
       return rows.map((r) => ({ payer: r.payer, atomic: r.total ?? '0', deliveries: Number(r.n), lastSettledAt: Number(r.last) }));
     });
@@ -331,6 +358,18 @@ export class SqlLedger implements Ledger {
       )[0];
       return `${row?.m ?? 0}:${row?.n ?? 0}`;
     });
+  }
+
+  /**
+   * The result is written once, in its own table (migration 0012): the
+   * first stored result of an attempt stands, and the attempt row, which
+   * every later step rewrites, stays small.
+   */
+  private async storeResponse(db: Pick<SqlDriver, 'run'>, id: string, r: StoredResponse): Promise<void> {
+    await db.run(
+      'INSERT INTO payment_responses (attempt_id, status, content_type, body) VALUES (?, ?, ?, ?) ON CONFLICT (attempt_id) DO NOTHING',
+      [id, r.status, r.contentType, r.body],
+    );
   }
 
   private async event(db: Pick<SqlDriver, 'run'>, id: string, state: AttemptState, note: string | null, now: number): Promise<void> {

@@ -69,8 +69,11 @@ export function schemaErrors(schema: JsonSchema, value: unknown): string | undef
 export async function insertAttempt(db: SqlDriver, a: { id: string; payer: string; amount: string; state: string; delivered: boolean }): Promise<void> {
   await db.run(
     `INSERT INTO payment_attempts (id, network, asset, payer, nonce, pay_to, amount, resource, request_fingerprint, payment_key, state, valid_before,
-       payload, requirements, response_status, response_type, response_body, lease_until, created_at, updated_at)
-     VALUES (?, 'eip155:31337', '0xasset', ?, ?, '0xpayto', ?, 'intelligence-changes-since', 'fp', NULL, ?, 2000000000, '{}', '{}', ?, ?, ?, 0, 1, 1)`,
-    [a.id, a.payer, '0x' + a.id.padStart(64, '0'), a.amount, a.state, a.delivered ? 200 : null, a.delivered ? 'application/json' : null, a.delivered ? '{}' : null],
+       payload, requirements, lease_until, created_at, updated_at)
+     VALUES (?, 'eip155:31337', '0xasset', ?, ?, '0xpayto', ?, 'intelligence-changes-since', 'fp', NULL, ?, 2000000000, '{}', '{}', 0, 1, 1)`,
+    [a.id, a.payer, '0x' + a.id.padStart(64, '0'), a.amount, a.state],
   );
+  if (a.delivered) {
+    await db.run("INSERT INTO payment_responses (attempt_id, status, content_type, body) VALUES (?, 200, 'application/json', '{}')", [a.id]);
+  }
 }

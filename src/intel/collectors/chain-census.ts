@@ -24,7 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createPublicClient, http, parseAbi, type Log } from 'viem';
-import { canonicalJson } from '../../payments/canonical-json.js';
+import { canonicalJson } from '../../foundation/canonical-json.js';
 import { computeMovements, zeroMovements } from '../census.js';
 import type { CensusRecord, CensusResource } from '../types.js';
 import { clip, idFragment, loadState, newReport, provenanceOf, saveState, slugFragment, utcDay, write, type CollectorContext, type CollectorReport } from './context.js';

@@ -4,7 +4,7 @@
  * feed market movements, never the newswire's cursors. They do advance the
  * content generation (the clock row's lock), since the feeds show movements.
  */
-import { canonicalJson, sha256Hex } from '../../payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../../foundation/canonical-json.js';
 import type { SqlDriver } from '../../store/sql-driver.js';
 import { reject } from '../records.js';
 import { parseTimestamp } from '../time.js';

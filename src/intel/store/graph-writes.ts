@@ -3,7 +3,7 @@
  * record is `unchanged`), each change versioned in `content_record_versions`
  * and stamped by the store clock. Entities merge only by id, never by name.
  */
-import { canonicalJson, sha256Hex } from '../../payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../../foundation/canonical-json.js';
 import type { SqlDriver } from '../../store/sql-driver.js';
 import { reject } from '../records.js';
 import type { EntityRecord, RelationshipRecord } from '../types.js';

@@ -2,7 +2,7 @@
  * External listings of this service (the presence catalog's `listings`):
  * only what the operator verified and imported, versioned like graph records.
  */
-import { canonicalJson, sha256Hex } from '../../payments/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../../foundation/canonical-json.js';
 import type { SqlDriver } from '../../store/sql-driver.js';
 import { reject } from '../records.js';
 import { formatMicros, parseTimestamp } from '../time.js';

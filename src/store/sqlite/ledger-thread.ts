@@ -15,21 +15,20 @@
  * that (a bound attempt is found again by the buyer's retry). A thread that
  * dies fails its calls the same way and is started again for the next one.
  *
- * Small calls that never wait for a flush (reads, the claim, the unflushed
- * `settled` write) are answered on the event loop's own connection instead
- * (`inline`), but only while the thread has nothing outstanding. Why: on a
- * small virtual machine each message to an idle thread and each answer back
- * cost ~0.3 ms of waking (measured: ~0.35 ms a round trip against ~0.03 ms
- * inline), three times per paid call. Nothing they do waits for the disk,
- * and the driver waits for locks on timers, never in the call. Every durable
- * write, and anything carrying a large text, stays on the thread; while the
- * thread has calls outstanding (including one past its deadline on a stalled
- * disk), every call goes there too, so calls keep their order and a stall
- * never reaches the event loop.
+ * A call that does not wait for the disk (`flushes` in sql-ledger.ts: reads,
+ * the claim, the unflushed `settled`) is answered on the event loop's own
+ * connection instead (`inline`), but only while the thread has nothing
+ * outstanding. Why: waking an idle thread and being woken by its answer
+ * costs more than such a call itself, twice per paid call
+ * (docs/decisions/0005). Results live in their own table, so none of these
+ * writes is large. While the thread has calls outstanding (including one past
+ * its deadline on a stalled disk), every call goes there too, so calls keep
+ * their order and a stall never reaches the event loop.
  */
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../isolation/worker-entry.js';
-import { LedgerUnavailableError, type AdvanceOptions, type Ledger } from '../ledger.js';
+import { LedgerUnavailableError, type Ledger } from '../ledger.js';
+import { flushes } from '../sql-ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
 
 const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
@@ -38,57 +37,6 @@ const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
 const ANSWER_MARGIN_MS = 2000;
 
 const PREFIX = 'ledger unavailable: ';
-
-/** Reads: no write, no flush. */
-const READS: ReadonlySet<LedgerMethod> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark']);
-
-/** A text this long is written on the thread whatever the call (the page writes alone would hold the event loop). */
-const LARGE_TEXT_CHARS = 64 * 1024;
-
-function carriesLargeText(v: unknown, depth = 0): boolean {
-  if (typeof v === 'string') return v.length >= LARGE_TEXT_CHARS;
-  if (v === null || typeof v !== 'object' || depth > 4) return false;
-  for (const x of Array.isArray(v) ? v : Object.values(v)) if (carriesLargeText(x, depth + 1)) return true;
-  return false;
-}
-
-/** Whether a call may be answered on the event loop's connection (when the thread has nothing outstanding). */
-function flushFree(method: LedgerMethod, args: unknown[], large: boolean): boolean {
-  if (READS.has(method)) return true;
-  // reserve never flushes (its contract); advance only when asked not to.
-  const unflushed = method === 'reserve' || (method === 'advance' && (args[4] as AdvanceOptions | undefined)?.durable === false);
-  return unflushed && !large;
-}
-
-/** Calls whose first argument is the attempt they write. */
-const WRITES_BY_ID: ReadonlySet<LedgerMethod> = new Set(['advance', 'transition', 'transitionUnleased']);
-
-/**
- * Attempts a large text was written to through this ledger, so their next
- * small write goes to the thread as well. Why: SQLite rewrites a whole row on
- * UPDATE, overflow pages included, so marking a delivery with a 2 MiB stored
- * response `settled` wrote 2 MiB again (~17 ms on the event loop, seen in the
- * isolation bench's profile). Bounded; an attempt written before a restart is
- * not known here, which costs that one write its time, not its correctness.
- */
-class LargeRows {
-  private readonly ids = new Set<string>();
-  constructor(private readonly max = 1024) {}
-  note(method: LedgerMethod, args: unknown[], large: boolean): void {
-    if (!large || !WRITES_BY_ID.has(method) || typeof args[0] !== 'string') return;
-    if (this.ids.size >= this.max) this.ids.delete(this.ids.values().next().value!);
-    this.ids.add(args[0]);
-  }
-  has(method: LedgerMethod, args: unknown[]): boolean {
-    return WRITES_BY_ID.has(method) && typeof args[0] === 'string' && this.ids.has(args[0]);
-  }
-}
-
-/** How many calls were answered where (tests, benchmarks). */
-export interface LedgerRouting {
-  inline: number;
-  thread: number;
-}
 
 interface Pending {
   resolve(v: unknown): void;
@@ -110,8 +58,6 @@ export class ThreadedSqliteLedger {
   private outstanding = 0;
   private closed = false;
   private readonly answerMs: number;
-  private readonly routing: LedgerRouting = { inline: 0, thread: 0 };
-  private readonly largeRows = new LargeRows();
 
   private constructor(
     private readonly data: LedgerThreadData,
@@ -126,16 +72,15 @@ export class ThreadedSqliteLedger {
    * to the same file, for the calls described above; without it every call
    * goes to the thread.
    */
-  static async open(file: string, opts: { timeoutMs: number; inline?: Ledger }): Promise<Ledger & { readonly routing: Readonly<LedgerRouting> }> {
+  static async open(file: string, opts: { timeoutMs: number; inline?: Ledger }): Promise<Ledger> {
     const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs }, opts.inline);
     await ledger.start().started;
     return ledger.asLedger();
   }
 
-  private asLedger(): Ledger & { readonly routing: Readonly<LedgerRouting> } {
+  private asLedger(): Ledger {
     const call = (method: LedgerMethod) => (...args: unknown[]) => this.route(method, args);
     return {
-      routing: this.routing,
       kind: 'sqlite',
       ping: call('ping') as Ledger['ping'],
       reserve: call('reserve') as Ledger['reserve'],
@@ -194,11 +139,8 @@ export class ThreadedSqliteLedger {
   }
 
   private route(method: LedgerMethod, args: unknown[]): Promise<unknown> {
-    const large = !READS.has(method) && carriesLargeText(args);
-    this.largeRows.note(method, args, large);
-    if (this.inline && !this.closed && this.outstanding === 0 && flushFree(method, args, large) && !this.largeRows.has(method, args)) {
-      this.routing.inline++;
-      return (this.inline[method as keyof Ledger] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
+    if (this.inline && !this.closed && this.outstanding === 0 && method !== 'close' && !flushes(method, args)) {
+      return (this.inline[method] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
     }
     return this.call(method, args);
   }
@@ -207,7 +149,6 @@ export class ThreadedSqliteLedger {
     if (this.closed) return Promise.reject(new LedgerUnavailableError(new Error('the ledger is closed')));
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
-    this.routing.thread++;
     this.outstanding++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

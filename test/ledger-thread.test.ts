@@ -1,0 +1,98 @@
+/**
+ * The service's SQLite ledger on its own thread (ledger-thread.ts), as
+ * `openDatabase` opens it: what a buyer depends on when the database is
+ * slow to give its lock, and when a large result must survive a restart.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openDatabase } from '../src/store/index.js';
+import { attempt } from './support/ledger-attempt.js';
+
+const lease = { owner: 'me', until: Number.MAX_SAFE_INTEGER };
+const response = (body: string) => ({ status: 200, contentType: 'application/json', body });
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+test('a lock held by another connection: the ledger waits for it off the event loop, keeps the calls in order, and writes them all once it is free', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ledger-lock-'));
+  const { ledger, close } = await openDatabase({ dataDir, ledgerTimeoutMs: 5000 });
+  const other = new Database(join(dataDir, 'ledger.sqlite'));
+  try {
+    const a = attempt();
+    await ledger.reserve(a, lease, 1);
+    other.exec('BEGIN IMMEDIATE');
+    const settling = ledger.advance(a.id, 'me', [{ to: 'executed', patch: { response: response('{"r":1}') } }, { to: 'settling', patch: {} }], 2);
+    const settled = ledger.advance(a.id, 'me', [{ to: 'settled', patch: { txHash: '0x1', settleResponse: '{}' } }], 3, { durable: false });
+    const b = attempt();
+    const claim = ledger.reserve(b, lease, 3);
+    // The event loop is free while the thread waits: a timer fires, and nothing was written yet.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((other.prepare('SELECT state FROM payment_attempts WHERE id = ?').get(a.id) as { state: string }).state, 'reserved');
+    other.exec('COMMIT');
+    assert.equal(await settling, true);
+    assert.equal(await settled, true, 'settled after settling: the order they were made in');
+    assert.equal((await claim).created, true);
+    const got = await ledger.get(a.id);
+    assert.equal(got?.state, 'settled');
+    assert.equal(got?.response?.body, '{"r":1}');
+    assert.equal((await ledger.get(b.id))?.state, 'reserved');
+  } finally {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+    await close();
+  }
+});
+
+test('a lock held past the bound: the write fails closed (LedgerUnavailableError, nothing written), and the next one succeeds once the lock is free', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ledger-lock-bound-'));
+  const { ledger, close } = await openDatabase({ dataDir, ledgerTimeoutMs: 300 });
+  const other = new Database(join(dataDir, 'ledger.sqlite'));
+  try {
+    const a = attempt();
+    await ledger.reserve(a, lease, 1);
+    other.exec('BEGIN IMMEDIATE');
+    const steps = [{ to: 'executed' as const, patch: { response: response('{}') } }, { to: 'settling' as const, patch: {} }];
+    await assert.rejects(ledger.advance(a.id, 'me', steps, 2), { name: 'LedgerUnavailableError' });
+    await assert.rejects(ledger.ping(), { name: 'LedgerUnavailableError' }, 'readiness follows the failed write');
+    other.exec('COMMIT');
+    const got = await ledger.get(a.id);
+    assert.equal(got?.state, 'reserved', 'nothing was written');
+    assert.equal(got?.response, null);
+    assert.equal(await ledger.advance(a.id, 'me', steps, 3), true);
+    await ledger.ping();
+  } finally {
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+    await close();
+  }
+});
+
+test('a 7 MiB result is stored once, outside the attempt row, and read back byte-identical after a restart', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ledger-large-'));
+  const body = JSON.stringify({ text: 'é€😀 '.repeat(7 * 1024 * 1024 / 12) });
+  const a = attempt();
+  {
+    const { ledger, close } = await openDatabase({ dataDir });
+    await ledger.reserve(a, lease, 1);
+    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: response(body) } }, { to: 'settling', patch: {} }], 2), true);
+    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'settled', patch: { txHash: '0x7', settleResponse: '{"success":true}' } }], 3, { durable: false }), true);
+    await close();
+  }
+  const { ledger, db, close } = await openDatabase({ dataDir });
+  try {
+    const got = await ledger.get(a.id);
+    assert.equal(got?.state, 'settled');
+    assert.equal(got?.response?.body.length, body.length);
+    assert.equal(sha(got!.response!.body), sha(body));
+    assert.equal((await ledger.summary()).paidDeliveries, 1);
+    // What every later write of the attempt rewrites stays small: the attempts table, overflow pages included, is a few pages.
+    const [{ bytes }] = (await db.all<{ bytes: number }>("SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name = 'payment_attempts'")) as [{ bytes: number }];
+    assert.ok(bytes < 64 * 1024, `the attempts table takes ${bytes} bytes`);
+  } finally {
+    await close();
+  }
+});
