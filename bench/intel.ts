@@ -64,6 +64,8 @@ import { parseQuery } from '../src/intel/http.js';
 import { buildNewswire } from '../src/intel/newswire.js';
 import { intelRuntime } from '../src/intel/runtime.js';
 import { listen, runLoadPlan, type LoadResult } from './http.js';
+import { createPaidFlow, INLINE_EXECUTOR } from '../src/payments/paid-flow.js';
+import { offerOf } from '../src/discovery/bazaar.js';
 
 // ------------------------------------------------------------------ settings
 
@@ -673,8 +675,9 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
   if (!changesSince) throw new Error('the intelligence module has no changes-since capability');
   const rail = new PaymentRail({ payment, chain: NO_CHAIN });
   const gate = new PaymentGate({ ledger: database.ledger, rail, leaseMs: payment.attemptLeaseMs, log });
-  const ctx: ModuleContext = { ...init, catalog, gate, rail, payment, publicBaseUrl: undefined, modules: [mod] };
-  const app = createApp({ catalog, gate, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: [(a: Hono) => registerModule(a, mod, ctx)] });
+  const flow = createPaidFlow({ gate, executor: INLINE_EXECUTOR, describe: offerOf, clock: Date.now });
+  const ctx: ModuleContext = { ...init, catalog, gate, flow, rail, payment, publicBaseUrl: undefined, modules: [mod] };
+  const app = createApp({ catalog, gate, flow, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: [(a: Hono) => registerModule(a, mod, ctx)] });
   return { app, changesSince };
 }
 

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cruise, format } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import { folderCycles } from './folder-cycles.mjs';
 
 const CONFIG = './.dependency-cruiser.cjs';
 process.chdir(new URL('..', import.meta.url).pathname);
@@ -42,8 +43,10 @@ const graph = result.output;
 if (graph.summary.error > 0 || graph.summary.warn > 0) {
   problems.push((await format(graph, { outputType: 'err' })).output.trim());
 }
+const exceptions = createRequire(import.meta.url)('../.dependency-cruiser.cjs').exceptions;
+for (const cycle of folderCycles(graph.modules, exceptions)) problems.push(`folder cycle: ${cycle} (a folder imports one that imports it back)`);
 // An exception that excuses nothing any more must go, or it would excuse the next such import silently.
-for (const e of createRequire(import.meta.url)('../.dependency-cruiser.cjs').exceptions) {
+for (const e of exceptions) {
   const used = graph.modules.some((m) => new RegExp(e.from).test(m.source) && m.dependencies.some((d) => new RegExp(e.to).test(d.resolved)));
   if (!used) problems.push(`.dependency-cruiser.cjs: the exception to ${e.rule} for ${e.from} → ${e.to} matches no import any more; remove it`);
 }

@@ -19,6 +19,7 @@ import { paidRoute, type AnswerHeaders } from './http/paid-route.js';
 import { timing } from 'hono/timing';
 import type { CommitmentSigner } from './commitments/signer.js';
 import type { PaymentGate } from './payments/gate.js';
+import type { PaidFlow } from './payments/paid-flow.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
 import { registerFreeRoutes } from './http/free-routes.js';
@@ -139,6 +140,8 @@ function nodeOutgoing(c: Context): ServerResponse | undefined {
 export interface AppDeps {
   catalog: readonly Capability[];
   gate: PaymentGate;
+  /** The one paid flow the paid routes hand their calls to (its receipts signed by `signer`). */
+  flow: PaidFlow;
   rail: PaymentRail;
   ledger: Ledger;
   publicBaseUrl: string | undefined;
@@ -301,7 +304,7 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
   const forwarded = deps.operations?.trustProxy ? forwardedOrigin() : undefined;
   const serverTiming = timing({ total: false, autoEnd: false, enabled: (c) => (c.get('metric')?.headers.length ?? 0) > 0 });
   for (const cap of deps.catalog) {
-    const handler = paidRoute(cap, { gate: deps.gate, publicBaseUrl: deps.publicBaseUrl, signer: deps.signer });
+    const handler = paidRoute(cap, { flow: deps.flow, publicBaseUrl: deps.publicBaseUrl });
     const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const serve = (c: Context, answer: AnswerHeaders): Promise<Response> => {
       const check = bodyLimitCheck(c, limit);

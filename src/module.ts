@@ -10,6 +10,8 @@ import type { Capability } from './catalog/capability.js';
 import type { CommitmentSigner } from './commitments/signer.js';
 import type { Config, PaymentConfig } from './config.js';
 import type { PaymentGate } from './payments/gate.js';
+import type { PaidFlow } from './payments/paid-flow.js';
+import type { StepExecutor } from './isolation/pool.js';
 import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
 import type { SqlDriver } from './store/sql-driver.js';
@@ -30,12 +32,16 @@ export interface ModuleInit {
   presence: readonly PresenceSurface[];
   /** The operator's signer for receipts and offers (src/commitments); undefined when no key is configured. */
   signer?: CommitmentSigner;
+  /** Where an entry that composes others runs its heavy steps: the service's worker pool under its budget (none: inline). */
+  steps?: StepExecutor;
 }
 
 export interface ModuleContext extends ModuleInit {
   /** The complete catalog: base capabilities plus every module's. */
   catalog: readonly Capability[];
   gate: PaymentGate;
+  /** The one paid flow every transport hands its paid calls to (and its executor reads large messages). */
+  flow: PaidFlow;
   rail: PaymentRail;
   /** PUBLIC_BASE_URL when set; otherwise routes use the request's origin. */
   publicBaseUrl: string | undefined;

@@ -16,7 +16,10 @@ import { CATALOG } from './capabilities/index.js';
 import { assertCatalog, type Capability } from './catalog/index.js';
 import { ConfigError, DEVNET_NETWORK, type Config, type Hex, type PaymentConfig } from './config.js';
 import { createCommitmentSigner } from './commitments/signer.js';
-import { acquireHandlerPool } from './isolation/pool.js';
+import { acquireHandlerPool, handlerExecutor, stepExecutor } from './isolation/pool.js';
+import { offerVerifier, receiptHook } from './commitments/flow-hooks.js';
+import { offerOf } from './discovery/bazaar.js';
+import { createPaidFlow, type PaidFlow } from './payments/paid-flow.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
 import { PaymentGate } from './payments/gate.js';
 import { SignInWithX } from './payments/sign-in.js';
@@ -45,6 +48,8 @@ export interface RunningService {
   db: SqlDriver;
   rail: PaymentRail;
   gate: PaymentGate;
+  /** The one paid flow (and its executor) every transport of this service uses. */
+  flow: PaidFlow;
   catalog: readonly Capability[];
   /** The HTTP app (its route table is what the discovery tests compare with OpenAPI). */
   app: Hono;
@@ -215,18 +220,23 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const rail = new PaymentRail({ payment, chain, facilitator: facilitators });
     cleanups.push(await startFacilitators({ pool: facilitators, rail, network: payment.network, lastGood, log }));
     const presence = [...new Map([...DEFAULT_MODULES, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
-    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer };
+    // The process's worker pool, under this service's budget: entries that compose others get its step executor when built.
+    const handlers = await acquireHandlerPool({ size: config.handlers.workers });
+    cleanups.push(() => handlers.release());
+    const steps = stepExecutor(handlers.pool, config.handlers.budgetMs, CATALOG);
+    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer, steps };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     // Instances that share the signing key issue and accept each other's sign-in challenges (redelivery proofs).
     const signIn = new SignInWithX(payment.network, signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());
     const mpp = mppSecretKey ? new MppCharge(mppSecretKey, payment) : undefined;
-    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, mpp, log });
-    const handlers = await acquireHandlerPool(gate, { size: config.handlers.workers, budgetMs: config.handlers.budgetMs });
-    cleanups.push(() => handlers.release());
-    const ctx: ModuleContext = { ...init, catalog, gate, rail, publicBaseUrl: config.publicBaseUrl, modules };
+    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, mpp, log, now: init.now });
+    // Where each entry's calls run is chosen here, once; the flow and every transport only see the executor.
+    const executor = handlerExecutor({ pool: handlers.pool, budgetMs: config.handlers.budgetMs, workerCatalog: CATALOG, catalog, steps });
+    const flow = createPaidFlow({ gate, executor, describe: offerOf, receipts: signer && receiptHook(signer), offers: signer && offerVerifier(signer), clock: init.now });
+    const ctx: ModuleContext = { ...init, catalog, gate, flow, rail, publicBaseUrl: config.publicBaseUrl, modules };
     const lifecycle = { draining: false };
     let closing: Promise<void> | undefined;
-    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
     const url = await listen(app, config, cleanups, log);
     announce(config.dataDir, url, cleanups);
@@ -238,6 +248,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       db: database.db,
       rail,
       gate,
+      flow,
       catalog,
       app,
       devnet,

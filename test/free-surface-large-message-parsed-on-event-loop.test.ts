@@ -18,7 +18,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseJsonBody, type JsonLimits } from '../src/catalog/json-input.js';
 import { messageBudget } from '../src/catalog/body-budget.js';
-import { ISOLATE_MIN_INPUT_CHARS, parseJsonMessage, sharedHandlerPool } from '../src/isolation/pool.js';
+import { ISOLATE_MIN_INPUT_CHARS, sharedHandlerPool } from '../src/isolation/pool.js';
+import { INLINE_EXECUTOR } from '../src/payments/paid-flow.js';
 import { startRig, type Rig } from './support/harness.js';
 
 const MiB = 1024 * 1024;
@@ -72,22 +73,22 @@ describe('free surfaces: a large legitimate message is parsed on the worker pool
     await rig?.close();
   });
 
-  test('parseJsonMessage on the pool gives parseJsonBody\'s verdict for every kind of body', { timeout: 120_000 }, async () => {
+  test('the executor\'s parseMessage on the pool gives parseJsonBody\'s verdict for every kind of body', { timeout: 120_000 }, async () => {
     const pool = sharedHandlerPool()!;
     const limits: JsonLimits = { maxValues: messageBudget(rig.service.catalog, 20).values };
     for (const [what, bytes] of corpus()) {
       assert.ok(bytes.byteLength >= ISOLATE_MIN_INPUT_CHARS, what);
       const inline = parseJsonBody(bytes, limits);
       const reads = pool.bodiesRead;
-      const pooled = await parseJsonMessage(rig.service.gate, bytes, limits);
+      const pooled = await rig.service.flow.executor.parseMessage(bytes, limits);
       assert.equal(pool.bodiesRead - reads, 1, `${what}: read by a worker`);
       assert.deepStrictEqual(pooled, inline, what);
       if (inline.ok && pooled.ok) assert.equal(JSON.stringify(pooled.value), JSON.stringify(inline.value), what);
     }
     // Below the threshold, or for a service without a pool, the message is read inline.
     const reads = pool.bodiesRead;
-    assert.deepStrictEqual(await parseJsonMessage(rig.service.gate, utf8.encode('{"a":1}'), limits), { ok: true, value: { a: 1 } });
-    assert.deepStrictEqual(await parseJsonMessage({}, corpus()[0]![1], limits), parseJsonBody(corpus()[0]![1], limits));
+    assert.deepStrictEqual(await rig.service.flow.executor.parseMessage(utf8.encode('{"a":1}'), limits), { ok: true, value: { a: 1 } });
+    assert.deepStrictEqual(await INLINE_EXECUTOR.parseMessage(corpus()[0]![1], limits), parseJsonBody(corpus()[0]![1], limits));
     assert.equal(pool.bodiesRead, reads);
   });
 

@@ -14,7 +14,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createCommitmentSigner } from '../src/commitments/signer.js';
 import { verifyQuoteOffer, verifyReceipt, verifyStep } from '../src/commitments/verify.js';
 import { canonicalJson, sha256Hex } from '../src/foundation/canonical-json.js';
-import { priceFor } from '../src/payments/paid-flow.js';
+import { entryPrice } from '../src/payments/paid-flow.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { SIGNED_OFFER_HEADER } from '../src/http/paid-route.js';
 import { balanceOf, buyerClient, withPaymentId, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, payingFetch, postJson, startRig, transferLogs, type Rig } from './support/harness.js';
@@ -30,10 +30,9 @@ async function quote(base: string, body: unknown): Promise<any> {
   return q;
 }
 
-test('priceFor: a checked signed offer is the price, whatever the entry says now', () => {
+test('entryPrice: without an offer the entry\'s own price (a signed offer\'s price is the flow\'s: src/payments/paid-flow.test.ts)', () => {
   const cap = CATALOG.find((c) => c.id === 'accessibility-contrast-calculator')!;
-  assert.equal(priceFor(cap, {}), cap.priceAtomic);
-  assert.equal(priceFor(cap, {}, { amount: '700', validUntil: 1 }), '700');
+  assert.equal(entryPrice(cap, {}), cap.priceAtomic);
 });
 
 describe('signed quotes on the devnet', () => {

@@ -3,7 +3,7 @@
  * arguments in a data part. Free skills are the modules' free routes that
  * declare an agent tool, called in process at the caller's origin, and answer
  * with a message. Paid skills are the catalog entries and go through the one
- * paid flow (`payFor`): the input is validated before any payment step, an
+ * paid flow (`ctx.flow`): the input is validated before any payment step, an
  * unpaid call leaves the task input-required with the x402 requirement, and a
  * message carrying the signed payment on that task completes it with the
  * result artifact and the receipt.
@@ -15,16 +15,14 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/s
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { Capability } from '../catalog/capability.js';
 import { makeInputReader } from '../catalog/input-reader.js';
-import { offerOf } from '../discovery/bazaar.js';
 import { A2A_SKILL_KEY, A2A_X402_EXTENSION_URI } from '../discovery/documents.js';
 import { errorBody, type ErrorBody } from '../errors.js';
 import { callFreeTool, freeToolsOf, type ToolCaller } from '../http/free-routes.js';
 import { clientAddressOf } from '../http/forwarded.js';
 import type { FreeTool, ModuleContext } from '../module.js';
-import { payFor, type PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
 import { boundedTask, TASK_CLIENT } from './task-store.js';
-import { paidStep, X402_ERROR, X402_PAYLOAD, X402_SIGN_IN, X402_STATUS, type PaidStep } from './x402-extension.js';
+import { paidStep, X402_ERROR, X402_PAYLOAD, X402_SIGN_IN, X402_SIGNED_OFFER, X402_STATUS, type PaidStep } from './x402-extension.js';
 
 /** What the HTTP side hands each call through `ServerCallContext.state`: the app (for free skills) and the caller's origin. */
 export const CALL_SCOPE = 'agent-pay-service/a2a-call-scope';
@@ -36,7 +34,6 @@ export interface CallScope extends ToolCaller {
 interface PaidSkill {
   cap: Capability;
   reader: ReturnType<typeof makeInputReader>;
-  offer: PaidOffer;
 }
 
 export interface SkillTable {
@@ -47,7 +44,7 @@ export interface SkillTable {
 /** The same skills the agent card lists: catalog ids and free tool names. */
 export function skillTable(ctx: ModuleContext): SkillTable {
   return {
-    paid: new Map(ctx.catalog.map((cap) => [cap.id, { cap, reader: makeInputReader(cap), offer: offerOf(cap) }])),
+    paid: new Map(ctx.catalog.map((cap) => [cap.id, { cap, reader: makeInputReader(cap) }])),
     free: new Map(freeToolsOf(ctx).map((t) => [t.name, t])),
   };
 }
@@ -156,15 +153,22 @@ export class ServiceAgentExecutor implements AgentExecutor {
       return this.publishTask(rc, bus, TaskState.TASK_STATE_CANCELED, [textPart('The buyer declined the payment requirement; nothing was charged.')], { [X402_STATUS]: 'payment-rejected' }, []);
     }
     const raw = meta[X402_PAYLOAD];
+    // A router quote's signed offer for this skill and these arguments (as sent), on each message that asks or pays (as HTTP's header).
+    const signedOffer = meta[X402_SIGNED_OFFER];
+    const offer = signedOffer === undefined ? undefined : { signed: signedOffer, body: call.args ?? {} };
+    const flow = this.ctx.flow;
     let step: PaidStep;
     if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
       // A malformed payment is refused like a malformed PAYMENT-SIGNATURE header; the requirement is offered again.
-      const again = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, undefined, scope.base));
+      const unpaid = (await flow.pay(skill.cap, { input: parsed.input, origin: scope.base, offer })).outcome;
+      if (unpaid.kind === 'offer-refused') return this.offerRefused(rc, bus, unpaid.message);
+      const again = paidStep(unpaid);
       step = { state: 'input-required', text: `metadata["${X402_PAYLOAD}"] must be an x402 v2 PaymentPayload object.`, metadata: { ...again.metadata, [X402_STATUS]: 'payment-failed', [X402_ERROR]: 'invalid_payment_header' } };
     } else {
-      // The operator's signer: the A2A receipt carries the same signed receipt as HTTP and MCP.
       const signIn = meta[X402_SIGN_IN];
-      step = paidStep(await payFor(this.ctx.gate, skill.offer, parsed.input, raw as PaymentPayload | undefined, scope.base, { signer: this.ctx.signer, signIn: typeof signIn === 'string' ? signIn : undefined }));
+      const { outcome } = await flow.pay(skill.cap, { input: parsed.input, origin: scope.base, payment: raw as PaymentPayload | undefined, signIn: typeof signIn === 'string' ? signIn : undefined, offer });
+      if (outcome.kind === 'offer-refused') return this.offerRefused(rc, bus, outcome.message);
+      step = paidStep(outcome);
     }
     if (step.state === 'completed') {
       const artifact: Artifact = { artifactId: `${rc.taskId}-result`, name: 'result', description: skill.cap.title, parts: [dataPart(JSON.parse(step.resultJson))], metadata: undefined, extensions: [] };
@@ -172,6 +176,11 @@ export class ServiceAgentExecutor implements AgentExecutor {
     }
     const state = step.state === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_INPUT_REQUIRED;
     return this.publishTask(rc, bus, state, [textPart(step.text)], step.metadata, []);
+  }
+
+  /** A signed offer that cannot be honoured: refused before any payment step, as HTTP answers 400. */
+  private offerRefused(rc: RequestContext, bus: ExecutionEventBus, message: string): void {
+    this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('invalid_request', message, [{ path: `/metadata/${X402_SIGNED_OFFER}`, rule: 'signed-offer' }]));
   }
 
   /** A refusal or fault: the task ends with our error body as its data part and the code in the metadata. */

@@ -17,7 +17,6 @@ import { JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser, valida
 import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
-import { parseJsonMessage } from '../isolation/pool.js';
 import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import type { Capability } from '../catalog/capability.js';
 import { DEFAULT_MAX_STEPS } from '../router/planner.js';
@@ -128,7 +127,7 @@ function a2aEndpoint(ctx: ModuleContext) {
     if (!bytes.ok) return jsonRpcError(413, null, -32600, bytes.error.message, errorBody(bytes.error.code, bytes.error.message));
     // Decoded, scanned and parsed on the worker pool when large (the extractor's page in a data part), inline
     // otherwise: the same verdict either way.
-    const parsed = await parseJsonMessage(ctx.gate, bytes.value, { maxValues: budget.values });
+    const parsed = await ctx.flow.executor.parseMessage(bytes.value, { maxValues: budget.values });
     if (!parsed.ok) {
       const { code, message, details } = parsed.error;
       return jsonRpcError(400, null, -32700, `Parse error: ${message}`, errorBody(code, message, details));

@@ -85,6 +85,13 @@ export interface Capability<I = unknown, O = unknown, R extends O | Promise<O> =
    */
   isolate?: 'always' | 'large-input';
   /**
+   * An entry that reads its own large request bodies off the event loop (one
+   * that composes others, given the service's worker pool when it was built:
+   * the router's composite). Undefined result: read the body inline. The
+   * verdict is the inline reader's; when `paid`, with the call's fingerprint.
+   */
+  readBodyOffThread?(contentType: string | undefined, body: Uint8Array, paid: boolean): Promise<{ verdict: { ok: true; input: unknown } | { ok: false; status: number; body: unknown }; fingerprint?: string } | undefined>;
+  /**
    * How the outcome router recognises an objective for this capability and
    * builds its native body (`capabilities/<id>/routing.ts`). Without it the
    * router still routes by id, path, title and input schema.

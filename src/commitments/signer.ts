@@ -7,6 +7,7 @@
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { sha256Hex } from '../foundation/canonical-json.js';
+import type { DeliveryFacts } from '../payments/paid-flow.js';
 import { createTypedSigner } from './typed-signer.js';
 import {
   BOUND_OFFER_TYPES,
@@ -33,22 +34,8 @@ import {
   type StepPayload,
 } from './formats.js';
 
-/** What a paid delivery is: enough to sign its receipt, all of it stored in the ledger. */
-export interface Delivery {
-  resourceUrl: string;
-  network: string;
-  payer: string;
-  transaction: string;
-  amount: string;
-  /** Unix seconds; the time the payment was bound to this request (stored, so redelivery signs the same). */
-  issuedAt: number;
-  /** Hex SHA-256 the ledger bound the payment to. */
-  requestFingerprint: string;
-  /** The exact response body. */
-  responseBody: string | Uint8Array;
-  /** Its SHA-256 (hex), when already computed where the body was made (the worker pool); else hashed here. */
-  responseSha256?: string;
-}
+/** What a paid delivery is: enough to sign its receipt, all of it stored in the ledger (the paid flow's facts). */
+export type Delivery = DeliveryFacts;
 
 /** What a quote offers: the offer payload's terms (its version is the format's) bound to the quoted body. */
 export type QuotedOffer = Omit<OfferPayload, 'version'> & {

@@ -125,13 +125,7 @@ export function shortDescription(cap: Capability): string {
   return first.length <= 160 ? first : first.slice(0, 157).replace(/\s+\S*$/, '') + '…';
 }
 
-/** A capability's paid face for every transport: its 402 summary and extensions, built once per entry. */
-const offers = new WeakMap<Capability, PaidOffer>();
+/** A capability's paid face for every transport: its 402 summary and extensions (the paid flow makes it once per entry). */
 export function offerOf(cap: Capability): PaidOffer {
-  let o = offers.get(cap);
-  if (!o) {
-    o = { cap, summary: shortDescription(cap), extensionCandidates: bazaarCandidates(cap) };
-    offers.set(cap, o);
-  }
-  return o;
+  return { cap, summary: shortDescription(cap), extensionCandidates: bazaarCandidates(cap) };
 }

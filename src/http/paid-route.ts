@@ -5,89 +5,44 @@
  * and owns what only HTTP has: the PAYMENT-REQUIRED header and its budget.
  */
 import type { Context } from 'hono';
-import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Capability } from '../catalog/capability.js';
-import { offerOf } from '../discovery/bazaar.js';
 import { errorBody, statusOf } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { readBodyBytes, type BodyResult } from '../catalog/json-input.js';
 import { IncomingMessage } from 'node:http';
-import { readBodyOffThread } from '../isolation/pool.js';
-import type { GateOutcome, PaymentGate } from '../payments/gate.js';
-import { HOW_TO_PAY, challengeWithoutInput, payFor, priceFor, type HonouredOffer } from '../payments/paid-flow.js';
-import type { CommitmentSigner } from '../commitments/signer.js';
-import { verifyQuoteOffer } from '../commitments/verify.js';
+import type { GateOutcome } from '../payments/gate.js';
+import { HOW_TO_PAY, type PaidAnswer, type PaidFlow } from '../payments/paid-flow.js';
 import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
-import { MPP_PROBLEMS, credentialFromHeader, paymentScheme, receiptHeader, type MppCharge, type MppCredential, type MppProblem } from '../payments/mpp.js';
+import { MPP_PROBLEMS, credentialFromHeader, mppProblemOf, paymentScheme, receiptHeader, type MppCharge, type MppCredential } from '../payments/mpp.js';
+import { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES, challengeFitter, type Fitted } from './challenge-fit.js';
 import { setMetric } from 'hono/timing';
 import { wireBody } from './wire-body.js';
 import { requestHeader, type JoinedHeaderName } from './request-header.js';
 
-/** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
-export const HEADER_BUDGET_BYTES = 2040;
-
-/** The richest 402 whose header fits the budget: oversized headers get payments rejected by production facilitators. */
-export const fitsHeaderBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= HEADER_BUDGET_BYTES;
-
-/**
- * Budget for the header of a discovery challenge (a request with no body):
- * it can never be paid, so the facilitator limit above does not apply, and it
- * is spent on the input and output shapes discovery clients read from the
- * header. 3.5 KiB keeps the whole header block under the 4 KiB a reverse
- * proxy buffers by default (nginx's proxy_buffer_size).
- */
-export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
-const fitsDiscoveryBudget = (pr: PaymentRequired): boolean => encodeChallenge(pr).length <= DISCOVERY_HEADER_BUDGET_BYTES;
-
-/**
- * With MPP on, the discovery challenge's header block carries
- * WWW-Authenticate too: its room comes out of PAYMENT-REQUIRED's budget, so
- * the whole block stays where the budget above puts it. One rule per size.
- */
-const discoveryFits = new Map<number, (pr: PaymentRequired) => boolean>();
-function discoveryBudget(mppBytes: number): { fits: (pr: PaymentRequired) => boolean; fitsName: string } {
-  if (mppBytes === 0) return { fits: fitsDiscoveryBudget, fitsName: 'discovery' };
-  let fits = discoveryFits.get(mppBytes);
-  if (!fits) {
-    fits = (pr) => encodeChallenge(pr).length + mppBytes <= DISCOVERY_HEADER_BUDGET_BYTES;
-    if (discoveryFits.size >= 64) discoveryFits.clear();
-    discoveryFits.set(mppBytes, fits);
-  }
-  return { fits, fitsName: `discovery-mpp-${mppBytes}` };
-}
+export { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES };
 
 export interface PaidRouteOptions {
-  gate: PaymentGate;
+  flow: PaidFlow;
   /** Absolute base URL for `resource.url`; the request's origin when undefined. */
   publicBaseUrl: string | undefined;
-  /** Signs each delivery's receipt and checks signed offers; undefined when the operator set no key. */
-  signer?: CommitmentSigner;
 }
 
 export { SIGNED_OFFER_HEADER };
 
 /**
- * The header's offer checked against this route and the body as sent: its
- * price and validUntil, or why it cannot be honoured. An authentic offer that
- * has expired is passed on too: the gate honours it only for an authorization
- * bound before validUntil (a redelivery), never for a new payment.
+ * X-Signed-Offer's value and the body as sent, as the flow checks them (it
+ * decides whether the offer is honoured), or why they cannot be read.
  */
-async function honouredOffer(header: string, raw: Uint8Array, resourceUrl: string, signer: CommitmentSigner | undefined): Promise<HonouredOffer | string> {
-  if (!signer) return 'this service signs no offers (no signing key configured)';
-  let offer: unknown;
-  let body: unknown;
+function signedOfferOf(header: string, raw: Uint8Array): { signed: unknown; body: unknown } | undefined {
   try {
-    offer = header.length <= 8192 ? JSON.parse(Buffer.from(header, 'base64').toString('utf8')) : undefined;
-    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    const signed: unknown = header.length <= 8192 ? JSON.parse(Buffer.from(header, 'base64').toString('utf8')) : undefined;
+    return { signed, body: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw)) };
   } catch {
-    return `${SIGNED_OFFER_HEADER} must be base64 JSON of a quote's signed offer and the body the JSON it was quoted for`;
+    return undefined;
   }
-  const check = await verifyQuoteOffer(offer, { signer: signer.address, body, resourceUrl, nowSeconds: Math.floor(Date.now() / 1000) });
-  if (check.ok) return { amount: check.offer.amount, validUntil: check.offer.validUntil };
-  if (check.expired) return { amount: check.expired.amount, validUntil: check.expired.validUntil };
-  return check.problem;
 }
 
 /** PAYMENT-SIGNATURE → PaymentPayload, or undefined when it is not base64 JSON of an object. */
@@ -101,37 +56,12 @@ export function decodePayment(header: string): PaymentPayload | undefined {
   }
 }
 
-// Encoded headers are cached per PaymentRequired object: the plain challenge object is reused by the gate.
-const encodedChallenges = new WeakMap<PaymentRequired, string>();
-function encodeChallenge(pr: PaymentRequired): string {
-  let h = encodedChallenges.get(pr);
-  if (!h) {
-    h = encodePaymentRequiredHeader(pr);
-    encodedChallenges.set(pr, h);
-  }
-  return h;
-}
-
-/**
- * The plain challenge (`payment_required`, no settlement attempted) depends
- * only on the PaymentRequired (cached by the gate per resource URL + price),
- * its message and the price: its whole body and headers are built once and
- * answered as the same bytes every time.
- */
-interface CachedChallenge {
-  message: string;
-  priceAtomic: string;
-  body: Uint8Array<ArrayBuffer>;
-  /** The PAYMENT-REQUIRED value. */
-  header: string;
-}
 const utf8 = new TextEncoder();
-const plainChallengeResponses = new WeakMap<PaymentRequired, CachedChallenge>();
 
 /**
  * A challenge's headers, as a fresh object literal per response: it gets the
- * envelope's headers added, and an object made by spreading a cached one
- * turned out to take several µs per added header (measured).
+ * envelope's headers added, which costs more on an object spread from a
+ * cached one (docs/decisions/0022).
  */
 function challengeHeaders(paymentRequired: string, paymentResponse: SettleResponse | undefined, answer: AnswerHeaders | undefined, mppChallenge?: string): Record<string, string> {
   const headers: Record<string, string> = {
@@ -152,8 +82,7 @@ function challengeHeaders(paymentRequired: string, paymentResponse: SettleRespon
  * the start: under @hono/node-server a Response made with a plain headers
  * object is written with one writeHead, while headers set on the Node
  * response beforehand make Node merge the route's in, one setHeader (and one
- * validation) each, ~10 µs of the 402 path under load (--cpu-prof). Any
- * other answer gets them from the envelope.
+ * validation) each (docs/decisions/0022). Any other answer gets them from the envelope.
  */
 export interface AnswerHeaders {
   /** Adds them to the headers of the Response the route returns (and notes that it has them). */
@@ -172,28 +101,22 @@ function mppChallengeFor(pr: PaymentRequired, priceAtomic: string, mpp: MppCharg
   return mpp?.issue(pr.resource.url, priceAtomic).header;
 }
 
-function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer = NO_MPP): Response {
-  if (m.credential && m.mpp) return mppProblemResponse(outcome, priceAtomic, m.mpp, answer);
+function challengeResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, fitted: Fitted, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer = NO_MPP): Response {
+  if (m.credential && m.mpp) return mppProblemResponse(outcome, fitted, priceAtomic, m.mpp, answer);
+  const pr = fitted.paymentRequired;
   if (outcome.code !== 'payment_required' || outcome.paymentResponse) {
-    return new Response(JSON.stringify(challengeBody(outcome, priceAtomic)), {
+    return new Response(JSON.stringify(challengeBody(outcome, pr, priceAtomic)), {
       status: 402,
-      headers: challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer, mppChallengeFor(outcome.paymentRequired, priceAtomic, m.mpp)),
+      headers: challengeHeaders(fitted.header, outcome.paymentResponse, answer, mppChallengeFor(pr, priceAtomic, m.mpp)),
     });
   }
-  const pr = outcome.paymentRequired;
-  let cached = plainChallengeResponses.get(pr);
-  if (!cached || cached.message !== outcome.message || cached.priceAtomic !== priceAtomic) {
-    cached = { message: outcome.message, priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(outcome, priceAtomic))), header: encodeChallenge(pr) };
-    plainChallengeResponses.set(pr, cached);
+  // The plain 402's whole body depends only on the challenge, its message and price: made once, answered as the same bytes.
+  let plain = fitted.plain;
+  if (!plain || plain.message !== outcome.message || plain.priceAtomic !== priceAtomic) {
+    plain = fitted.plain = { message: outcome.message, priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(outcome, pr, priceAtomic))) };
   }
   // The body bytes are shared and never written to.
-  return new Response(cached.body, { status: 402, headers: challengeHeaders(cached.header, undefined, answer, mppChallengeFor(pr, priceAtomic, m.mpp)) });
-}
-
-/** The draft's problem type for a gate outcome to an MPP credential: its own checks name one; the gate's codes map to the nearest. */
-function problemOf(outcome: Extract<GateOutcome, { kind: 'challenge' }>): MppProblem {
-  if (outcome.mppProblem) return outcome.mppProblem;
-  return outcome.code === 'payment_expired' ? 'expired' : outcome.code === 'payment_required' ? 'paymentRequired' : 'verificationFailed';
+  return new Response(plain.body, { status: 402, headers: challengeHeaders(fitted.header, undefined, answer, mppChallengeFor(pr, priceAtomic, m.mpp)) });
 }
 
 /**
@@ -202,11 +125,11 @@ function problemOf(outcome: Extract<GateOutcome, { kind: 'challenge' }>): MppPro
  * and the x402 one. Our stable code stays where every other error has it, in
  * `error` (an extension member), so one client reads both.
  */
-function mppProblemResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, mpp: MppCharge, answer: AnswerHeaders | undefined): Response {
+function mppProblemResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>, fitted: Fitted, priceAtomic: string, mpp: MppCharge, answer: AnswerHeaders | undefined): Response {
   const issued = mpp.issue(outcome.paymentRequired.resource.url, priceAtomic);
-  const p = MPP_PROBLEMS[problemOf(outcome)];
+  const p = MPP_PROBLEMS[mppProblemOf(outcome)];
   const body = { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: issued.challenge.id, ...errorBody(outcome.code, outcome.message) };
-  const headers = challengeHeaders(encodeChallenge(outcome.paymentRequired), outcome.paymentResponse, answer, issued.header);
+  const headers = challengeHeaders(fitted.header, outcome.paymentResponse, answer, issued.header);
   headers['Content-Type'] = 'application/problem+json';
   return new Response(JSON.stringify(body), { status: p.status, headers });
 }
@@ -217,8 +140,7 @@ function mppProblemResponse(outcome: Extract<GateOutcome, { kind: 'challenge' }>
  * a sibling object PaymentRequired leaves open: the stable code and message
  * every other error carries in `error`, the price and how to pay.
  */
-export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string) {
-  const pr = outcome.paymentRequired;
+export function challengeBody(outcome: Extract<GateOutcome, { kind: 'challenge' }>, pr: PaymentRequired, priceAtomic: string) {
   return {
     x402Version: pr.x402Version,
     error: outcome.message,
@@ -251,8 +173,8 @@ export const V1_REFUSAL_MESSAGE =
  * v2 challenge for the same request in PAYMENT-REQUIRED. v1 payments are not
  * accepted at all: the one gate takes x402 v2 only.
  */
-function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAtomic: string, mpp: MppCharge | undefined): Response {
-  const pr = outcome.paymentRequired;
+function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, fitted: Fitted, priceAtomic: string, mpp: MppCharge | undefined): Response {
+  const pr = fitted.paymentRequired;
   const body = {
     x402Version: 1,
     error: 'invalid_x402_version',
@@ -265,7 +187,7 @@ function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, priceAt
       how_to_pay: HOW_TO_PAY,
     },
   };
-  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(encodeChallenge(pr), outcome.paymentResponse, undefined, mppChallengeFor(pr, priceAtomic, mpp)) });
+  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(fitted.header, outcome.paymentResponse, undefined, mppChallengeFor(pr, priceAtomic, mpp)) });
 }
 
 // The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled);
@@ -297,8 +219,7 @@ const EMPTY_BODY = new Uint8Array(0);
  * the whole body (its declared Content-Length; Node's parser never passes
  * more to a message) sits in the message's buffer. Taken from there it skips
  * the Request body machinery (a promise chain, listeners on the message, a
- * copy into a fresh ArrayBuffer): ~10 µs of the 402 path's CPU under load
- * (measured with --cpu-prof). Undefined when the body is chunked, not all
+ * copy into a fresh ArrayBuffer; docs/decisions/0023). Undefined when the body is chunked, not all
  * there yet, or anything has started reading it (a body counted by the body
  * limit, a stream someone opened): the route then reads it the usual way.
  */
@@ -320,7 +241,11 @@ async function receivedBody(c: Context, limit: number): Promise<BodyResult<Uint8
 
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const reader = makeInputReader(cap);
-  const offer = offerOf(cap);
+  const { flow } = opts;
+  const mpp = flow.mpp;
+  const fit = challengeFitter(flow.describe(cap).extensionCandidates);
+  const payable = (pr: PaymentRequired) => fit(pr, HEADER_BUDGET_BYTES);
+  const originFor = (c: Context) => opts.publicBaseUrl ?? originOf(c.req.url);
   /**
    * No body at all (Content-Length 0 or none): unpaid, it is a discovery probe
    * and gets the full challenge; with a payment attached there is no input to
@@ -328,13 +253,14 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
    * payment step: the payment is never verified, bound or settled).
    */
   const withoutBody = async (c: Context): Promise<Response> => {
-    if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined || (opts.gate.mpp && paymentScheme(authorizationOf(c)) !== undefined)) {
+    if (requestHeader(c, 'payment-signature') !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined || (mpp && paymentScheme(authorizationOf(c)) !== undefined)) {
       return c.json(errorBody('invalid_request', `A request body is required: the payment pays for one ${cap.id} input. Nothing was verified or charged.`, [{ path: '', rule: 'required' }]), 400);
     }
-    const base = opts.publicBaseUrl ?? originOf(c.req.url);
-    const price = cap.priceRange?.minAtomic ?? cap.priceAtomic;
-    const outcome = await challengeWithoutInput(opts.gate, offer, base, discoveryBudget(opts.gate.mpp?.headerBytes(base + cap.path, price) ?? 0));
-    return respond(c, outcome, cap.priceRange?.minAtomic ?? cap.priceAtomic, undefined, { mpp: opts.gate.mpp, credential: false });
+    const origin = originFor(c);
+    const probe = await flow.probe(cap, origin);
+    // With MPP on, the discovery 402's header block carries WWW-Authenticate too: its room comes out of PAYMENT-REQUIRED's budget.
+    const budget = DISCOVERY_HEADER_BUDGET_BYTES - (mpp?.headerBytes(origin + cap.path, probe.priceAtomic) ?? 0);
+    return respond(c, probe, (pr) => fit(pr, budget), undefined, { mpp, credential: false });
   };
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {
@@ -343,40 +269,38 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const raw = (await receivedBody(c, reader.limit)) ?? (await readBodyBytes(c.req, reader.limit));
     if (!raw.ok) return c.json(errorBody(raw.error.code, raw.error.message, raw.error.details), statusOf(raw.error.code) as 413);
     if (raw.value.byteLength === 0) return withoutBody(c);
-    // A large body of a heavy capability is decoded, parsed and validated on the worker pool, not on
-    // the event loop that answers everyone else (src/isolation); the verdict is the inline one.
+    // Where the body is read (inline, or off the event loop for a large body) is the executor's choice; the verdict is the inline one.
     const contentType = c.req.header('content-type');
     const sig = requestHeader(c, 'payment-signature');
-    const offThread = readBodyOffThread(opts.gate, cap, contentType, raw.value, sig !== undefined);
+    const offThread = flow.executor.readBody(cap, contentType, raw.value, sig !== undefined);
     const read = offThread && (await offThread);
     const parsed = read?.verdict ?? reader.fromBody(contentType, raw.value);
     if (!parsed.ok) return c.json(parsed.body as object, parsed.status as 400);
 
     // MPP's credential (only while MPP is on: otherwise Authorization is not ours to read).
-    const mppValue = opts.gate.mpp ? paymentScheme(authorizationOf(c)) : undefined;
-    const m: MppAnswer = { mpp: opts.gate.mpp, credential: mppValue !== undefined };
+    const mppValue = mpp ? paymentScheme(authorizationOf(c)) : undefined;
+    const m: MppAnswer = { mpp, credential: mppValue !== undefined };
     if (mppValue !== undefined && (sig !== undefined || requestHeader(c, V1_PAYMENT_HEADER) !== undefined)) {
       return c.json(
         errorBody('invalid_payment_header', 'A request pays with one protocol: send either PAYMENT-SIGNATURE (x402) or Authorization: Payment (MPP), not both. Nothing was verified or charged.', [{ path: 'header:Authorization', rule: 'one-payment-protocol' }]),
         400,
       );
     }
+    const origin = originFor(c);
     if (sig === undefined && mppValue === undefined && requestHeader(c, V1_PAYMENT_HEADER) !== undefined) {
       // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
-      const base = opts.publicBaseUrl ?? originOf(c.req.url);
-      const outcome = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
-      return outcome.kind === 'challenge' ? v1Refusal(outcome, priceFor(cap, parsed.input), opts.gate.mpp) : respond(c, outcome, priceFor(cap, parsed.input), undefined, m);
+      const unpaid = await flow.pay(cap, { input: parsed.input, origin });
+      return unpaid.outcome.kind === 'challenge' ? v1Refusal(unpaid.outcome, payable(unpaid.outcome.paymentRequired), unpaid.priceAtomic, mpp) : respond(c, unpaid, payable, undefined, m);
     }
     let credential: MppCredential | undefined;
     if (mppValue !== undefined) {
       credential = credentialFromHeader(mppValue);
       if (!credential) {
         // The draft's malformed-credential problem, with fresh challenges: nothing was verified, bound or charged.
-        const base = opts.publicBaseUrl ?? originOf(c.req.url);
-        const unpaid = await payFor(opts.gate, offer, parsed.input, undefined, base, { fits: fitsHeaderBudget });
-        if (unpaid.kind !== 'challenge') return respond(c, unpaid, priceFor(cap, parsed.input), answer, m);
+        const unpaid = await flow.pay(cap, { input: parsed.input, origin });
+        if (unpaid.outcome.kind !== 'challenge') return respond(c, unpaid, payable, answer, m);
         const message = 'Authorization: Payment is not a base64url JSON MPP credential ({challenge, payload}). Nothing was verified or charged.';
-        return mppProblemResponse({ ...unpaid, code: 'payment_invalid', message, mppProblem: 'malformed' }, priceFor(cap, parsed.input), opts.gate.mpp!, answer);
+        return mppProblemResponse({ ...unpaid.outcome, code: 'payment_invalid', message, mppProblem: 'malformed' }, payable(unpaid.outcome.paymentRequired), unpaid.priceAtomic, mpp!, answer);
       }
     }
     let payment: PaymentPayload | undefined;
@@ -386,20 +310,21 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
         return c.json(errorBody('invalid_payment_header', 'PAYMENT-SIGNATURE is not base64-encoded JSON of an x402 PaymentPayload.', [{ path: 'header:PAYMENT-SIGNATURE', rule: 'base64-json' }]), 400);
       }
     }
-    const input = parsed.input;
-    const base = opts.publicBaseUrl ?? originOf(c.req.url);
-    const signedOffer = requestHeader(c, SIGNED_OFFER_NAME);
-    let honoured: HonouredOffer | undefined;
-    if (signedOffer !== undefined) {
-      const h = await honouredOffer(signedOffer, raw.value, base + cap.path, opts.signer);
-      if (typeof h === 'string') return c.json(errorBody('invalid_request', `The signed offer cannot be honoured: ${h}.`, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
-      honoured = h;
+    const signedOfferHeader = requestHeader(c, SIGNED_OFFER_NAME);
+    const offer = signedOfferHeader === undefined ? undefined : signedOfferOf(signedOfferHeader, raw.value);
+    if (signedOfferHeader !== undefined && !offer) {
+      return offerRefused(c, `The signed offer cannot be honoured: ${SIGNED_OFFER_HEADER} must be base64 JSON of a quote's signed offer and the body the JSON it was quoted for.`);
     }
     // Read only with a payment: a sign-in proves who may receive what that payment bought.
     const signIn = payment ? c.req.header(SIGN_IN_WITH_X) : undefined;
-    const outcome = await payFor(opts.gate, offer, input, payment, base, { fits: fitsHeaderBudget, signer: opts.signer, honoured, signIn, mpp: credential, fingerprint: read?.fingerprint });
-    return respond(c, outcome, priceFor(cap, input, honoured), answer, m);
+    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, mpp: credential, offer, fingerprint: read?.fingerprint });
+    return respond(c, paid, payable, answer, m);
   };
+}
+
+/** A signed offer the flow would not honour: 400 before any payment step, naming the header. */
+function offerRefused(c: Context, message: string): Response {
+  return c.json(errorBody('invalid_request', message, [{ path: `header:${SIGNED_OFFER_HEADER}`, rule: 'signed-offer' }]), 400);
 }
 
 /**
@@ -412,10 +337,12 @@ function authorizationOf(c: Context): string | undefined {
   return c.req.header('authorization');
 }
 
-function respond(c: Context, outcome: GateOutcome, priceAtomic: string, answer: AnswerHeaders | undefined, m: MppAnswer): Response {
+function respond(c: Context, { outcome, priceAtomic }: PaidAnswer, fit: (pr: PaymentRequired) => Fitted, answer: AnswerHeaders | undefined, m: MppAnswer): Response {
   switch (outcome.kind) {
+    case 'offer-refused':
+      return offerRefused(c, outcome.message);
     case 'challenge':
-      return challengeResponse(outcome, priceAtomic, answer, m);
+      return challengeResponse(outcome, fit(outcome.paymentRequired), priceAtomic, answer, m);
     case 'deliver': {
       const t = outcome.timings;
       // Where the time went, as Server-Timing (Hono's timing middleware runs for every paid attempt, src/app.ts).

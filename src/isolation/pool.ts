@@ -13,31 +13,26 @@
  * static CATALOG can be offloaded (the worker loads them by id); a result is
  * the same JSON string the inline path produces. The request bodies of those
  * entries, from ISOLATE_MIN_INPUT_CHARS bytes, are also read there (decode,
- * JSON.parse, schema: `readBodyOffThread`), with the inline reader's verdict; so are the JSON messages of
- * the free surfaces (MCP, A2A, the router quote) from the same size (`parseJsonMessage`).
+ * JSON.parse, schema), with the inline reader's verdict; so are the JSON
+ * messages of the free surfaces (MCP, A2A, the router quote) from the same size.
+ * All of that is one `Executor` (payments/paid-flow.ts) per service,
+ * `handlerExecutor`, made when the service is assembled.
  *
  * One pool per process (threads are a machine resource), sized to the
- * machine (a core left to the event loop), shared by every service started in the process and closed when the
- * last one closes; each service binds it to its payment gate with its own budget.
+ * machine (a core left to the event loop), shared by every service started in
+ * the process and closed when the last one closes; each service's executor
+ * over it carries that service's budget.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { CATALOG } from '../capabilities/index.js';
 import type { Capability } from '../catalog/capability.js';
-import type { makeInputReader } from '../catalog/input-reader.js';
-import { parseJsonBody, type BodyResult, type JsonLimits } from '../catalog/json-input.js';
+import { parseJsonBody } from '../catalog/json-input.js';
+import type { BodyRead, BodyVerdict, Executor } from '../payments/paid-flow.js';
 import { ServiceError, type ErrorBody } from '../errors.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 import { workerEntry } from './worker-entry.js';
 
-/** An input reader's verdict on a body: the input, or the error answer (status and body). */
-export type BodyVerdict = ReturnType<ReturnType<typeof makeInputReader>['fromBody']>;
-
-/** A body read on the pool: the verdict and, when asked for a valid input, `callFingerprint(cap, input)`. */
-export interface BodyRead {
-  verdict: BodyVerdict;
-  fingerprint?: string;
-}
+export type { BodyRead, BodyVerdict };
 
 /** A result made on the pool: the response body, its UTF-8 bytes, and their SHA-256 (hex). */
 export interface RunResult {
@@ -275,23 +270,13 @@ export function sharedHandlerPool(): HandlerPool | undefined {
   return shared?.pool;
 }
 
-/** What one service runs its isolated calls on: the process's pool and its own budget. */
-export interface HandlerRunner {
-  pool: HandlerPool;
-  budgetMs: number;
-}
-
-/** Runners by the owner a transport holds (the service's payment gate). */
-const runners = new WeakMap<object, HandlerRunner>();
-
 /**
- * Start (or share) the process's pool and bind it to `owner` with this
- * service's budget: `runCapability(owner, …)` then offloads. The first caller
- * starts the pool (and waits until every worker is ready, so a worker that
- * cannot start stops start-up) and sets its size; `release` unbinds and closes
- * it after its last user.
+ * Start (or share) the process's pool. The first caller starts it (and waits
+ * until every worker is ready, so a worker that cannot start stops start-up)
+ * and sets its size; `release` closes it after its last user. Each service
+ * then makes its own executor over it (`handlerExecutor`) with its own budget.
  */
-export async function acquireHandlerPool(owner: object, opts: HandlerPoolOptions & { budgetMs: number }): Promise<{ pool: HandlerPool; release(): Promise<void> }> {
+export async function acquireHandlerPool(opts: HandlerPoolOptions): Promise<{ pool: HandlerPool; release(): Promise<void> }> {
   if (!shared) shared = { pool: new HandlerPool(opts), users: 0 };
   const mine = shared;
   mine.users++;
@@ -299,7 +284,6 @@ export async function acquireHandlerPool(owner: object, opts: HandlerPoolOptions
   const release = async () => {
     if (released) return;
     released = true;
-    runners.delete(owner);
     if (--mine.users === 0) {
       if (shared === mine) shared = undefined;
       await mine.pool.close();
@@ -311,11 +295,8 @@ export async function acquireHandlerPool(owner: object, opts: HandlerPoolOptions
     await release();
     throw e;
   }
-  runners.set(owner, { pool: mine.pool, budgetMs: opts.budgetMs });
   return { pool: mine.pool, release };
 }
-
-const OFFLOADABLE = new Set<Capability>(CATALOG);
 
 /** At least `min` characters of strings in `value` (stops counting once reached). */
 export function stringCharsAtLeast(value: unknown, min: number): boolean {
@@ -330,30 +311,6 @@ export function stringCharsAtLeast(value: unknown, min: number): boolean {
   }
   return false;
 }
-
-/** Whether this call of `cap` goes to the worker pool. */
-export function isolates(cap: Capability, input: unknown): boolean {
-  if (!cap.isolate || !OFFLOADABLE.has(cap)) return false;
-  return cap.isolate === 'always' || stringCharsAtLeast(input, ISOLATE_MIN_INPUT_CHARS);
-}
-
-/**
- * The response body of one call: on the process's pool when the entry and
- * input call for it and a pool is running (then with its SHA-256, computed
- * there too), inline otherwise. Byte-identical either way.
- */
-export async function runCapability(owner: object, cap: Capability, input: unknown): Promise<{ body: string; bytes?: Uint8Array; sha256?: string }> {
-  const runner = runners.get(owner);
-  if (runner && isolates(cap, input)) return runner.pool.run(cap.id, input, runner.budgetMs);
-  const composed = composedOf(cap);
-  if (runner && composed) {
-    const out = await composed.run(input, executorOf(runner));
-    return out instanceof PreparedBody ? out : { body: JSON.stringify(out) };
-  }
-  return { body: JSON.stringify(await cap.run(input)) };
-}
-
-// ------------------------------------------------------------ composed entries
 
 /**
  * A response body already serialized, hashed and encoded on the pool: what a
@@ -373,13 +330,13 @@ export class PreparedBody implements RunResult {
 
 /**
  * Where a composed entry's steps and heavy reading run: the pool of the service
- * selling it, under that service's budget per task. Handed to the entry for each
- * call by the transport's owner (the gate), never held in module state by the entry.
+ * selling it, under that service's budget per task. Given to the entry when
+ * the service builds it (ModuleInit.steps), never held in module state.
  */
 export interface StepExecutor {
-  /** Whether a step of `cap` runs on the pool: as its own route would (`isolates`), or, for an isolated kind of entry, when the plan as a whole is `heavy`. */
+  /** Whether a step of `cap` runs on the pool: as its own route would, or, for an isolated kind of entry, when the plan as a whole is `heavy`. */
   offloads(cap: Capability, body: unknown, heavy: boolean): boolean;
-  /** Whether `cap` can run on the pool at all (marked `isolate`, from the static CATALOG). */
+  /** Whether `cap` can run on the pool at all (marked `isolate`, loadable by the worker). */
   offloadable(cap: Capability): boolean;
   step(cap: Capability, body: unknown): Promise<StepRun>;
   compose(hashParts: Array<string | Uint8Array>, bodyParts: Array<string | Uint8Array | null>): Promise<RunResult>;
@@ -387,9 +344,10 @@ export interface StepExecutor {
   fingerprint(resource: string, value: unknown): Promise<string>;
 }
 
-function executorOf(runner: HandlerRunner): StepExecutor {
-  const { pool, budgetMs } = runner;
-  const offloadable = (cap: Capability) => Boolean(cap.isolate) && OFFLOADABLE.has(cap);
+/** The step executor of a service: its pool under its budget, for the entries the worker can load. */
+export function stepExecutor(pool: HandlerPool, budgetMs: number, workerCatalog: readonly Capability[]): StepExecutor {
+  const loadable = new Set(workerCatalog);
+  const offloadable = (cap: Capability) => Boolean(cap.isolate) && loadable.has(cap);
   return {
     offloadable,
     offloads: (cap, body, heavy) => offloadable(cap) && (heavy || isolates(cap, body)),
@@ -400,85 +358,66 @@ function executorOf(runner: HandlerRunner): StepExecutor {
   };
 }
 
-/** The key under which an entry that runs other entries (the router's composite) offers to run on an executor. */
-export const COMPOSED = Symbol('composed entry');
+/** Whether a call of an isolated entry goes to the pool: always, or for a large input. */
+const isolates = (cap: Capability, input: unknown) => cap.isolate === 'always' || stringCharsAtLeast(input, ISOLATE_MIN_INPUT_CHARS);
 
-export interface ComposedRunner {
-  /** The call's result, with its heavy steps run on `executor`: a value, or a PreparedBody made there. */
-  run(input: unknown, executor: StepExecutor): Promise<unknown>;
-  /** A large request body read with `executor` (undefined: read it inline); the verdict the inline reader gives. */
-  readBody?(executor: StepExecutor, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined>;
-}
-
-function composedOf(cap: Capability): ComposedRunner | undefined {
-  return (cap as Capability & { [COMPOSED]?: ComposedRunner })[COMPOSED];
-}
-
-/**
- * The body of a call to an offloadable entry, read in a worker when it is at
- * least ISOLATE_MIN_INPUT_CHARS bytes and a pool runs for `owner`: undefined
- * means "read it inline" (small body, no pool, or the pool could not take it).
- * With `fingerprint` (a paid request) the worker also computes the call's
- * fingerprint (canonical JSON + SHA-256 of 2 MiB cost the event loop ~90 ms).
- * The verdict is the one the inline reader gives, so the 400s before any
- * payment step are unchanged; only the thread that computes them moves.
- */
-export function readBodyOffThread(owner: object, cap: Capability, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> | undefined {
-  // Decided synchronously: the small bodies of the 402 path do not pay for a promise.
-  if (body.byteLength < ISOLATE_MIN_INPUT_CHARS) return undefined;
-  if (!cap.isolate || !OFFLOADABLE.has(cap)) {
-    const composed = composedOf(cap);
-    const runner = composed?.readBody && runners.get(owner);
-    return runner ? readComposed(composed!, executorOf(runner), contentType, body, fingerprint) : undefined;
-  }
-  const runner = runners.get(owner);
-  return runner ? readOnPool(runner, cap, contentType, body, fingerprint) : undefined;
-}
-
-async function readComposed(composed: ComposedRunner, executor: StepExecutor, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> {
-  try {
-    return await composed.readBody!(executor, contentType, body, fingerprint);
-  } catch {
-    return undefined;
-  }
-}
-
-async function readOnPool(runner: HandlerRunner, cap: Capability, contentType: string | undefined, body: Uint8Array, fingerprint: boolean): Promise<BodyRead | undefined> {
-  try {
-    // Copied, not transferred: the route keeps the bytes (a signed offer is checked against them).
-    return await runner.pool.read(cap.id, contentType, body, fingerprint, runner.budgetMs);
-  } catch {
-    return undefined;
-  }
+export interface HandlerExecutorOptions {
+  pool: HandlerPool;
+  /** HANDLER_BUDGET_MS: each task on the pool, from the moment a worker takes it. */
+  budgetMs: number;
+  /** The entries a worker can load by id (the static CATALOG, which worker.ts imports). */
+  workerCatalog: readonly Capability[];
+  /** The service's whole catalog: which entries run on the pool is chosen here, once. */
+  catalog: readonly Capability[];
+  /** The service's step executor, when already made for the entries that compose others (ModuleInit.steps). */
+  steps?: StepExecutor;
 }
 
 /**
- * A free surface's JSON message (an MCP or A2A JSON-RPC request, a router quote): `parseJsonBody(body,
- * limits)`, computed on the process's pool when the body is at least ISOLATE_MIN_INPUT_CHARS bytes (the
- * size from which the paid routes read off the event loop) and a pool runs for `owner`, inline otherwise
- * or when the pool cannot take it. A legitimate large message (the extractor's 2 MiB page as one JSON
- * string) is then decoded, scanned and parsed on a worker instead of the event loop that answers everyone
- * else (issue 21); the verdict is the inline one, so every 400 and JSON-RPC error stays as it was. The
- * caller has checked the body's size and media type; its bytes are copied to the worker, not moved.
+ * The executor of a service with a worker pool. An entry marked `isolate`
+ * that a worker can load runs there (always, or for a large input); an entry
+ * that composes others (the router's composite) runs its heavy steps there;
+ * everything else runs inline, where it is faster than a round trip to a
+ * worker. Bodies of the offloaded entries from ISOLATE_MIN_INPUT_CHARS bytes
+ * are read there too (an entry that composes others reads its own, with the
+ * step executor it was built with), with the inline reader's verdict, so the 400s before
+ * any payment step are unchanged; only the thread that computes them moves.
  */
-export async function parseJsonMessage(owner: object, body: Uint8Array, limits: JsonLimits): Promise<BodyResult<unknown>> {
-  const runner = body.byteLength >= ISOLATE_MIN_INPUT_CHARS ? runners.get(owner) : undefined;
-  if (runner) {
-    const verdict = await parseOnPool(runner, body, limits);
-    if (verdict) return verdict;
-  }
-  return parseJsonBody(body, limits);
-}
-
-async function parseOnPool(runner: HandlerRunner, body: Uint8Array, limits: JsonLimits): Promise<BodyResult<unknown> | undefined> {
-  let v: BodyVerdict;
-  try {
-    // A budget is always sent (Infinity: no count), so the worker reads the message as parseJsonBody does.
-    v = await runner.pool.parse('application/json', body, body.byteLength, runner.budgetMs, limits.maxValues ?? Infinity);
-  } catch {
-    return undefined;
-  }
-  if (v.ok) return { ok: true, value: v.input };
-  const { error } = v.body as ErrorBody;
-  return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
+export function handlerExecutor(opts: HandlerExecutorOptions): Executor {
+  const { pool, budgetMs } = opts;
+  const steps = opts.steps ?? stepExecutor(pool, budgetMs, opts.workerCatalog);
+  const isolated = new Set(opts.catalog.filter(steps.offloadable));
+  // A read the pool cannot take (closed, a worker lost) is read inline: the verdict is the same.
+  const orInline = (read: Promise<BodyRead | undefined>) => read.catch(() => undefined);
+  return {
+    async run(cap, input) {
+      if (isolated.has(cap) && isolates(cap, input)) return pool.run(cap.id, input, budgetMs);
+      // An entry that composes others may hand back a body already made on the pool.
+      const out: unknown = await cap.run(input);
+      return out instanceof PreparedBody ? out : { body: JSON.stringify(out) };
+    },
+    readBody(cap, contentType, body, paid) {
+      // Decided synchronously: the small bodies of the 402 path do not pay for a promise.
+      if (body.byteLength < ISOLATE_MIN_INPUT_CHARS) return undefined;
+      // Copied, not transferred: the route keeps the bytes (a signed offer is checked against them).
+      if (isolated.has(cap)) return orInline(pool.read(cap.id, contentType, body, paid, budgetMs));
+      return cap.readBodyOffThread ? orInline(cap.readBodyOffThread(contentType, body, paid)) : undefined;
+    },
+    async parseMessage(body, limits) {
+      // The size from which the paid routes read off the event loop: a legitimate large message (the extractor's
+      // 2 MiB page as one JSON string) is decoded, scanned and parsed on a worker, with parseJsonBody's verdict.
+      if (body.byteLength >= ISOLATE_MIN_INPUT_CHARS) {
+        try {
+          // A budget is always sent (Infinity: no count), so the worker reads the message as parseJsonBody does.
+          const v = await pool.parse('application/json', body, body.byteLength, budgetMs, limits.maxValues ?? Infinity);
+          if (v.ok) return { ok: true, value: v.input };
+          const { error } = v.body as ErrorBody;
+          return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
+        } catch {
+          // The pool could not take it: read inline.
+        }
+      }
+      return parseJsonBody(body, limits);
+    },
+  };
 }

@@ -15,25 +15,24 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { Capability, JsonSchema } from '../catalog/capability.js';
 import { compileValidator, type Validator } from '../catalog/validation.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
-import { offerOf } from '../discovery/bazaar.js';
 import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
-import { parseJsonMessage } from '../isolation/pool.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import { DEFAULT_MAX_STEPS } from '../router/planner.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 import { callFreeTool, freeToolsOf, toolCallerOf, type ToolCaller } from '../http/free-routes.js';
 import { portableSchema } from './portable-schema.js';
-import type { GateOutcome } from '../payments/gate.js';
-import { payFor, priceFor, type PaidOffer } from '../payments/paid-flow.js';
+import type { Executor, PaidAnswer, PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
-import { MPP_PROBLEMS, credentialFromObject, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
+import { MPP_PROBLEMS, credentialFromObject, mppProblemOf, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
 
 export const PAYMENT_META_KEY = 'x402/payment';
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 export const SIGN_IN_META_KEY = 'x402/sign-in-with-x';
+/** A router quote's signed offer for the tool's arguments, as HTTP's X-Signed-Offer carries it (the object, not base64). */
+export const SIGNED_OFFER_META_KEY = 'x402/signed-offer';
 /** MPP's MCP transport (mppx; the MPP specs' MCP transport draft): challenges, credential and receipt in _meta. */
 export const MPP_CHALLENGES_META_KEY = 'org.paymentauth/payment-required';
 export const MPP_CREDENTIAL_META_KEY = 'org.paymentauth/credential';
@@ -61,15 +60,17 @@ function textResult(value: unknown, isError: boolean, structured?: Record<string
  * challenge beside the x402 PaymentRequired (and, to a refused credential,
  * the draft's problem); a delivery paid over MPP carries MPP's receipt.
  */
-function outcomeToResult(outcome: GateOutcome, priceAtomic: string, mpp?: MppCharge, credential?: MppCredential | null): CallToolResult {
+function outcomeToResult({ outcome, priceAtomic }: PaidAnswer, mpp?: MppCharge, credential?: MppCredential | null): CallToolResult {
   switch (outcome.kind) {
+    case 'offer-refused':
+      return textResult(errorBody('invalid_request', outcome.message, [{ path: `_meta/${SIGNED_OFFER_META_KEY}`, rule: 'signed-offer' }]), true);
     case 'challenge': {
       // Both forms: some clients read only structuredContent, others only the text.
       const pr = outcome.paymentRequired as unknown as Record<string, unknown>;
       const meta: Record<string, unknown> = outcome.paymentResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse } : {};
       if (mpp) {
         const { challenge } = mpp.issue(outcome.paymentRequired.resource.url, priceAtomic);
-        const p = credential !== undefined ? MPP_PROBLEMS[outcome.mppProblem ?? (outcome.code === 'payment_expired' ? 'expired' : 'verificationFailed')] : undefined;
+        const p = credential !== undefined ? MPP_PROBLEMS[mppProblemOf(outcome)] : undefined;
         meta[MPP_CHALLENGES_META_KEY] = {
           challenges: [challenge],
           ...(p && { problem: { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: challenge.id, ...errorBody(outcome.code, outcome.message) } }),
@@ -112,13 +113,13 @@ function jsonRpcError(status: number, id: string | number | null, code: number, 
  * (HTTP 200) when one can be found, so the client reads it as the answer to
  * its call; never -32603. Either is decided by a scan of the text, before the
  * body is parsed or the SDK sees it. A large body (a tool call carrying the
- * extractor's page) is decoded, scanned and parsed on the worker pool of the
- * service (`owner`: its gate), with the same verdict.
+ * extractor's page) is read where the service's executor reads large
+ * messages (its worker pool), with the same verdict.
  */
-async function readMcpBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, budget: BodyBudget, owner: object): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
+async function readMcpBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, budget: BodyBudget, executor: Executor): Promise<{ ok: true; value: unknown } | { ok: false; res: Response }> {
   const bytes = await readBodyBytes(req, budget.bytes);
   if (!bytes.ok) return { ok: false, res: jsonRpcError(413, null, -32000, bytes.error.message, errorBody(bytes.error.code, bytes.error.message)) };
-  const parsed = await parseJsonMessage(owner, bytes.value, { maxValues: budget.values });
+  const parsed = await executor.parseMessage(bytes.value, { maxValues: budget.values });
   if (parsed.ok) return parsed;
   const { code, message, details } = parsed.error;
   const data = errorBody(code, message, details);
@@ -229,13 +230,13 @@ function mcpEndpoint(ctx: ModuleContext) {
       return c.json(errorBody('method_not_allowed', 'This MCP endpoint is stateless and offers no event stream; POST JSON-RPC messages instead.'), 405, { Allow: 'POST' });
     }
     const t = tablesOf();
-    return c.json(describeEndpoint(t.paid, t.free, base, ctx.gate.mpp));
+    return c.json(describeEndpoint(t.paid, t.free, base, ctx.flow.mpp));
   };
   return { serve, describe };
 }
 
 function toolTable(ctx: ModuleContext) {
-  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: offerOf(cap), ...(cap.toolInputSchema ? { canonical: compileValidator(cap.toolInputSchema) } : {}) }));
+  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: ctx.flow.describe(cap), ...(cap.toolInputSchema ? { canonical: compileValidator(cap.toolInputSchema) } : {}) }));
   const free: FreeTool[] = freeToolsOf(ctx);
   const freeValidators = new Map(free.map((t) => [t.name, compileValidator(t.inputSchema as JsonSchema)]));
   const tools = [
@@ -279,27 +280,30 @@ async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta:
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
     return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
   }
-  const mpp = ctx.gate.mpp;
+  const { flow } = ctx;
+  const mpp = flow.mpp;
   // MPP's credential, read only while MPP is on.
   const mppRaw = mpp ? meta?.[MPP_CREDENTIAL_META_KEY] : undefined;
   if (mppRaw !== undefined && raw !== undefined) {
     return textResult(errorBody('invalid_payment_header', `A call pays with one protocol: _meta["${PAYMENT_META_KEY}"] (x402) or _meta["${MPP_CREDENTIAL_META_KEY}"] (MPP), not both. Nothing was verified or charged.`), true);
   }
-  const price = priceFor(tool.cap, parsed.input);
   let credential: MppCredential | undefined;
   if (mppRaw !== undefined) {
     credential = credentialFromObject(mppRaw);
     if (!credential) {
-      const unpaid = await payFor(ctx.gate, tool.offer, parsed.input, undefined, base);
-      if (unpaid.kind !== 'challenge') return outcomeToResult(unpaid, price, mpp);
+      const unpaid = await flow.pay(tool.cap, { input: parsed.input, origin: base });
+      if (unpaid.outcome.kind !== 'challenge') return outcomeToResult(unpaid, mpp);
       const message = `_meta["${MPP_CREDENTIAL_META_KEY}"] is not an MPP credential ({challenge, payload}). Nothing was verified or charged.`;
-      return outcomeToResult({ ...unpaid, code: 'payment_invalid', message, mppProblem: 'malformed' }, price, mpp, null);
+      return outcomeToResult({ outcome: { ...unpaid.outcome, code: 'payment_invalid', message, mppProblem: 'malformed' }, priceAtomic: unpaid.priceAtomic }, mpp, null);
     }
   }
   // A redelivery's proof of the payer's key: the SIGN-IN-WITH-X value (base64 JSON) the challenge asked for.
   const signIn = meta?.[SIGN_IN_META_KEY];
-  const outcome = await payFor(ctx.gate, tool.offer, parsed.input, raw as PaymentPayload | undefined, base, { signer: ctx.signer, signIn: typeof signIn === 'string' ? signIn : undefined, mpp: credential });
-  return outcomeToResult(outcome, price, mpp, credential);
+  // A router quote's signed offer for this tool and these arguments (as sent): its amount is the price.
+  const signedOffer = meta?.[SIGNED_OFFER_META_KEY];
+  const offer = signedOffer === undefined ? undefined : { signed: signedOffer, body: args ?? {} };
+  const paid = await flow.pay(tool.cap, { input: parsed.input, origin: base, payment: raw as PaymentPayload | undefined, signIn: typeof signIn === 'string' ? signIn : undefined, mpp: credential, offer });
+  return outcomeToResult(paid, mpp, credential);
 }
 
 async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: ReturnType<typeof toolTable>): Promise<Response> {
@@ -307,7 +311,7 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
   // JSON bodies go through the shared reader before the SDK sees them; the transport answers 415 for anything else without reading it.
   let parsedBody: unknown;
   if (mediaTypeOf(c.req.header('content-type')) === 'application/json') {
-    const read = await readMcpBody(c.req, t.budget, ctx.gate);
+    const read = await readMcpBody(c.req, t.budget, ctx.flow.executor);
     if (!read.ok) return read.res;
     parsedBody = read.value;
   }

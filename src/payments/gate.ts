@@ -90,15 +90,8 @@ export interface PaidCall {
    * before it expired (a redelivery), never for a new one.
    */
   offerValidUntil?: number;
-  /**
-   * Extensions to advertise on the 402 (e.g. Bazaar discovery), richest first:
-   * the first the transport says `fits` is used (the HTTP adapter has a header
-   * budget; MCP has none and takes the richest).
-   */
-  extensionCandidates?: Array<Record<string, unknown>>;
-  fits?: (paymentRequired: PaymentRequired) => boolean;
-  /** Names the `fits` rule in the plain-challenge cache when a transport has more than one (HTTP: payable vs discovery budget). */
-  fitsName?: string;
+  /** Extensions to advertise on the 402 (Bazaar discovery); a transport with a size budget trims them (src/http). */
+  extensions?: Record<string, unknown>;
   /** Produce the deliverable; must be deterministic for the fingerprint. Throwing means "cannot deliver". */
   execute: () => StoredResponse | Promise<StoredResponse>;
 }
@@ -257,12 +250,11 @@ export class PaymentGate {
 
   /**
    * The plain 402 for an unpaid call, when it was already built: the hot path,
-   * answered without an await. It depends only on the resource URL, the price
-   * and the transport's fit rule (`fitsName`, or 'full' without one).
+   * answered without an await. It depends only on the resource URL and the price.
    */
-  cachedChallenge(resourceUrl: string, priceAtomic: string, fitsName: string): GateOutcome | undefined {
+  cachedChallenge(resourceUrl: string, priceAtomic: string): GateOutcome | undefined {
     if (!this.rail.ready) return undefined;
-    const hit = this.plainChallenges.get(`${resourceUrl}|${priceAtomic}|${fitsName}`);
+    const hit = this.plainChallenges.get(`${resourceUrl}|${priceAtomic}`);
     return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, paymentRequired: hit.paymentRequired };
   }
 
@@ -276,16 +268,13 @@ export class PaymentGate {
     required?: Record<string, unknown>,
   ): Promise<GateOutcome> {
     // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
-    const key = `${call.resourceUrl}|${call.priceAtomic}|${call.fits ? (call.fitsName ?? 'fitted') : 'full'}`;
+    const key = `${call.resourceUrl}|${call.priceAtomic}`;
     let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key)?.paymentRequired : undefined;
     if (!paymentRequired) {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
       const error = code === 'payment_required' ? undefined : message;
-      for (const extra of [...(call.extensionCandidates ?? []), {}]) {
-        paymentRequired = await this.rail.paymentRequired(requirements, resource, error, required ? { ...extra, ...required } : extra);
-        if (!call.fits || call.fits(paymentRequired)) break;
-      }
-      paymentRequired = paymentRequired!;
+      const extra = call.extensions ?? {};
+      paymentRequired = await this.rail.paymentRequired(requirements, resource, error, required ? { ...extra, ...required } : extra);
       if (code === 'payment_required') {
         // Bounded: Host headers are caller-controlled and must not grow memory without limit.
         if (this.plainChallenges.size >= 256) this.plainChallenges.clear();

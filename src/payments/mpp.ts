@@ -303,3 +303,9 @@ function authorizationPayload(p: unknown): { from: Hex; to: Hex; value: string; 
   if (typeof signature !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(signature)) return undefined;
   return { from: from as Hex, to: to as Hex, value: value as string, validAfter: validAfter as string, validBefore: validBefore as string, nonce: nonce as Hex, signature: signature as Hex };
 }
+
+/** The draft's problem type for a gate outcome to an MPP credential (every transport's): its own checks name one; the gate's codes map to the nearest. */
+export function mppProblemOf(outcome: { code: string; mppProblem?: MppProblem }): MppProblem {
+  if (outcome.mppProblem) return outcome.mppProblem;
+  return outcome.code === 'payment_expired' ? 'expired' : outcome.code === 'payment_required' ? 'paymentRequired' : 'verificationFailed';
+}

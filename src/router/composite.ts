@@ -5,8 +5,8 @@
  * the 402 and on the paid retry, since both read the same body), and its
  * result is the whole plan executed for that one payment.
  *
- * Sold on a service with a worker pool, it runs through that pool (handed in
- * per call by the transport's gate, `COMPOSED`, src/isolation): each heavy step
+ * Sold on a service with a worker pool, it runs through that pool (its step
+ * executor, given when the service builds the entry, src/isolation): each heavy step
  * where its own route would run it, under the same budget (execute.ts), and a
  * large request body decoded and parsed there, its fingerprint computed there
  * for a paid call; only the planning itself stays on the event loop. An unpaid
@@ -17,7 +17,7 @@ import type { Capability } from '../catalog/capability.js';
 import { makeInputReader } from '../catalog/input-reader.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { bytes32 } from '../commitments/formats.js';
-import { COMPOSED, type ComposedRunner } from '../isolation/pool.js';
+import type { StepExecutor } from '../isolation/pool.js';
 import { executePlan, executePlanOn } from './execute.js';
 import { COMPOSITE_PATH, COMPOSITE_RESOURCE, type OutcomeRouter, type Plan } from './planner.js';
 import { executionResultSchema } from './schemas.js';
@@ -64,9 +64,9 @@ async function withStepCommitments(result: Record<string, unknown>, signer: Comm
   return { ...result, evidence: { ...evidence, provenance } };
 }
 
-export type CompositeEntry = Capability<Plan, Record<string, unknown>, Promise<Record<string, unknown>>> & { [COMPOSED]: ComposedRunner };
+export type CompositeEntry = Capability<Plan, Record<string, unknown>, Promise<Record<string, unknown>>>;
 
-export async function compositeEntry(router: OutcomeRouter, now: () => number, signer?: CommitmentSigner): Promise<CompositeEntry> {
+export async function compositeEntry(router: OutcomeRouter, now: () => number, signer?: CommitmentSigner, steps?: StepExecutor): Promise<CompositeEntry> {
   const prices = router.routes.map((r) => BigInt(r.cap.priceAtomic));
   const min = prices.reduce((a, b) => (b < a ? b : a));
   const max = prices.reduce((a, b) => (b > a ? b : a)) * BigInt(router.maxSteps);
@@ -79,20 +79,22 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
   const example = readInput(EXAMPLE_OBJECTIVE);
   // Fingerprints computed on the pool for the plan a paid body was read into (the same object reaches `run`).
   const fingerprints = new WeakMap<Plan, string>();
-  const finish = signer ? (result: Record<string, unknown>) => withStepCommitments(result, signer) : undefined;
-  const composed: ComposedRunner = {
-    run: (plan, executor) => executePlanOn(plan as Plan, { executionId: `exe_${randomUUID()}`, now, fingerprint: fingerprints.get(plan as Plan) }, executor, finish),
-    async readBody(executor, contentType, body, fingerprint) {
-      // The steps an inline read takes before planning (size, media type, UTF-8, nesting, JSON.parse), on the pool.
-      const value = await executor.parse(contentType, body, reader.limit);
-      if (!value.ok) return { verdict: value };
-      const verdict = reader.fromValue(value.input);
-      if (!verdict.ok || !fingerprint) return { verdict };
-      const plan = verdict.input as Plan;
-      const fp = await executor.fingerprint(COMPOSITE_RESOURCE, plan.canonical);
-      fingerprints.set(plan, fp);
-      return { verdict, fingerprint: fp };
-    },
+  const finish = signer ? (result: Record<string, unknown>) => withStepCommitments(result, signer) : async (result: Record<string, unknown>) => result;
+  /** With the service's pool: each heavy step where its own route would run it; the composed body possibly made there (a PreparedBody, serialized as the same JSON). */
+  const run = async (plan: Plan) => {
+    const env = { executionId: `exe_${randomUUID()}`, now, fingerprint: fingerprints.get(plan) };
+    return (steps ? executePlanOn(plan, env, steps, finish) : finish(await executePlan(plan, env))) as Promise<Record<string, unknown>>;
+  };
+  /** A large body decoded and parsed on the pool (the steps an inline read takes before planning), its fingerprint computed there for a paid call. */
+  const readBodyOffThread = async (contentType: string | undefined, body: Uint8Array, paid: boolean) => {
+    const value = await steps!.parse(contentType, body, reader.limit);
+    if (!value.ok) return { verdict: value };
+    const verdict = reader.fromValue(value.input);
+    if (!verdict.ok || !paid) return { verdict };
+    const plan = verdict.input as Plan;
+    const fp = await steps!.fingerprint(COMPOSITE_RESOURCE, plan.canonical);
+    fingerprints.set(plan, fp);
+    return { verdict, fingerprint: fp };
   };
   const entry: CompositeEntry = {
     id: COMPOSITE_RESOURCE,
@@ -113,12 +115,9 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
       ? [{ summary: 'One contrast check, planned and executed for one payment', input: EXAMPLE_OBJECTIVE as unknown as Plan, output: await executePlan(example.input, { executionId: 'exe_example', now: () => 0 }) }]
       : [],
     readInput,
-    run: async (plan) => {
-      const result = await executePlan(plan, { executionId: `exe_${randomUUID()}`, now });
-      return signer ? withStepCommitments(result, signer) : result;
-    },
+    run,
+    ...(steps && { readBodyOffThread }),
     maxBodyBytes: router.bodyLimit,
-    [COMPOSED]: composed,
   };
   const reader = makeInputReader(entry);
   return entry;

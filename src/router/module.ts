@@ -11,7 +11,6 @@ import type { Context } from 'hono';
 import type { Capability } from '../catalog/capability.js';
 import { ServiceError } from '../errors.js';
 import { isJsonMediaType, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
-import { parseJsonMessage } from '../isolation/pool.js';
 import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../module.js';
 import { buildContract } from './contract.js';
@@ -73,7 +72,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
       if (!init.config.outcomeRouterComposite) return [];
       // The composite is one payment for the whole plan: its plans count one settlement (src/router/economics.ts).
       const router = new OutcomeRouter(catalog, init.payment, { ...opts, settlementCostAtomic: BigInt(init.config.settlementCostAtomic), paymentsPerPlan: 'one' });
-      return [await compositeEntry(router, init.now, init.signer)];
+      return [await compositeEntry(router, init.now, init.signer, init.steps)];
     },
 
     freeRoutes(ctx: ModuleContext): FreeRoute[] {
@@ -113,7 +112,7 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
     // Strict UTF-8, bounded nesting and at most budget.values JSON values, by a scan of the text before it is
     // parsed (the planner's own rules: required, then valid JSON); a large body on the worker pool, with the
     // same verdict.
-    const value = await parseJsonMessage(ctx.gate, bytes.value, { maxValues: budget.values });
+    const value = await ctx.flow.executor.parseMessage(bytes.value, { maxValues: budget.values });
     if (!value.ok) return { ok: false, error: new ServiceError(value.error.code, value.error.message, value.error.details) };
     const parsed = router.readValue(value.value);
     return parsed.ok ? router.plan(parsed.value) : parsed;

@@ -1,0 +1,27 @@
+/**
+ * The header budget is HTTP's: the route advertises the richest of the
+ * entry's extension candidates whose PAYMENT-REQUIRED fits, keeps the gate's
+ * own extensions, and encodes each challenge of the gate once.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PaymentRequired } from '../payments/rail.js';
+import { challengeFitter } from './challenge-fit.js';
+
+const challenge = (extensions: Record<string, unknown>) =>
+  ({ x402Version: 2, resource: { url: 'http://127.0.0.1/y', description: 'd', mimeType: 'application/json' }, accepts: [{ scheme: 'exact', network: 'eip155:1', amount: '1', asset: '0x0', payTo: '0x0', maxTimeoutSeconds: 60, extra: {} }], extensions }) as PaymentRequired;
+
+test('the richest candidate that fits the budget, with the gate\'s own extensions kept; the whole challenge when it fits', () => {
+  const candidates = [{ bazaar: 'x'.repeat(4000) }, { bazaar: 'small' }];
+  const fit = challengeFitter(candidates);
+  const pr = challenge({ 'payment-identifier': { required: false }, ...candidates[0] });
+  const small = fit(pr, 2040);
+  assert.deepEqual(small.paymentRequired.extensions, { 'payment-identifier': { required: false }, bazaar: 'small' });
+  assert.ok(small.header.length <= 2040);
+  assert.equal(fit(pr, 2040), small, 'encoded once per challenge and budget');
+  const roomy = fit(pr, 100_000);
+  assert.equal(roomy.paymentRequired, pr, 'within budget the gate\'s challenge is advertised as it is');
+  // Nothing of the entry's fits: none of its extensions, the gate's own still there.
+  const none = challengeFitter([{ bazaar: 'x'.repeat(4000) }])(pr, 600);
+  assert.deepEqual(none.paymentRequired.extensions, { 'payment-identifier': { required: false } });
+});
