@@ -705,28 +705,4 @@ describe('reconciler', () => {
     assert.equal((await rig.ledger.get(await idOf(p)))!.failureCode, 'payment_expired');
     assert.equal((await rig.ledger.get(await idOf(q)))!.failureCode, 'settlement_failed');
   });
-
-  test('startReconciler runs on an interval and stops', async () => {
-    const { startReconciler } = await import('./reconciler.js');
-    const p = await sign();
-    rig.rail.settleAnswers.push((payload) => {
-      rig.rail.mine(payload);
-      return { kind: 'unknown', message: 'x' };
-    });
-    await rig.gate.handle(call(p));
-    const reports: unknown[] = [];
-    const stop = startReconciler(rig.ledger, rig.rail.chain, 20, (r) => reports.push(r));
-    await new Promise((r) => setTimeout(r, 120));
-    stop();
-    assert.ok(reports.length >= 1);
-    assert.equal(await stateOf(p), 'settled');
-  });
-
-  test('startReconciler survives a ledger that throws', async () => {
-    const { startReconciler } = await import('./reconciler.js');
-    const broken = { listUnresolved: () => Promise.reject(new Error('down')) } as unknown as Ledger;
-    const stop = startReconciler(broken, rig.rail.chain, 10);
-    await new Promise((r) => setTimeout(r, 50));
-    stop();
-  });
 });
