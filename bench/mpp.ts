@@ -24,19 +24,11 @@ import { startDevnet, transferLogs, type Devnet } from '../devnet/index.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, postJson, signFor, tempDir } from '../test/support/harness.js';
 import { startChildService, type ChildService } from './child-service.js';
 import { capture, runLoadPlan, type LoadResult } from './http.js';
-import { fmt, markdownTable, ratio, round, summarize } from './stats.js';
+import { envInt, fmt, markdownTable, ratio, round, summarize } from './stats.js';
 
 /** Issue 22: the 402 with both challenges keeps at least this share of the x402-only 402's req/s. */
 export const TARGET_RATIO = 0.9;
 const PREFIX = 'bench-mpp-';
-
-function envInt(name: string, def: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (!raw) return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
-  return n;
-}
 
 export interface MppBenchResult {
   markdown: string;

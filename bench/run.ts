@@ -50,17 +50,9 @@ import {
   type PaidSample,
   type TestServer,
 } from './http.js';
-import { fmt, markdownTable, ratio, round, summarize, type Summary } from './stats.js';
+import { envInt, fmt, markdownTable, ratio, round, summarize, type Summary } from './stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function envInt(name: string, def: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (!raw) return def;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
-  return n;
-}
 
 const SETTINGS = {
   durationSec: envInt('BENCH_DURATION', 4, 1, 60),

@@ -70,3 +70,12 @@ export function markdownTable(head: readonly string[], rows: ReadonlyArray<reado
   const sep = `|${widths.map((w, i) => ((align?.[i] ?? 'l') === 'r' ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`;
   return [line(head), sep, ...rows.map((r) => line(r))].join('\n');
 }
+
+/** A whole-number knob from the environment (BENCH_DURATION …), bounded; a bad value stops the bench with its name. */
+export function envInt(name: string, def: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (!raw) return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
+  return n;
+}
