@@ -17,7 +17,7 @@ export const X402_ERROR = 'x402.payment.error';
 /** Ours, beside the spec's keys: a redelivery's proof of the payer's key, the SIGN-IN-WITH-X value (base64 JSON) the requirement's challenge asked for. */
 export const X402_SIGN_IN = 'x402.sign-in-with-x';
 /** A router quote's signed offer for the skill's arguments (the object HTTP sends base64 in X-Signed-Offer): its amount is the price. */
-export const X402_SIGNED_OFFER = 'x402.signed-offer';
+export { SIGNED_OFFER_A2A_METADATA as X402_SIGNED_OFFER } from '../commitments/formats.js';
 
 export type X402PaymentStatus = 'payment-required' | 'payment-submitted' | 'payment-rejected' | 'payment-verified' | 'payment-completed' | 'payment-failed';
 

@@ -18,6 +18,10 @@
 export const OFFER_RECEIPT = 'offer-receipt';
 /** Request header carrying a quote's signed offer (base64 JSON `{offer, binding}`), honoured until its validUntil. */
 export const SIGNED_OFFER_HEADER = 'X-Signed-Offer';
+/** The same offer over MCP, in the tool call's `_meta` (the object, not base64). */
+export const SIGNED_OFFER_MCP_META = 'x402/signed-offer';
+/** The same offer over A2A, in the message's metadata (the object), on the asking and the paying message. */
+export const SIGNED_OFFER_A2A_METADATA = 'x402.signed-offer';
 
 /** The extension's constant domain: EIP-712 as an off-chain format, chainId fixed to 1 whatever the payment network (§3.2). */
 export const OFFER_DOMAIN = { name: 'x402 offer', version: '1', chainId: 1 } as const;

@@ -27,12 +27,13 @@ import { portableSchema } from './portable-schema.js';
 import type { Executor, PaidAnswer, PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
 import { MPP_PROBLEMS, credentialFromObject, mppProblemOf, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
+import { SIGNED_OFFER_MCP_META } from '../commitments/formats.js';
 
 export const PAYMENT_META_KEY = 'x402/payment';
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 export const SIGN_IN_META_KEY = 'x402/sign-in-with-x';
 /** A router quote's signed offer for the tool's arguments, as HTTP's X-Signed-Offer carries it (the object, not base64). */
-export const SIGNED_OFFER_META_KEY = 'x402/signed-offer';
+export const SIGNED_OFFER_META_KEY = SIGNED_OFFER_MCP_META;
 /** MPP's MCP transport (mppx; the MPP specs' MCP transport draft): challenges, credential and receipt in _meta. */
 export const MPP_CHALLENGES_META_KEY = 'org.paymentauth/payment-required';
 export const MPP_CREDENTIAL_META_KEY = 'org.paymentauth/credential';

@@ -6,7 +6,7 @@
  */
 import type { PaymentConfig } from '../config.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
-import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
+import { SIGNED_OFFER_A2A_METADATA, SIGNED_OFFER_HEADER, SIGNED_OFFER_MCP_META } from '../commitments/formats.js';
 import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
@@ -168,7 +168,7 @@ export async function signQuote(body: QuoteBody, signer: CommitmentSigner, nowMs
   if (composite) how_to_pay.composite = { ...composite, signed_offer: await offerFor(composite.execute_route.url, composite.price, composite.body) };
   how_to_pay.instructions = [
     ...(body.how_to_pay.instructions as string[]),
-    `Each signed_offer holds its price until its validUntil: send it base64-encoded (JSON) in the ${SIGNED_OFFER_HEADER} header with its native body, and the 402 asks for exactly the signed amount. Verify it against the signer in /.well-known/x402.`,
+    `Each signed_offer holds its price until its validUntil: send it base64-encoded (JSON) in the ${SIGNED_OFFER_HEADER} header with its native body (over MCP: the object in the tool call's _meta["${SIGNED_OFFER_MCP_META}"]; over A2A: the object in metadata "${SIGNED_OFFER_A2A_METADATA}" of the asking and the paying message), and the 402 asks for exactly the signed amount. Verify it against the signer in /.well-known/x402.`,
   ];
   return { ...body, steps, how_to_pay };
 }
