@@ -50,14 +50,14 @@ import { SqlContentStore } from '../src/intel/store.js';
 import { formatMicros } from '../src/intel/time.js';
 import type { EvidenceTier, SourceType } from '../src/intel/tiers.js';
 import { ENTITY_TYPES, RELATIONSHIP_TYPES, type ContentRecord, type EntityType, type ItemType } from '../src/intel/types.js';
-import type { ModuleContext, ModuleInit, ServiceModule } from '../src/module.js';
+import type { ModuleInit, ServiceModule } from '../src/module.js';
 import type { ChainReader } from '../src/payments/chain.js';
 import { PaymentGate } from '../src/payments/gate.js';
 import { PaymentRail } from '../src/payments/rail.js';
 import { openDatabase, type Database } from '../src/store/index.js';
 import type { SqlDriver } from '../src/store/sql-driver.js';
 import { fmt, markdownTable, round, summarize, type Summary } from './stats.js';
-import { registerModule } from '../src/http/free-routes.js';
+import { mountModules, registerModule } from '../src/http/free-routes.js';
 import { Hono as HonoApp } from 'hono';
 import { QUERY_PARAMETERS } from '../src/intel/api/query-parameters.js';
 import { parseQuery } from '../src/intel/http.js';
@@ -676,8 +676,8 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
   const rail = new PaymentRail({ payment, chain: NO_CHAIN });
   const gate = new PaymentGate({ ledger: database.ledger, rail, leaseMs: payment.attemptLeaseMs, log });
   const flow = createPaidFlow({ gate, executor: INLINE_EXECUTOR, describe: offerOf, clock: Date.now });
-  const ctx: ModuleContext = { ...init, catalog, gate, flow, rail, payment, publicBaseUrl: undefined, modules: [mod] };
-  const app = createApp({ catalog, gate, flow, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: [(a: Hono) => registerModule(a, mod, ctx)] });
+  const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail, payment, publicBaseUrl: undefined }, [mod]);
+  const app = createApp({ catalog, gate, flow, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
   return { app, changesSince };
 }
 

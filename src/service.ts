@@ -35,9 +35,9 @@ import { startReconciler } from './payments/reconciler.js';
 import { openDatabase, type SqlDriver } from './store/index.js';
 import type { Ledger } from './store/ledger.js';
 import type { FacilitatorClient } from '@x402/core/server';
-import type { ModuleContext, ModuleInit, ServiceModule } from './module.js';
+import type { ModuleInit, ServiceModule } from './module.js';
 import { DEFAULT_MODULES } from './modules.js';
-import { registerModule } from './http/free-routes.js';
+import { mountModules, registerModule } from './http/free-routes.js';
 
 export interface RunningService {
   url: string;
@@ -233,10 +233,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     // Where each entry's calls run is chosen here, once; the flow and every transport only see the executor.
     const executor = handlerExecutor({ pool: handlers.pool, budgetMs: config.handlers.budgetMs, workerCatalog: CATALOG, catalog, steps });
     const flow = createPaidFlow({ gate, executor, describe: offerOf, receipts: signer && receiptHook(signer), offers: signer && offerVerifier(signer), clock: init.now });
-    const ctx: ModuleContext = { ...init, catalog, gate, flow, rail, publicBaseUrl: config.publicBaseUrl, modules };
+    const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail, publicBaseUrl: config.publicBaseUrl }, modules);
     const lifecycle = { draining: false };
     let closing: Promise<void> | undefined;
-    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
     const url = await listen(app, config, cleanups, log);
     announce(config.dataDir, url, cleanups);
