@@ -70,7 +70,7 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
   };
 }
 
-/** The router with the built-in descriptors; add it to DEFAULT_MODULES. */
+/** The router with the built-in descriptors (in `defaultModules()`). */
 export const routerModule: ServiceModule = createRouterModule();
 
 /** GET /v1/router (the contract) and POST /v1/router/quote, each described once: handler, OpenAPI operation, MCP tool. */
