@@ -45,24 +45,23 @@ import { KNOWN_NETWORKS, loadConfig, type PaymentConfig } from '../src/config.js
 import type { ChangesSinceInput, ChangesSinceResponse } from '../src/intel/changes.js';
 import { emptyReport, formatRejections, importValue, type ImportReport } from '../src/intel/importer.js';
 import { checkRecord } from '../src/intel/records.js';
-import { createIntelModule } from '../src/intel/module.js';
+import { createIntelModule, type IntelRuntime } from '../src/intel/module.js';
 import { SqlContentStore } from '../src/intel/store.js';
 import { formatMicros } from '../src/intel/time.js';
 import type { EvidenceTier, SourceType } from '../src/intel/tiers.js';
 import { ENTITY_TYPES, RELATIONSHIP_TYPES, type ContentRecord, type EntityType, type ItemType } from '../src/intel/types.js';
-import type { ModuleContext, ModuleInit, ServiceModule } from '../src/module.js';
+import type { ModuleInit } from '../src/module.js';
 import type { ChainReader } from '../src/payments/chain.js';
 import { PaymentGate } from '../src/payments/gate.js';
 import { PaymentRail } from '../src/payments/rail.js';
 import { openDatabase, type Database } from '../src/store/index.js';
 import type { SqlDriver } from '../src/store/sql-driver.js';
 import { fmt, markdownTable, round, summarize, type Summary } from './stats.js';
-import { registerModule } from '../src/http/free-routes.js';
+import { mountModules, registerModule } from '../src/http/free-routes.js';
 import { Hono as HonoApp } from 'hono';
 import { QUERY_PARAMETERS } from '../src/intel/api/query-parameters.js';
 import { parseQuery } from '../src/intel/http.js';
 import { buildNewswire } from '../src/intel/newswire.js';
-import { intelRuntime } from '../src/intel/runtime.js';
 import { listen, runLoadPlan, type LoadResult } from './http.js';
 import { createPaidFlow, INLINE_EXECUTOR } from '../src/payments/paid-flow.js';
 import { offerOf } from '../src/discovery/bazaar.js';
@@ -647,6 +646,8 @@ async function fillStore(db: SqlDriver, items: number, batched: boolean, progres
 interface IntelApp {
   app: Hono;
   changesSince: Capability;
+  /** The module's store and sources over the database it was built on. */
+  runtime: IntelRuntime;
 }
 
 const NO_CHAIN: ChainReader = {
@@ -668,7 +669,7 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
     rpcUrl: 'http://127.0.0.1:9',
     ...config.timings,
   };
-  const mod: ServiceModule = createIntelModule({ loadStarter: false });
+  const mod = createIntelModule({ loadStarter: false });
   const init: ModuleInit = { config, db, ledger: database.ledger, log, now: Date.now, payment, presence: [] };
   const catalog = await mod.capabilities!(init);
   const changesSince = catalog.find((c) => c.path === '/v1/intelligence/changes-since');
@@ -676,9 +677,9 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
   const rail = new PaymentRail({ payment, chain: NO_CHAIN });
   const gate = new PaymentGate({ ledger: database.ledger, rail, leaseMs: payment.attemptLeaseMs, log });
   const flow = createPaidFlow({ gate, executor: INLINE_EXECUTOR, describe: offerOf, clock: Date.now });
-  const ctx: ModuleContext = { ...init, catalog, gate, flow, rail, payment, publicBaseUrl: undefined, modules: [mod] };
-  const app = createApp({ catalog, gate, flow, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: [(a: Hono) => registerModule(a, mod, ctx)] });
-  return { app, changesSince };
+  const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail, payment, publicBaseUrl: undefined }, [mod]);
+  const app = createApp({ catalog, gate, flow, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+  return { app, changesSince, runtime: mod.runtime()! };
 }
 
 // ------------------------------------------------------------------ scenarios and timing
@@ -1015,9 +1016,7 @@ async function measureFreeFeeds(app: Hono, progress: (m: string) => void): Promi
 }
 
 /** The newswire filter scenarios without the feed cache: what a changed store costs per distinct query. */
-async function measureUncached(backend: 'sqlite' | 'postgres', items: number, db: SqlDriver, list: Scenario[], o: LoopOptions): Promise<IntelRow[]> {
-  const rt = intelRuntime(db);
-  if (!rt) throw new Error('no intel runtime for this database');
+async function measureUncached(backend: 'sqlite' | 'postgres', items: number, rt: IntelRuntime, list: Scenario[], o: LoopOptions): Promise<IntelRow[]> {
   const deps = { store: rt.store, movements: rt.movements, revenue: rt.revenue, operatorWallets: [] };
   const rows: IntelRow[] = [];
   for (const s of list) {
@@ -1061,7 +1060,7 @@ async function benchOneSize(
       const last = rows[rows.length - 1]!;
       progress(`  ${s.key}: p50 ${fmt(last.ms.p50)} ms, p99 ${fmt(last.ms.p99)} ms (${last.iterations} calls)`);
     }
-    const uncached = await measureUncached(backend, items, database.db, list, o);
+    const uncached = await measureUncached(backend, items, ia.runtime, list, o);
     for (const u of uncached) progress(`  ${u.key} uncached: p50 ${fmt(u.ms.p50)} ms`);
     const freeFeeds = opts.freeFeeds ? await measureFreeFeeds(ia.app, progress) : undefined;
     const recorder = new RecordingDriver(database.db);

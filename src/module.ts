@@ -45,8 +45,13 @@ export interface ModuleContext extends ModuleInit {
   rail: PaymentRail;
   /** PUBLIC_BASE_URL when set; otherwise routes use the request's origin. */
   publicBaseUrl: string | undefined;
-  /** Every module of this service (discovery documents describe them all). */
-  modules: readonly ServiceModule[];
+  /**
+   * Every free route of this service's modules, in module order (discovery
+   * documents describe them all, MCP and A2A offer their tools). Each module's
+   * are built once, when the service is composed (src/http/free-routes.ts
+   * `mountModules`); read them when a request comes, not while building routes.
+   */
+  allFreeRoutes(): readonly FreeRoute[];
 }
 
 /** An OpenAPI 3.1 path item object, keyed by path (`{param}` style). */
@@ -107,7 +112,12 @@ export interface ServiceModule {
   capabilities?(init: ModuleInit): Promise<Capability[]> | Capability[];
   /** Entries built over every other module's (the composite router plans over the whole catalog); called after `capabilities`. */
   lateCapabilities?(catalog: readonly Capability[], init: ModuleInit): Promise<Capability[]> | Capability[];
-  /** Free routes as descriptors: registered, described in OpenAPI and offered as MCP tools from this one list. */
+  /**
+   * Free routes as descriptors: registered, described in OpenAPI and offered as
+   * MCP tools from this one list. Called once per service, when it is composed:
+   * what the routes share for that service (an endpoint, a planner, caches)
+   * lives in the routes returned.
+   */
   freeRoutes?(ctx: ModuleContext): FreeRoute[];
   /** Middleware that must run before the module's routes (e.g. the admin bearer check). */
   guards?(app: Hono, ctx: ModuleContext): void;

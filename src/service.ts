@@ -35,9 +35,9 @@ import { startReconciler } from './payments/reconciler.js';
 import { openDatabase, type SqlDriver } from './store/index.js';
 import type { Ledger } from './store/ledger.js';
 import type { FacilitatorClient } from '@x402/core/server';
-import type { ModuleContext, ModuleInit, ServiceModule } from './module.js';
-import { DEFAULT_MODULES } from './modules.js';
-import { registerModule } from './http/free-routes.js';
+import type { ModuleInit, ServiceModule } from './module.js';
+import { defaultModules } from './modules.js';
+import { mountModules, registerModule } from './http/free-routes.js';
 
 export interface RunningService {
   url: string;
@@ -66,7 +66,7 @@ export interface ServiceOptions {
   chain?: ChainReader;
   /** Wrap the opened ledger (fault-injection tests). */
   wrapLedger?: (ledger: Ledger) => Ledger;
-  /** Service modules to run; defaults to DEFAULT_MODULES. */
+  /** Service modules to run (each instance serves this one service); defaults to `defaultModules()`. */
   modules?: readonly ServiceModule[];
 }
 
@@ -198,7 +198,8 @@ async function rateLimitStoreFor(config: Config, log: Logger, cleanups: Cleanups
 
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<RunningService> {
   const log = opts.log ?? createLogger(config.logLevel);
-  const modules = opts.modules ?? DEFAULT_MODULES;
+  const defaults = defaultModules();
+  const modules = opts.modules ?? defaults;
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, ledgerTimeoutMs: config.ledgerTimeoutMs });
   const ledger = instrumentLedger(opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger);
   const cleanups: Cleanups = [() => database.close()];
@@ -219,7 +220,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     });
     const rail = new PaymentRail({ payment, chain, facilitator: facilitators });
     cleanups.push(await startFacilitators({ pool: facilitators, rail, network: payment.network, lastGood, log }));
-    const presence = [...new Map([...DEFAULT_MODULES, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
+    const presence = [...new Map([...defaults, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
     // The process's worker pool, under this service's budget: entries that compose others get its step executor when built.
     const handlers = await acquireHandlerPool({ size: config.handlers.workers });
     cleanups.push(() => handlers.release());
@@ -233,10 +234,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     // Where each entry's calls run is chosen here, once; the flow and every transport only see the executor.
     const executor = handlerExecutor({ pool: handlers.pool, budgetMs: config.handlers.budgetMs, workerCatalog: CATALOG, catalog, steps });
     const flow = createPaidFlow({ gate, executor, describe: offerOf, receipts: signer && receiptHook(signer), offers: signer && offerVerifier(signer), clock: init.now });
-    const ctx: ModuleContext = { ...init, catalog, gate, flow, rail, publicBaseUrl: config.publicBaseUrl, modules };
+    const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail, publicBaseUrl: config.publicBaseUrl }, modules);
     const lifecycle = { draining: false };
     let closing: Promise<void> | undefined;
-    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: modules.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
     const url = await listen(app, config, cleanups, log);
     announce(config.dataDir, url, cleanups);

@@ -6,7 +6,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { intelModule } from '../src/intel/module.js';
+import { createIntelModule } from '../src/intel/module.js';
 import { ADMIN_WRITE_RESULT_SCHEMA, IMPORT_REPORT_SCHEMA } from '../src/intel/api/admin-schemas.js';
 import { NEWSWIRE_FEED_SCHEMA } from '../src/intel/schemas.js';
 import { startRig, type Rig } from './support/harness.js';
@@ -24,7 +24,7 @@ function item(over: Record<string, unknown> = {}): Record<string, unknown> {
 describe('admin API without ADMIN_TOKEN', () => {
   let rig: Rig;
   before(async () => {
-    rig = await startRig({ service: { modules: [intelModule] } });
+    rig = await startRig({ service: { modules: [createIntelModule()] } });
   });
   after(async () => rig?.close());
 
@@ -53,7 +53,7 @@ describe('admin API with ADMIN_TOKEN', () => {
   const changes = async (cursor: string): Promise<Json> => (await fetch(`${base}/v1/intelligence/changes-since?cursor=${encodeURIComponent(cursor)}`)).json();
 
   before(async () => {
-    rig = await startRig({ service: { modules: [intelModule] }, env: { ADMIN_TOKEN: TOKEN } });
+    rig = await startRig({ service: { modules: [createIntelModule()] }, env: { ADMIN_TOKEN: TOKEN } });
     base = rig.service.url;
   });
   after(async () => rig?.close());

@@ -7,7 +7,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { intelModule } from '../src/intel/module.js';
+import { createIntelModule } from '../src/intel/module.js';
 import { CHANGES_SINCE_OUTPUT_SCHEMA } from '../src/intel/schemas.js';
 import { balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, payingFetch, postJson, startRig, type Rig } from './support/harness.js';
 import { schemaErrors } from './support/intel.js';
@@ -26,7 +26,7 @@ describe('paid changes-since on the devnet', () => {
   };
 
   before(async () => {
-    rig = await startRig({ service: { modules: [intelModule] }, env: { OPERATOR_WALLETS: '0x00000000000000000000000000000000000000aa' } });
+    rig = await startRig({ service: { modules: [createIntelModule()] }, env: { OPERATOR_WALLETS: '0x00000000000000000000000000000000000000aa' } });
     url = rig.service.url + PATH;
   });
   after(async () => rig?.close());
@@ -106,7 +106,7 @@ describe('payments from an operator wallet are not independent revenue', () => {
   const BUYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
   let rig: Rig;
   before(async () => {
-    rig = await startRig({ service: { modules: [intelModule] }, env: { OPERATOR_WALLETS: BUYER } });
+    rig = await startRig({ service: { modules: [createIntelModule()] }, env: { OPERATOR_WALLETS: BUYER } });
   });
   after(async () => rig?.close());
 

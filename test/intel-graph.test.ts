@@ -7,7 +7,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { discoveryModule } from '../src/discovery/module.js';
 import { mcpModule } from '../src/mcp/module.js';
-import { intelModule, intelRuntime } from '../src/intel/module.js';
+import { createIntelModule } from '../src/intel/module.js';
 import { checkRecord } from '../src/intel/records.js';
 import { DISTRIBUTION_SCHEMA } from '../src/intel/api/distribution-schema.js';
 import { ENTITY_DETAIL_SCHEMA, ENTITY_PAGE_SCHEMA, EVENT_PAGE_SCHEMA, GRAPH_SUMMARY_SCHEMA, RELATIONSHIP_PAGE_SCHEMA } from '../src/intel/api/graph-schemas.js';
@@ -25,14 +25,15 @@ describe('graph, distribution and methodology on the real service', () => {
     assert.equal(res.status, 200, `${path}: ${await res.clone().text()}`);
     return res.json();
   };
-  const store = () => intelRuntime(rig.service.db)!.store;
+  const intel = createIntelModule();
+  const store = () => intel.runtime()!.store;
   const apply = async (value: Record<string, unknown>) => {
     const c = checkRecord(value, Date.now());
     return c.ok ? store().apply(c.record as ContentRecord) : c;
   };
 
   before(async () => {
-    rig = await startRig({ service: { modules: [discoveryModule, mcpModule, intelModule] } });
+    rig = await startRig({ service: { modules: [discoveryModule, mcpModule, intel] } });
     base = rig.service.url;
   });
   after(async () => rig?.close());

@@ -5,7 +5,7 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { intelModule } from '../src/intel/module.js';
+import { createIntelModule } from '../src/intel/module.js';
 import { CHANGES_SINCE_SAMPLE_SCHEMA, NEWSWIRE_FEED_SCHEMA } from '../src/intel/schemas.js';
 import { startRig, type Rig } from './support/harness.js';
 import { schemaErrors } from './support/intel.js';
@@ -23,7 +23,7 @@ describe('GET /v1/newswire on the real service', () => {
   };
 
   before(async () => {
-    rig = await startRig({ service: { modules: [intelModule] } });
+    rig = await startRig({ service: { modules: [createIntelModule()] } });
     base = rig.service.url;
   });
   after(async () => rig?.close());

@@ -176,20 +176,13 @@ function a2aEndpoint(ctx: ModuleContext) {
   return { serve, budget, describe: (c: Context) => c.json(describe(ctx.publicBaseUrl ?? new URL(c.req.url).origin)) };
 }
 
-const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
-
 export const a2aModule: ServiceModule = {
   name: 'a2a',
-  freeRoutes(ctx) {
-    let routes = routesByContext.get(ctx);
-    if (!routes) {
-      const endpoint = a2aEndpoint(ctx);
-      routes = [
-        { method: 'GET', path: A2A_PATH, operation: A2A_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
-        { method: 'POST', path: A2A_PATH, operation: A2A_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app), maxBodyBytes: endpoint.budget.bytes },
-      ];
-      routesByContext.set(ctx, routes);
-    }
-    return routes;
+  freeRoutes(ctx): FreeRoute[] {
+    const endpoint = a2aEndpoint(ctx);
+    return [
+      { method: 'GET', path: A2A_PATH, operation: A2A_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
+      { method: 'POST', path: A2A_PATH, operation: A2A_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app), maxBodyBytes: endpoint.budget.bytes },
+    ];
   },
 };

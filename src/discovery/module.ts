@@ -127,8 +127,6 @@ function discoveryRoutesOf(docsFor: (c: Context) => () => Docs, answer: Record<s
   }));
 }
 
-const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
-
 export const discoveryModule: ServiceModule = {
   name: 'discovery',
   surfaces: [
@@ -138,14 +136,7 @@ export const discoveryModule: ServiceModule = {
     { id: 'services', kind: 'services', method: 'GET', path: '/v1/services' },
     { id: 'llms-txt', kind: 'llms_txt', method: 'GET', path: '/llms.txt' },
   ],
-  freeRoutes(ctx) {
-    let r = routesByContext.get(ctx);
-    if (!r) {
-      r = discoveryRoutes(ctx);
-      routesByContext.set(ctx, r);
-    }
-    return r;
-  },
+  freeRoutes: discoveryRoutes,
 };
 
 export { errorResponse };

@@ -172,9 +172,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
     paths[cap.path] = { ...(paths[cap.path] ?? {}), [cap.method.toLowerCase()]: paidOperation(cap, ctx, capabilitySchemas) };
   }
   for (const r of operationsRoutes(ctx)) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
-  for (const m of ctx.modules) {
-    for (const r of m.freeRoutes?.(ctx) ?? []) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
-  }
+  for (const r of ctx.allFreeRoutes()) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
   return {
     openapi: '3.1.0',
     info: {

@@ -25,10 +25,34 @@ export function registerFreeRoutes(app: Hono, routes: readonly FreeRoute[], cata
   }
 }
 
+/** A module of one service with the free routes it built for it. */
+export interface MountedModule {
+  module: ServiceModule;
+  routes: readonly FreeRoute[];
+}
+
+/**
+ * The context the modules' routes are built over, and each module's free
+ * routes, built here once per service: the app, OpenAPI and the MCP and A2A
+ * tools all read these, so a module keeps no state keyed by the service.
+ */
+export function mountModules(base: Omit<ModuleContext, 'allFreeRoutes'>, modules: readonly ServiceModule[]): { ctx: ModuleContext; mounted: MountedModule[] } {
+  let all: readonly FreeRoute[] | undefined;
+  const ctx: ModuleContext = {
+    ...base,
+    allFreeRoutes() {
+      if (!all) throw new Error('the free routes were read while the modules were still building them');
+      return all;
+    },
+  };
+  const mounted = modules.map((module) => ({ module, routes: module.freeRoutes?.(ctx) ?? [] }));
+  all = mounted.flatMap((m) => m.routes);
+  return { ctx, mounted };
+}
+
 /** The module's guards and free routes on `app`; returns the routes (the app reads their body limits). */
-export function registerModule(app: Hono, m: ServiceModule, ctx: ModuleContext): readonly FreeRoute[] {
-  m.guards?.(app, ctx);
-  const routes = m.freeRoutes?.(ctx) ?? [];
+export function registerModule(app: Hono, { module, routes }: MountedModule, ctx: ModuleContext): readonly FreeRoute[] {
+  module.guards?.(app, ctx);
   registerFreeRoutes(app, routes, ctx.catalog);
   return routes;
 }
@@ -53,7 +77,7 @@ function toolOfRoute(r: FreeRoute): FreeTool[] {
 
 /** Every free MCP tool of the service, from the modules' free routes. */
 export function freeToolsOf(ctx: ModuleContext): FreeTool[] {
-  return ctx.modules.flatMap((m) => (m.freeRoutes?.(ctx) ?? []).flatMap(toolOfRoute));
+  return ctx.allFreeRoutes().flatMap(toolOfRoute);
 }
 
 /** Who a free tool is called for when another surface (MCP, A2A) runs it in process. */

@@ -18,10 +18,11 @@ import { changesSinceCapability } from './capability.js';
 import { SURFACE_KINDS, type SelfSurface } from './distribution.js';
 import { pageRoutes } from './pages.js';
 import { startServiceCollectors, type CollectorSchedule } from './collectors/runner.js';
-import { runtimeFor, type IntelRuntime } from './runtime.js';
+import { createIntelRuntime, type IntelRuntime } from './runtime.js';
 import { loadStarterCorpus } from './starter.js';
+import type { SqlDriver } from '../store/sql-driver.js';
 
-export { intelRuntime, type IntelRuntime } from './runtime.js';
+export type { IntelRuntime } from './runtime.js';
 
 export interface IntelModuleOptions {
   /** Load the starter corpus into an empty store on start (default true). */
@@ -47,10 +48,23 @@ function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
   ];
 }
 
-export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule {
+/** The intelligence module of one service. */
+export interface IntelModule extends ServiceModule {
+  /** The runtime built over the service's database when it started (for tests and tools in the same process). */
+  runtime(): IntelRuntime | undefined;
+}
+
+/** One per service (src/modules.ts makes one for each): its runtime and collector schedules are that service's. */
+export function createIntelModule(opts: IntelModuleOptions = {}): IntelModule {
+  let own: { db: SqlDriver; rt: IntelRuntime } | undefined;
+  const runtimeOver = (init: ModuleInit): IntelRuntime => {
+    if (own && own.db !== init.db) throw new Error('intelligence: this module already serves another database; give each service its own createIntelModule()');
+    return (own ??= { db: init.db, rt: createIntelRuntime(init) }).rt;
+  };
   // Collector schedules this module started (INTEL_COLLECT_INTERVAL), stopped with the service.
   const schedules = new Set<CollectorSchedule>();
   return {
+    runtime: () => own?.rt,
     name: 'intelligence',
     surfaces: [
       { id: 'newswire', kind: 'newswire', method: 'GET', path: '/v1/newswire' },
@@ -60,7 +74,7 @@ export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule 
       { id: 'distribution', kind: 'distribution', method: 'GET', path: '/v1/distribution' },
     ],
     async capabilities(init: ModuleInit): Promise<Capability[]> {
-      const rt = runtimeFor(init);
+      const rt = runtimeOver(init);
       if (opts.loadStarter !== false) {
         const outcome = await loadStarterCorpus(rt.store, init.now);
         if (outcome.loaded) init.log.info({ created: outcome.report.created }, 'intelligence: starter corpus loaded');
@@ -83,7 +97,7 @@ export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule 
       await Promise.all(all.map((s) => s.stop()));
     },
     freeRoutes(ctx: ModuleContext): FreeRoute[] {
-      return intelFreeRoutes(ctx, runtimeFor(ctx));
+      return intelFreeRoutes(ctx, runtimeOver(ctx));
     },
     /** Before any route: every admin path needs the token, so a caller without it learns nothing (401, never 404 or 405). */
     guards(app: Hono, ctx: ModuleContext) {
@@ -91,6 +105,3 @@ export function createIntelModule(opts: IntelModuleOptions = {}): ServiceModule 
     },
   };
 }
-
-/** Wire into DEFAULT_MODULES in src/modules.ts. */
-export const intelModule: ServiceModule = createIntelModule();

@@ -1,7 +1,8 @@
 /**
- * What the module keeps per database: the content store, market movements
- * and the ledger facts it reads. One runtime per database, so several
- * services in one process (tests) never share a store.
+ * What the module keeps for its service: the content store, market movements
+ * and the ledger facts it reads over that service's database. Built by the
+ * module instance the service runs, so several services in one process
+ * (tests) never share a store.
  */
 import type { SqlDriver } from '../store/sql-driver.js';
 import { FeedCache } from './api/feed-cache.js';
@@ -19,19 +20,7 @@ export interface IntelRuntime {
   feedCache: FeedCache;
 }
 
-const runtimes = new WeakMap<SqlDriver, IntelRuntime>();
-
-export function runtimeFor(init: { db: SqlDriver; ledger: Ledger; now: () => number }): IntelRuntime {
-  let rt = runtimes.get(init.db);
-  if (!rt) {
-    const store = new SqlContentStore(init.db, init.now);
-    rt = { store, movements: new MarketMovementsSource(store), revenue: new LedgerPaidRevenue(init.ledger), feedCache: new FeedCache() };
-    runtimes.set(init.db, rt);
-  }
-  return rt;
-}
-
-/** The runtime the module built over a database (for tests and tools in the same process). */
-export function intelRuntime(db: SqlDriver): IntelRuntime | undefined {
-  return runtimes.get(db);
+export function createIntelRuntime(init: { db: SqlDriver; ledger: Ledger; now: () => number }): IntelRuntime {
+  const store = new SqlContentStore(init.db, init.now);
+  return { store, movements: new MarketMovementsSource(store), revenue: new LedgerPaidRevenue(init.ledger), feedCache: new FeedCache() };
 }

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { KNOWN_NETWORKS, loadConfig } from '../config.js';
-import { createIntelModule, intelRuntime } from './module.js';
+import { createIntelModule } from './module.js';
 import { loadStarterCorpus, readStarterFile, STARTER_META_KEY } from './starter.js';
 import type { ModuleInit } from '../module.js';
 import { tempDir } from '../../test/support/harness.js';
@@ -88,7 +88,7 @@ describe('starter corpus', () => {
       assert.deepEqual(caps.map((c) => [c.id, c.method, c.path, c.priceAtomic]), [['intelligence-changes-since', 'POST', '/v1/intelligence/changes-since', '10000']]);
       const first = await counts(t);
       assert.deepEqual(first, { items: 60, versions: 60, changes: 60, entities: 40, relationships: 50 });
-      const meta = await intelRuntime(t.db)!.store.getMeta(STARTER_META_KEY);
+      const meta = await mod.runtime()!.store.getMeta(STARTER_META_KEY);
       const wm = await t.store.watermark();
       await mod.capabilities!(initFor(t));
       await createIntelModule().capabilities!(initFor(t));
@@ -124,6 +124,26 @@ describe('starter corpus', () => {
       // And through the module, as two services would.
       await Promise.all([createIntelModule().capabilities!(initFor(a)), createIntelModule().capabilities!(initFor(b))]);
       assert.deepEqual(await counts(b), { items: 60, versions: 60, changes: 60, entities: 40, relationships: 50 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('the intelligence module serves one service', () => {
+  test('its store is over that service database; a second database is refused, not shared', async () => {
+    const [a, b] = await Promise.all([openTestStore('sqlite'), openTestStore('sqlite')]);
+    try {
+      const mod = createIntelModule();
+      await mod.capabilities!(initFor(a));
+      assert.notEqual(await mod.runtime()!.store.getMeta(STARTER_META_KEY), undefined, 'the starter corpus went into its own database');
+      await assert.rejects(async () => mod.capabilities!(initFor(b)), /another database/);
+      assert.equal((await counts(b)).items, 0, 'nothing was written to the other database');
+      const other = createIntelModule();
+      await other.capabilities!(initFor(b));
+      assert.notEqual(other.runtime()!.store, mod.runtime()!.store);
+      assert.equal((await counts(b)).items, 60);
     } finally {
       await a.close();
       await b.close();

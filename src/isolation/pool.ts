@@ -161,7 +161,7 @@ export class HandlerPool {
     return this.submit({ kind: 'parse', contentType, body, limit, ...(maxValues === undefined ? {} : { maxValues }) }, budgetMs) as Promise<BodyVerdict>;
   }
 
-  /** `requestFingerprint(resource, value)` computed in a worker. */
+  /** The paid flow's `callFingerprint` of `value` as resource `resource`, computed in a worker. */
   fingerprint(resource: string, value: unknown, budgetMs: number): Promise<string> {
     return this.submit({ kind: 'fingerprint', resource, value }, budgetMs) as Promise<string>;
   }

@@ -23,7 +23,7 @@ export type WorkerTask =
    * surface has checked): `parseJsonBody(body, { maxValues })`'s verdict, in the same BodyVerdict form.
    */
   | { seq: number; kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number; maxValues?: number }
-  /** `requestFingerprint(resource, value)`: the reply's value is the hex string. */
+  /** The paid flow's `callFingerprint` of `value` as resource `resource`: the reply's value is the hex string. */
   | { seq: number; kind: 'fingerprint'; resource: string; value: unknown };
 
 export type WorkerReply = { ready: true } | { seq: number; ok: true; value: unknown } | { seq: number; ok: false; error: string };

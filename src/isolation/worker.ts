@@ -26,7 +26,7 @@ import { makeInputReader } from '../catalog/input-reader.js';
 import { parseJsonBody } from '../catalog/json-input.js';
 import { errorBody, statusOf } from '../errors.js';
 import { callFingerprint } from '../payments/paid-flow.js';
-import { canonicalJson, requestFingerprint, sha256Hex } from '../foundation/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import type { BodyVerdict, RunResult, StepRun } from './pool.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 
@@ -145,7 +145,7 @@ port.on('message', async (task: WorkerTask) => {
       return;
     }
     if (task.kind === 'fingerprint') {
-      port.postMessage({ seq: task.seq, ok: true, value: requestFingerprint(task.resource, task.value) } satisfies WorkerReply);
+      port.postMessage({ seq: task.seq, ok: true, value: callFingerprint({ id: task.resource }, task.value) } satisfies WorkerReply);
       return;
     }
     const cap = byId.get(task.id);

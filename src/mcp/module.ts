@@ -337,21 +337,14 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
   }
 }
 
-const routesByContext = new WeakMap<ModuleContext, FreeRoute[]>();
-
 export const mcpModule: ServiceModule = {
   name: 'mcp',
   surfaces: [{ id: 'mcp', kind: 'mcp', method: 'ANY', path: '/mcp' }],
-  freeRoutes(ctx) {
-    let routes = routesByContext.get(ctx);
-    if (!routes) {
-      const endpoint = mcpEndpoint(ctx);
-      routes = [
-        { method: 'GET', path: '/mcp', operation: MCP_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
-        { method: 'POST', path: '/mcp', operation: MCP_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app), maxBodyBytes: mcpBodyBudget(ctx.catalog).bytes },
-      ];
-      routesByContext.set(ctx, routes);
-    }
-    return routes;
+  freeRoutes(ctx): FreeRoute[] {
+    const endpoint = mcpEndpoint(ctx);
+    return [
+      { method: 'GET', path: '/mcp', operation: MCP_OPERATIONS.get, handle: (c) => endpoint.describe(c) },
+      { method: 'POST', path: '/mcp', operation: MCP_OPERATIONS.post, handle: (c, app) => endpoint.serve(c, app), maxBodyBytes: mcpBodyBudget(ctx.catalog).bytes },
+    ];
   },
 };

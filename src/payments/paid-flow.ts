@@ -149,7 +149,7 @@ export interface PaidFlow {
 }
 
 /** The fingerprint a paid call is bound to: the entry's own, else RFC 8785 canonical JSON + SHA-256 (canonical-json.ts). */
-export function callFingerprint(cap: Capability, input: unknown): string {
+export function callFingerprint(cap: Pick<Capability, 'id' | 'fingerprintOf'>, input: unknown): string {
   return cap.fingerprintOf ? cap.fingerprintOf(input) : requestFingerprint(cap.id, input);
 }
 

@@ -77,12 +77,10 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
     return { ok: true as const, input: planned.value };
   };
   const example = readInput(EXAMPLE_OBJECTIVE);
-  // Fingerprints computed on the pool for the plan a paid body was read into (the same object reaches `run`).
-  const fingerprints = new WeakMap<Plan, string>();
   const finish = signer ? (result: Record<string, unknown>) => withStepCommitments(result, signer) : async (result: Record<string, unknown>) => result;
   /** With the service's pool: each heavy step where its own route would run it; the composed body possibly made there (a PreparedBody, serialized as the same JSON). */
   const run = async (plan: Plan) => {
-    const env = { executionId: `exe_${randomUUID()}`, now, fingerprint: fingerprints.get(plan) };
+    const env = { executionId: `exe_${randomUUID()}`, now };
     return (steps ? executePlanOn(plan, env, steps, finish) : finish(await executePlan(plan, env))) as Promise<Record<string, unknown>>;
   };
   /** A large body decoded and parsed on the pool (the steps an inline read takes before planning), its fingerprint computed there for a paid call. */
@@ -92,9 +90,10 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
     const verdict = reader.fromValue(value.input);
     if (!verdict.ok || !paid) return { verdict };
     const plan = verdict.input as Plan;
-    const fp = await steps!.fingerprint(COMPOSITE_RESOURCE, plan.canonical);
-    fingerprints.set(plan, fp);
-    return { verdict, fingerprint: fp };
+    // The plan's own fingerprint (the paid flow's, of the canonical request), computed on the pool; the plan
+    // keeps it, so the flow binds the payment to it and `run` reports it without computing it again.
+    plan.fingerprint = await steps!.fingerprint(COMPOSITE_RESOURCE, plan.canonical);
+    return { verdict, fingerprint: plan.fingerprint };
   };
   const entry: CompositeEntry = {
     id: COMPOSITE_RESOURCE,
@@ -102,7 +101,7 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
     path: COMPOSITE_PATH,
     priceAtomic: String(min),
     priceOf: (plan) => String(plan.total),
-    fingerprintOf: (plan) => fingerprints.get(plan) ?? plan.fingerprint,
+    fingerprintOf: (plan) => plan.fingerprint,
     priceRange: { minAtomic: String(min), maxAtomic: String(max), note: 'The price is the quote\'s total_price.amount_atomic for the same body.' },
     extraRefusals: { '422': { description: 'Valid but not servable as asked (always 422, before any payment)', codes: ROUTER_REFUSALS } },
     title: 'Outcome router composite',

@@ -81,8 +81,6 @@ async function runStep(step: PlannedStep, meter: ExecutionMeter): Promise<StepOu
 export interface ExecutionEnv {
   executionId: string;
   now: () => number;
-  /** The plan's fingerprint when it was already computed off the event loop. */
-  fingerprint?: string;
 }
 
 /** The steps in order, each where it runs (see the header). */
@@ -198,7 +196,7 @@ function packaged(
   return {
     status: 'DELIVERED',
     execution_id: env.executionId,
-    request_fingerprint: env.fingerprint ?? plan.fingerprint,
+    request_fingerprint: plan.fingerprint,
     outcome: plan.parsed.request.objective,
     plan: planSummary(plan, 1),
     value_add: { operations, not_a_pure_proxy: true },

@@ -8,7 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import type { Capability } from '../catalog/capability.js';
 import { ServiceError } from '../errors.js';
 import { isJsonMediaType, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
 import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
@@ -52,18 +51,6 @@ function reject(c: Context, e: ServiceError): Response {
 }
 
 export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModule {
-  const routers = new WeakMap<readonly Capability[], OutcomeRouter>();
-  const routerFor = (ctx: ModuleContext): OutcomeRouter => {
-    let r = routers.get(ctx.catalog);
-    if (!r) {
-      // The composite plans over the others; it is never a step of a plan.
-      r = new OutcomeRouter(ctx.catalog.filter((c) => c.id !== COMPOSITE_RESOURCE), ctx.payment, { ...opts, settlementCostAtomic: BigInt(ctx.config.settlementCostAtomic) });
-      routers.set(ctx.catalog, r);
-    }
-    return r;
-  };
-
-  const freeRoutesByCatalog = new WeakMap<readonly Capability[], FreeRoute[]>();
   return {
     name: 'router',
     surfaces: [{ id: 'router', kind: 'router', method: 'GET', path: CONTRACT_PATH }],
@@ -76,17 +63,14 @@ export function createRouterModule(opts: RouterModuleOptions = {}): ServiceModul
     },
 
     freeRoutes(ctx: ModuleContext): FreeRoute[] {
-      let routes = freeRoutesByCatalog.get(ctx.catalog);
-      if (!routes) {
-        routes = routerFreeRoutes(ctx, routerFor(ctx));
-        freeRoutesByCatalog.set(ctx.catalog, routes);
-      }
-      return routes;
+      // The composite plans over the others; it is never a step of a plan.
+      const router = new OutcomeRouter(ctx.catalog.filter((c) => c.id !== COMPOSITE_RESOURCE), ctx.payment, { ...opts, settlementCostAtomic: BigInt(ctx.config.settlementCostAtomic) });
+      return routerFreeRoutes(ctx, router);
     },
   };
 }
 
-/** The router with the built-in descriptors; add it to DEFAULT_MODULES. */
+/** The router with the built-in descriptors (in `defaultModules()`). */
 export const routerModule: ServiceModule = createRouterModule();
 
 /** GET /v1/router (the contract) and POST /v1/router/quote, each described once: handler, OpenAPI operation, MCP tool. */

@@ -10,7 +10,8 @@ import { compileValidator, type Validator } from '../catalog/validation.js';
 import type { PaymentConfig } from '../config.js';
 import { ServiceError, type ErrorBody, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';
-import { canonicalJson, requestFingerprint } from '../foundation/canonical-json.js';
+import { canonicalJson } from '../foundation/canonical-json.js';
+import { callFingerprint } from '../payments/paid-flow.js';
 import { descriptorFor, schemaProperties, type EvidenceLevel, type Extraction, type RoutingDescriptor, type UnitDraft } from './descriptors.js';
 import {
   EVIDENCE,
@@ -97,7 +98,11 @@ export interface Plan extends PlanCosts {
   parsed: ParsedRequest;
   /** Objective plus inputs, plus constraints that differ from their defaults. */
   canonical: Record<string, unknown>;
-  /** What a composite payment is bound to: SHA-256 of the resource and the canonical request. */
+  /**
+   * What a composite payment is bound to: the paid flow's fingerprint of the
+   * canonical request (computed when first read, or set once by whoever
+   * computed the same value off the event loop).
+   */
   fingerprint: string;
   steps: PlannedStep[];
   /** Distinct routes of the steps, in step order. */
@@ -459,7 +464,10 @@ export class OutcomeRouter {
         parsed,
         canonical,
         get fingerprint() {
-          return (fingerprint ??= requestFingerprint(COMPOSITE_RESOURCE, canonical));
+          return (fingerprint ??= callFingerprint({ id: COMPOSITE_RESOURCE }, canonical));
+        },
+        set fingerprint(computed: string) {
+          fingerprint = computed;
         },
         steps,
         routes,

@@ -45,25 +45,22 @@ async function cached(c: Context, store: ContentStore, cache: FeedCache, key: st
 }
 
 const NO_PARAMETERS: readonly ParameterDef[] = [];
-const memos = new WeakMap<readonly ParameterDef[], QueryMemo>();
 
-/** A collection's query, parsed once per distinct query string, with its normalized cache key; or the 400 it gets. */
-function graphQuery(defs: readonly ParameterDef[], c: Context): { values: QueryValues; key: string } | { bad: Response } {
-  let memo = memos.get(defs);
-  if (!memo) memos.set(defs, (memo = new QueryMemo(defs)));
+/** A collection's query, parsed once per distinct query string (the route's own memo), with its normalized cache key; or the 400 it gets. */
+function graphQuery(memo: QueryMemo, c: Context): { values: QueryValues; key: string } | { bad: Response } {
   const p = memo.parse(c.req.url);
   if (!('key' in p)) return { bad: badQuery(c, p.parsed) };
   return { values: p.parsed.values, key: p.key };
 }
 
-async function summary(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = graphQuery(NO_PARAMETERS, c);
+async function summary(c: Context, store: ContentStore, cache: FeedCache, memo: QueryMemo): Promise<Response> {
+  const q = graphQuery(memo, c);
   if ('bad' in q) return q.bad;
   return cached(c, store, cache, q.key, () => buildGraphSummary(store));
 }
 
-async function entities(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = graphQuery(QUERY_PARAMETERS.graphEntities, c);
+async function entities(c: Context, store: ContentStore, cache: FeedCache, memo: QueryMemo): Promise<Response> {
+  const q = graphQuery(memo, c);
   if ('bad' in q) return q.bad;
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 1);
   if (q.values.cursor !== undefined && !after) return invalidCursor(c);
@@ -85,8 +82,8 @@ async function entity(c: Context, store: ContentStore): Promise<Response> {
   return jsonWithEtag(c, { entity: found, relationships: rels.items, events: events.items, generatedAt: formatMicros(Math.max(rels.watermarkUs, events.watermarkUs)) });
 }
 
-async function relationships(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = graphQuery(QUERY_PARAMETERS.graphRelationships, c);
+async function relationships(c: Context, store: ContentStore, cache: FeedCache, memo: QueryMemo): Promise<Response> {
+  const q = graphQuery(memo, c);
   if ('bad' in q) return q.bad;
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 1);
   if (q.values.cursor !== undefined && !after) return invalidCursor(c);
@@ -105,8 +102,8 @@ async function relationships(c: Context, store: ContentStore, cache: FeedCache):
   });
 }
 
-async function events(c: Context, store: ContentStore, cache: FeedCache): Promise<Response> {
-  const q = graphQuery(QUERY_PARAMETERS.graphEvents, c);
+async function events(c: Context, store: ContentStore, cache: FeedCache, memo: QueryMemo): Promise<Response> {
+  const q = graphQuery(memo, c);
   if ('bad' in q) return q.bad;
   const after = q.values.cursor === undefined ? undefined : decodePageCursor(q.values.cursor as string, 2);
   if (q.values.cursor !== undefined && (!after || !/^\d{4}-\d{2}-\d{2}$/.test(after[0]!))) return invalidCursor(c);
@@ -125,12 +122,18 @@ async function events(c: Context, store: ContentStore, cache: FeedCache): Promis
 
 /** In this order in OpenAPI (and in the app; no two of them match the same path). */
 export function graphRoutes(store: ContentStore, cache: FeedCache): FreeRoute[] {
+  const memos = {
+    summary: new QueryMemo(NO_PARAMETERS),
+    entities: new QueryMemo(QUERY_PARAMETERS.graphEntities),
+    relationships: new QueryMemo(QUERY_PARAMETERS.graphRelationships),
+    events: new QueryMemo(QUERY_PARAMETERS.graphEvents),
+  };
   return [
     {
       method: 'GET',
       path: GRAPH_PATHS.summary,
       operation: operation({ operationId: 'getGraphSummary', summary: 'Graph dataset summary', parameters: [], responses: { 200: { description: 'Summary', schema: GRAPH_SUMMARY_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => summary(c, store, cache),
+      handle: (c) => summary(c, store, cache, memos.summary),
       mcpTool: {
         name: 'graph-summary',
         title: 'Machine-economy graph summary',
@@ -143,7 +146,7 @@ export function graphRoutes(store: ContentStore, cache: FeedCache): FreeRoute[] 
       method: 'GET',
       path: GRAPH_PATHS.entities,
       operation: operation({ operationId: 'listGraphEntities', summary: 'Entities, by id', parameters: QUERY_PARAMETERS.graphEntities, responses: { 200: { description: 'Page', schema: ENTITY_PAGE_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => entities(c, store, cache),
+      handle: (c) => entities(c, store, cache, memos.entities),
       mcpTool: {
         name: 'graph-entities',
         title: 'Graph entities',
@@ -167,7 +170,7 @@ export function graphRoutes(store: ContentStore, cache: FeedCache): FreeRoute[] 
       method: 'GET',
       path: GRAPH_PATHS.relationships,
       operation: operation({ operationId: 'listGraphRelationships', summary: 'Relationships, by id', parameters: QUERY_PARAMETERS.graphRelationships, responses: { 200: { description: 'Page', schema: RELATIONSHIP_PAGE_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => relationships(c, store, cache),
+      handle: (c) => relationships(c, store, cache, memos.relationships),
       mcpTool: {
         name: 'graph-relationships',
         title: 'Graph relationships',
@@ -180,7 +183,7 @@ export function graphRoutes(store: ContentStore, cache: FeedCache): FreeRoute[] 
       method: 'GET',
       path: GRAPH_PATHS.events,
       operation: operation({ operationId: 'listGraphEvents', summary: 'Events, newest first', parameters: QUERY_PARAMETERS.graphEvents, responses: { 200: { description: 'Page', schema: EVENT_PAGE_SCHEMA }, 304: notModified, 400: badRequest } }),
-      handle: (c) => events(c, store, cache),
+      handle: (c) => events(c, store, cache, memos.events),
       mcpTool: {
         name: 'graph-events',
         title: 'Graph events',
