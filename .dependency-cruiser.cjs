@@ -56,10 +56,7 @@ const LAYERS = [
 // Known violations the lead must fix, each as narrow as one import: the named
 // rule skips exactly that edge and still checks every other import of the file.
 // Remove the entry when the import goes away.
-const EXCEPTIONS = [
-  // The SQLite ledger's thread finds its worker entry through isolation's helper (to move with the store's rework, issue 23).
-  { rule: 'layer-store', from: '^src/store/sqlite/ledger-thread\\.ts$', to: '^src/isolation/worker-entry\\.ts$' },
-];
+const EXCEPTIONS = [];
 
 const asList = (x) => (x === undefined ? [] : [].concat(x));
 

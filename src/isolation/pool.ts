@@ -30,7 +30,7 @@ import { parseJsonBody } from '../catalog/json-input.js';
 import type { BodyRead, BodyVerdict, Executor } from '../payments/paid-flow.js';
 import { ServiceError, type ErrorBody } from '../errors.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
-import { workerEntry } from './worker-entry.js';
+import { workerEntry } from '../foundation/worker-entry.js';
 
 export type { BodyRead, BodyVerdict };
 

@@ -26,7 +26,7 @@
  * their order and a stall never reaches the event loop.
  */
 import { Worker } from 'node:worker_threads';
-import { workerEntry } from '../../isolation/worker-entry.js';
+import { workerEntry } from '../../foundation/worker-entry.js';
 import { LedgerUnavailableError, type Ledger } from '../ledger.js';
 import { flushes } from '../sql-ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
