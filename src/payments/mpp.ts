@@ -162,8 +162,8 @@ export class MppCharge {
 
   /**
    * A fresh challenge for one 402 of `resourceUrl` at `priceAtomic`. Built
-   * without mppx's Challenge.from (its zod parse and canonicalisation cost
-   * tens of µs, on the path every unpaid call takes); the unit test checks
+   * without mppx's Challenge.from, whose parse and canonicalisation would run
+   * on the path every unpaid call takes (decision 0004); the unit test checks
    * that mppx reads, verifies and hashes it exactly as we do.
    */
   issue(resourceUrl: string, priceAtomic: string): IssuedChallenge {
