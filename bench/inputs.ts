@@ -8,23 +8,12 @@
  * limit where it states them, so the inputs follow the catalog.
  */
 import type { Capability } from '../src/catalog/capability.js';
+import { prng } from '../test/support/prng.js';
 
 export interface BenchCase {
   /** Short label for the results table. */
   label: string;
   input: unknown;
-}
-
-/** Mulberry32: tiny deterministic PRNG, enough to vary generated data. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** `schema.properties[prop].maxLength`, when the capability states one. */

@@ -65,6 +65,7 @@ import { buildNewswire } from '../src/intel/newswire.js';
 import { listen, runLoadPlan, type LoadResult } from './http.js';
 import { createPaidFlow, INLINE_EXECUTOR } from '../src/payments/paid-flow.js';
 import { offerOf } from '../src/discovery/bazaar.js';
+import { prng } from '../test/support/prng.js';
 
 // ------------------------------------------------------------------ settings
 
@@ -112,18 +113,6 @@ function sizesFromEnv(): number[] {
 }
 
 // ------------------------------------------------------------------ deterministic synthetic content
-
-/** mulberry32: small, fast, good enough for synthetic data; same seed, same sequence. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rand = () => number;
 const int = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));

@@ -4,18 +4,7 @@ import fc from 'fast-check';
 // An independent RFC 8785 implementation: ox's (mppx, a dependency, canonicalizes its payment requests with it).
 import { Json } from 'ox';
 import { canonicalJson, requestFingerprint, sha256Hex } from './canonical-json.js';
-
-/** Mulberry32: a fixed-seed PRNG, so the generated bodies are the same bytes on every run. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../test/support/prng.js';
 
 /** A large request with the shapes real ones have: lists of same-keyed records, non-ASCII, escapes, numbers of every kind. */
 function generatedBody(seed: number, records: number): unknown {

@@ -1,0 +1,14 @@
+/**
+ * Mulberry32: a tiny fixed-seed PRNG for generated test and benchmark data,
+ * so every run works on the same bytes. Not for anything secret.
+ */
+export function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
