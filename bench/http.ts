@@ -267,6 +267,8 @@ export interface X402HonoOptions {
   facilitatorUrl: string;
   description: string;
   maxTimeoutSeconds: number;
+  /** What the protected route answers once paid (default `{"delivered":true}`). */
+  answer?: (body: unknown) => unknown;
 }
 
 /** The same route behind the official @x402/hono paymentMiddleware, on the same devnet and facilitator. */
@@ -289,7 +291,8 @@ export async function startX402HonoRoute(o: X402HonoOptions): Promise<TestServer
   const app = new Hono();
   // syncFacilitatorOnStart (default true): GET /supported once, awaited by the first protected request.
   app.use(paymentMiddleware(routes, resourceServer));
-  app.post(o.path, (c) => c.json({ delivered: true }));
+  const answer = o.answer;
+  app.post(o.path, async (c) => c.json(answer ? answer(await c.req.json()) : { delivered: true }));
   return listen(app);
 }
 

@@ -22,7 +22,6 @@
  * `npx tsx bench/throughput.ts` runs it alone; bench/run.ts calls
  * `runThroughputBench`.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startDevnet, transferLogs, type StartDevnetOptions } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
@@ -30,6 +29,7 @@ import { startService } from '../src/service.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, payingFetch, tempDir } from '../test/support/harness.js';
 import { fmt, markdownTable, ratio, round, summarize } from './stats.js';
 import { startChildService } from './child-service.js';
+import { procCpuMs } from './proc.js';
 import { freshPgUrl } from '../test/support/pg.js';
 
 export const TARGET_CALLS_PER_SECOND = 100;
@@ -72,19 +72,6 @@ const BASELINE: Scenario = { name: 'baseline: 1 signer, 250 ms polling', baselin
 const CURRENT: Scenario = { name: 'devnet defaults', baseline: false, facilitator: {} };
 const OWN_PROCESS: Scenario = { name: 'devnet defaults, service in its own process', baseline: false, facilitator: {}, ownProcess: true };
 
-/** CPU time (ms, user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
-function procCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return Number.NaN;
-  }
-}
-/** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 function processCpuMs(): number {
   const { user, system } = process.cpuUsage();

@@ -1,0 +1,311 @@
+/**
+ * CPU per paid call, side by side with the reference (issue 24).
+ *
+ * Our service and the reference (@x402/hono's paymentMiddleware with the
+ * SDK's HTTPFacilitatorClient, bench/reference-process.ts) each run in a
+ * process of their own, on one devnet: anvil in its process, the devnet
+ * facilitator and the buyers in this one. Every payment is signed before the
+ * measurement starts (a fresh EIP-3009 authorization each, the four devnet
+ * buyers in turn), so the windows hold only what the servers do: windows
+ * A B A B of `calls / 2` paid contrast calls each, `concurrency` at a time,
+ * CPU of each server's whole process (every thread) from /proc, read after
+ * the window's last answer and a short tail in which each server finishes
+ * what it does after answering.
+ *
+ * Then the unpaid 402 the same way, and each server's CPU while idle after
+ * that traffic, both measured over the same seconds.
+ *
+ * Nothing lost: 200s = transfers to the payee = our settled rows.
+ *
+ * `npx tsx bench/paid-cpu.ts` runs it alone; bench/run.ts calls
+ * `runPaidCpuBench`. Knobs: BENCH_CPU_CALLS (paid calls per server, default
+ * 300), BENCH_CPU_IDLE_SEC (default 10), BENCH_CPU_PROF_DIR (V8 CPU profiles
+ * of both servers there).
+ */
+import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import { startDevnet, transferLogs, type Devnet } from '../devnet/index.js';
+import { CATALOG } from '../src/capabilities/index.js';
+import { loadConfig } from '../src/config.js';
+import { BLACK_ON_WHITE, buyerClient, CONTRAST, decodePaymentRequiredHeader, devnetEnv, tempDir } from '../test/support/harness.js';
+import { startChildService, type ChildService } from './child-service.js';
+import type { X402HonoOptions } from './http.js';
+import { mainThreadCpuMs, procCpuMs } from './proc.js';
+import { envInt, fmt, markdownTable, round } from './stats.js';
+
+/** The goals of issue 24, as ratios theirs ÷ ours and ms per second. */
+export const TARGETS = { paidCpuRatio: 1.0, unpaidCpuRatio: 1.5, idleMsPerSec: 5 };
+
+const TAIL_MS = 300;
+const UNPAID_CALLS = 2000;
+const BODY = JSON.stringify(BLACK_ON_WHITE);
+
+interface Server {
+  name: string;
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+interface Usage {
+  cpuMs: number;
+  mainMs: number;
+  statuses: Map<number, number>;
+}
+
+export interface PaidCpuResult {
+  calls: number;
+  concurrency: number;
+  loadavg: { before: number[]; after: number[] };
+  ours: ServerFigures;
+  reference: ServerFigures;
+  paidCpuRatio: number;
+  unpaidCpuRatio: number;
+  nothingLost: boolean;
+  settledRows: number;
+  transfers: number;
+}
+
+export interface ServerFigures {
+  paidCpuMs: number;
+  paidMainMs: number;
+  unpaidCpuMs: number;
+  idleMsPerSec: number;
+  ok200: number;
+  ok402: number;
+  otherStatuses: Record<string, number>;
+}
+
+function startReference(options: Omit<X402HonoOptions, 'answer'>, cpuProfileDir?: string): Promise<Server> {
+  const script = fileURLToPath(new URL('./reference-process.ts', import.meta.url));
+  const profile = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], {
+    env: { ...process.env, BENCH_REFERENCE: JSON.stringify(options) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the reference process did not listen within 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`the reference process exited with ${code}`)));
+    child.on('message', (m: { url?: string }) => {
+      if (!m.url) return;
+      clearTimeout(timer);
+      resolve({
+        name: '@x402/hono',
+        url: m.url,
+        pid: child.pid!,
+        async stop() {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+/** `n` PAYMENT-SIGNATURE values for the 402 `url` answers, each a fresh authorization. */
+async function presign(devnet: Devnet, url: string, n: number): Promise<string[]> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+  await res.arrayBuffer();
+  if (res.status !== 402) throw new Error(`${url} answered ${res.status} to an unpaid call, expected 402`);
+  const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  const clients = devnet.buyers.map((b) => {
+    const c = buyerClient(devnet, b);
+    c.setSpendControls(false);
+    return c;
+  });
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(encodePaymentSignatureHeader(await clients[i % clients.length]!.createPaymentPayload(required)));
+  return out;
+}
+
+/** Send `requests` (PAYMENT-SIGNATURE values, or undefined for unpaid calls) `concurrency` at a time; the server's CPU over the window. */
+async function window(server: Server, requests: Array<string | undefined>, concurrency: number): Promise<Usage> {
+  const statuses = new Map<number, number>();
+  const cpu0 = procCpuMs(server.pid);
+  const main0 = mainThreadCpuMs(server.pid);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests.length) {
+        const signature = requests[next++];
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (signature) headers['payment-signature'] = signature;
+        const res = await fetch(server.url + CONTRAST, { method: 'POST', headers, body: BODY });
+        await res.arrayBuffer();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      }
+    }),
+  );
+  await new Promise((r) => setTimeout(r, TAIL_MS));
+  return { cpuMs: procCpuMs(server.pid) - cpu0, mainMs: mainThreadCpuMs(server.pid) - main0, statuses };
+}
+
+function add(into: Usage, u: Usage): void {
+  into.cpuMs += u.cpuMs;
+  into.mainMs += u.mainMs;
+  for (const [s, n] of u.statuses) into.statuses.set(s, (into.statuses.get(s) ?? 0) + n);
+}
+
+const blank = (): Usage => ({ cpuMs: 0, mainMs: 0, statuses: new Map() });
+
+export async function runPaidCpuBench(opts: { progress?: (m: string) => void } = {}): Promise<PaidCpuResult> {
+  const progress = opts.progress ?? (() => {});
+  const calls = envInt('BENCH_CPU_CALLS', 300, 20, 2000) & ~1;
+  const idleSec = envInt('BENCH_CPU_IDLE_SEC', 10, 2, 120);
+  const concurrency = 8;
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const before = loadavg();
+  const devnet = await startDevnet();
+  let ours: ChildService | undefined;
+  let reference: Server | undefined;
+  try {
+    const env = devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: tempDir('bench-cpu-'), LOG_LEVEL: 'silent' });
+    ours = await startChildService(env, { cpuProfileDir: profileDir });
+    const payment = loadConfig(env).payment;
+    if (!payment) throw new Error('the bench configuration has no payment rail');
+    const cap = CATALOG.find((c) => c.path === CONTRAST)!;
+    reference = await startReference(
+      {
+        path: CONTRAST,
+        network: payment.network as `${string}:${string}`,
+        payTo: payment.payTo,
+        asset: payment.asset.address,
+        assetName: payment.asset.name,
+        assetVersion: payment.asset.version,
+        priceAtomic: cap.priceAtomic,
+        facilitatorUrl: payment.facilitatorUrls[0]!,
+        description: cap.description,
+        maxTimeoutSeconds: payment.maxTimeoutSeconds,
+      },
+      profileDir,
+    );
+    const servers: Server[] = [{ name: 'ours', url: ours.url, pid: ours.pid, stop: () => ours!.stop() }, reference];
+
+    // Warm-up (JIT, connections, the reference's first /supported), not counted.
+    const warm = 8;
+    progress(`CPU per paid call: signing ${calls + warm} payments for each server`);
+    const signed = new Map<Server, string[]>();
+    for (const s of servers) signed.set(s, await presign(devnet, s.url + CONTRAST, calls + warm));
+    for (const s of servers) {
+      const w = await window(s, signed.get(s)!.splice(0, warm), 4);
+      if (w.statuses.get(200) !== warm) throw new Error(`${s.name}: warm-up paid calls answered ${JSON.stringify(Object.fromEntries(w.statuses))}`);
+      await window(s, Array.from({ length: 200 }, () => undefined), concurrency);
+    }
+
+    const settledBefore = await ours.paidDeliveries();
+    const transfersBefore = (await transferLogs(devnet, { to: devnet.payTo })).length;
+    const paid = new Map<Server, Usage>(servers.map((s) => [s, blank()]));
+    const half = calls / 2;
+    for (let round = 0; round < 2; round++) {
+      for (const s of servers) {
+        progress(`CPU per paid call: ${s.name}, window ${round + 1} of 2, ${half} calls`);
+        add(paid.get(s)!, await window(s, signed.get(s)!.splice(0, half), concurrency));
+      }
+    }
+    const settledRows = (await ours.paidDeliveries()) - settledBefore;
+    const transfers = (await transferLogs(devnet, { to: devnet.payTo })).length - transfersBefore;
+
+    const unpaid = new Map<Server, Usage>(servers.map((s) => [s, blank()]));
+    for (let round = 0; round < 2; round++) {
+      for (const s of servers) add(unpaid.get(s)!, await window(s, Array.from({ length: UNPAID_CALLS / 2 }, () => undefined), concurrency));
+    }
+
+    progress(`CPU while idle: ${idleSec} s`);
+    await new Promise((r) => setTimeout(r, 2000));
+    const idle0 = servers.map((s) => procCpuMs(s.pid));
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, idleSec * 1000));
+    const seconds = (performance.now() - t0) / 1000;
+    const idle = servers.map((s, i) => (procCpuMs(s.pid) - idle0[i]!) / seconds);
+
+    const figures = (s: Server, i: number): ServerFigures => {
+      const p = paid.get(s)!;
+      const u = unpaid.get(s)!;
+      const other: Record<string, number> = {};
+      for (const [status, n] of [...p.statuses, ...u.statuses]) if (status !== 200 && status !== 402) other[status] = (other[status] ?? 0) + n;
+      return {
+        paidCpuMs: round(p.cpuMs / calls),
+        paidMainMs: round(p.mainMs / calls),
+        unpaidCpuMs: Math.round((u.cpuMs / UNPAID_CALLS) * 1000) / 1000,
+        idleMsPerSec: round(idle[i]!),
+        ok200: p.statuses.get(200) ?? 0,
+        ok402: u.statuses.get(402) ?? 0,
+        otherStatuses: other,
+      };
+    };
+    const o = figures(servers[0]!, 0);
+    const r = figures(servers[1]!, 1);
+    return {
+      calls,
+      concurrency,
+      loadavg: { before: before.map((x) => round(x)), after: loadavg().map((x) => round(x)) },
+      ours: o,
+      reference: r,
+      paidCpuRatio: round(r.paidCpuMs / o.paidCpuMs),
+      unpaidCpuRatio: round(r.unpaidCpuMs / o.unpaidCpuMs),
+      nothingLost: o.ok200 === calls && r.ok200 === calls && settledRows === calls && transfers === 2 * calls,
+      settledRows,
+      transfers,
+    };
+  } finally {
+    await ours?.stop().catch(() => {});
+    await reference?.stop().catch(() => {});
+    await devnet.stop().catch(() => {});
+  }
+}
+
+export function paidCpuReport(r: PaidCpuResult): string[] {
+  const met = (ok: boolean) => (ok ? 'met' : '**missed**');
+  const rows = [
+    [
+      'CPU per settled paid call',
+      `${fmt(r.ours.paidCpuMs)} ms (main thread ${fmt(r.ours.paidMainMs)})`,
+      `${fmt(r.reference.paidCpuMs)} ms (main thread ${fmt(r.reference.paidMainMs)})`,
+      `${fmt(r.paidCpuRatio)}×`,
+      `≥ ${TARGETS.paidCpuRatio}× ${met(r.paidCpuRatio >= TARGETS.paidCpuRatio)}`,
+    ],
+    [
+      'CPU per unpaid 402',
+      `${fmt(r.ours.unpaidCpuMs)} ms`,
+      `${fmt(r.reference.unpaidCpuMs)} ms`,
+      `${fmt(r.unpaidCpuRatio)}×`,
+      `≥ ${TARGETS.unpaidCpuRatio}× ${met(r.unpaidCpuRatio >= TARGETS.unpaidCpuRatio)}`,
+    ],
+    [
+      'CPU while idle (after the traffic above)',
+      `${fmt(r.ours.idleMsPerSec)} ms/s`,
+      `${fmt(r.reference.idleMsPerSec)} ms/s`,
+      '—',
+      `≤ ${TARGETS.idleMsPerSec} ms/s ${met(r.ours.idleMsPerSec <= TARGETS.idleMsPerSec)}`,
+    ],
+    [
+      'nothing lost (200s = transfers = settled rows)',
+      `${r.ours.ok200} = ${r.settledRows} settled`,
+      `${r.reference.ok200}`,
+      '—',
+      `${r.transfers} transfers for ${2 * r.calls} calls: ${r.nothingLost ? 'yes' : '**NO**'}`,
+    ],
+  ];
+  const other = [r.ours, r.reference].some((f) => Object.keys(f.otherStatuses).length > 0)
+    ? [`Other statuses: ours ${JSON.stringify(r.ours.otherStatuses)}, reference ${JSON.stringify(r.reference.otherStatuses)}.`, '']
+    : [];
+  return [
+    `### CPU per call: this service vs @x402/hono, each in its own process`,
+    '',
+    `${r.calls} pre-signed paid contrast calls per server in windows A B A B, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way; idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s. Same devnet facilitator and anvil; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours.`,
+    '',
+    markdownTable(['row', 'ours', '@x402/hono', 'ratio', 'goal'], rows, ['l', 'r', 'r', 'r', 'l']),
+    '',
+    ...other,
+  ];
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const result = await runPaidCpuBench({ progress: (m) => process.stderr.write(`[paid-cpu] ${m}\n`) });
+  process.stdout.write(paidCpuReport(result).join('\n') + '\n');
+  process.exit(result.nothingLost ? 0 : 1);
+}
