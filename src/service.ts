@@ -230,7 +230,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     // Instances that share the signing key issue and accept each other's sign-in challenges (redelivery proofs).
     const signIn = new SignInWithX(payment.network, signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());
     const mpp = mppSecretKey ? new MppCharge(mppSecretKey, payment) : undefined;
-    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, mpp, log, now: init.now });
+    // A ledger shared with other instances is swept steadily: their unfinished attempts wake nobody here.
+    const reconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'), { steady: ledger.kind !== 'sqlite' });
+    cleanups.push(() => reconciler.stop());
+    const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, mpp, log, now: init.now, afterPaidCall: () => reconciler.wake() });
     // Where each entry's calls run is chosen here, once; the flow and every transport only see the executor.
     const executor = handlerExecutor({ pool: handlers.pool, budgetMs: config.handlers.budgetMs, workerCatalog: CATALOG, catalog, steps });
     const flow = createPaidFlow({ gate, executor, describe: offerOf, receipts: signer && receiptHook(signer), offers: signer && offerVerifier(signer), clock: init.now });
@@ -238,7 +241,6 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const lifecycle = { draining: false };
     let closing: Promise<void> | undefined;
     const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
-    cleanups.push(startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts')));
     const url = await listen(app, config, cleanups, log);
     announce(config.dataDir, url, cleanups);
     return {

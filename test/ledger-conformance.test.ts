@@ -23,7 +23,7 @@ async function openThreadedSqlite(): Promise<Ledger> {
   const setup = openSqlite(file);
   await migrate(setup);
   await setup.close();
-  return ThreadedSqliteLedger.open(file, { timeoutMs: 3000 });
+  return (await ThreadedSqliteLedger.open(file, { timeoutMs: 3000 })).ledger;
 }
 
 /** As the service opens it (`openDatabase`): on its own thread, or in process (`sqliteLedgerThread: false`, the gate's unit tests). */

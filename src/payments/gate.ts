@@ -143,6 +143,8 @@ export interface GateDeps {
   /** MPP's evm charge (challenges, credentials); undefined when MPP_SECRET_KEY is not set: MPP is off. */
   mpp?: MppCharge;
   log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /** After every paid call, whatever its outcome: an attempt it left unfinished is the reconciler's to look at. */
+  afterPaidCall?: () => void;
 }
 
 const noopLog = { warn() {}, error() {}, info() {} };
@@ -181,6 +183,7 @@ export class PaymentGate {
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly log: NonNullable<GateDeps['log']>;
+  private readonly afterPaidCall: () => void;
   private readonly redelivery: RedeliveryGuard;
   /** One lease owner per gate instance (per process). */
   readonly instanceId = randomUUID();
@@ -202,6 +205,7 @@ export class PaymentGate {
     this.now = deps.now ?? Date.now;
     this.leaseMs = deps.leaseMs;
     this.log = deps.log ?? noopLog;
+    this.afterPaidCall = deps.afterPaidCall ?? (() => {});
     this.mpp = deps.mpp;
     this.redelivery = new RedeliveryGuard(deps.signIn ?? new SignInWithX(deps.rail.payment.network), deps.mpp);
   }
@@ -234,6 +238,8 @@ export class PaymentGate {
         return { kind: 'refuse', code: 'ledger_unavailable', message: 'The payment ledger is unavailable; nothing was delivered and nothing was settled. Retry later with the same payment.', retryAfterSeconds: 5 };
       }
       throw e;
+    } finally {
+      this.afterPaidCall();
     }
   }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import type { Ledger, PaymentAttempt } from '../store/ledger.js';
 import type { ChainReader } from './chain.js';
-import { startReconciler, type ReconcileReport } from './reconciler.js';
+import { startReconciler, type ReconcileReport, type Reconciler } from './reconciler.js';
 
 const TX = `0x${'ab'.repeat(32)}` as Hex;
 
@@ -64,12 +64,13 @@ function flakyLedger(failures: number, attempt: PaymentAttempt) {
  * timer is unref'd, so the test holds the event loop open, for a bounded
  * while: a reconciler that never reports leaves the test pending, which fails it.
  */
-async function firstReport(start: (onReport: (r: ReconcileReport) => void) => () => void): Promise<{ report: ReconcileReport; stop: () => void }> {
+async function firstReport(start: (onReport: (r: ReconcileReport) => void) => Reconciler): Promise<{ report: ReconcileReport; stop: () => void }> {
   const hold = setTimeout(() => {}, 10_000);
   let stop: () => void = () => {};
   try {
     const report = await new Promise<ReconcileReport>((resolve) => {
-      stop = start(resolve);
+      const r = start(resolve);
+      stop = () => r.stop();
     });
     return { report, stop };
   } finally {
@@ -94,4 +95,43 @@ test('startReconciler stops: after stop() no round asks the ledger again', async
   // Several intervals' worth of turns: a live timer would have listed again.
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 5));
   assert.equal(state.lists, lists);
+});
+
+/** Wait `rounds` intervals of `ms`, holding the event loop open (the reconciler's timers are unref'd). */
+async function intervals(rounds: number, ms: number): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise((r) => setTimeout(r, ms));
+}
+
+test('an idle reconciler does not poll: a round that finds nothing ends the loop until a paid call wakes it', async () => {
+  const { ledger, state } = flakyLedger(0, unknownAttempt());
+  const reports: ReconcileReport[] = [];
+  const r = startReconciler(ledger, usedOnChain, 5, (x) => reports.push(x));
+  try {
+    await intervals(8, 5);
+    // Round one settles the attempt, round two finds nothing: then it stops asking.
+    assert.equal(state.lists, 2, 'a round after the one that found nothing would have listed again');
+    assert.deepEqual(reports, [{ examined: 1, settled: 1, expired: 0, stillUnknown: 0 }]);
+    await intervals(8, 5);
+    assert.equal(state.lists, 2, 'idle: the ledger is not asked again');
+    r.wake();
+    await intervals(4, 5);
+    assert.equal(state.lists, 3, 'a wake makes one round');
+    r.wake();
+    r.wake();
+    await intervals(4, 5);
+    assert.equal(state.lists, 4, 'wakes before the round collapse into one');
+  } finally {
+    r.stop();
+  }
+});
+
+test('a steady reconciler (a ledger shared with other instances) sweeps every interval even when it finds nothing', async () => {
+  const { ledger, state } = flakyLedger(0, unknownAttempt());
+  const r = startReconciler(ledger, usedOnChain, 5, undefined, { steady: true });
+  try {
+    await intervals(10, 5);
+    assert.ok(state.lists >= 4, `listed ${state.lists} times`);
+  } finally {
+    r.stop();
+  }
 });

@@ -64,12 +64,42 @@ async function reconcileAttempt(ledger: Ledger, chain: ChainReader, a: PaymentAt
   report.stillUnknown++;
 }
 
-/** Run `reconcileOnce` every `intervalMs` until stopped. */
-export function startReconciler(ledger: Ledger, chain: ChainReader, intervalMs: number, onReport?: (r: ReconcileReport) => void): () => void {
+export interface Reconciler {
+  /** Look again within `intervalMs` (a paid call just ended: it may have left an attempt unfinished). */
+  wake(): void;
+  stop(): void;
+}
+
+/**
+ * Run `reconcileOnce` `intervalMs` after start, then again `intervalMs`
+ * after each round that found unresolved attempts or met a ledger that did
+ * not answer, and after each `wake()`. A round that finds nothing ends the
+ * loop until the next wake, so an idle service does not poll its ledger.
+ * `steady`: a round every `intervalMs` regardless (a ledger shared with other
+ * instances, whose unfinished attempts no wake of ours announces).
+ */
+export function startReconciler(
+  ledger: Ledger,
+  chain: ChainReader,
+  intervalMs: number,
+  onReport?: (r: ReconcileReport) => void,
+  opts: { steady?: boolean } = {},
+): Reconciler {
+  let timer: NodeJS.Timeout | undefined;
   let running = false;
-  const timer = setInterval(async () => {
-    if (running) return;
+  let stopped = false;
+  /** Woken during a round: the round's result may predate what woke it. */
+  let again = false;
+  const arm = () => {
+    if (timer || stopped) return;
+    timer = setTimeout(round, intervalMs);
+    timer.unref();
+  };
+  async function round(): Promise<void> {
+    timer = undefined;
     running = true;
+    again = false;
+    let more = true;
     try {
       const r = await reconcileOnce(ledger, chain, Date.now);
       metrics.reconcilerRuns.inc({ outcome: 'ok' });
@@ -77,13 +107,25 @@ export function startReconciler(ledger: Ledger, chain: ChainReader, intervalMs: 
       metrics.reconciledAttempts.inc({ result: 'expired' }, r.expired);
       metrics.reconciledAttempts.inc({ result: 'still_unknown' }, r.stillUnknown);
       if (r.examined > 0) onReport?.(r);
+      more = r.examined > 0;
     } catch {
-      // Ledger down: try again next tick.
+      // Ledger down: try again next round.
       metrics.reconcilerRuns.inc({ outcome: 'ledger_unavailable' });
     } finally {
       running = false;
     }
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+    if (more || again || opts.steady) arm();
+  }
+  arm();
+  return {
+    wake() {
+      if (running) again = true;
+      else arm();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
 }

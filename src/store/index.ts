@@ -90,12 +90,14 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   const file = join(opts.dataDir, 'ledger.sqlite');
   const threaded = opts.sqliteLedgerThread !== false;
   let driver;
+  // Set once the ledger's thread is up: it checkpoints what this connection writes.
+  let afterWrite = () => {};
   try {
     // Before anything opens it for writing: a database missing next to its WAL, or one that fails
     // quick_check, stops start-up with one line (integrity.ts); the content stores share this file.
     checkSqliteFiles(file, timeoutMs);
     // With the ledger on its thread, no automatic checkpoints on this, the event loop's, connection: the thread checkpoints the file (ledger-worker.ts).
-    driver = openSqlite(file, { timeoutMs, autoCheckpoint: !threaded });
+    driver = openSqlite(file, { timeoutMs, autoCheckpoint: !threaded, onWrite: () => afterWrite() });
   } catch (e) {
     unlock();
     if (e instanceof SqliteIntegrityError) throw e;
@@ -106,10 +108,12 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     // Migrations and the lease reset on this connection, which the content stores keep using.
     await migrate(driver);
     await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
-    ledger = threaded
-      ? // Its own thread and connection; calls that do not wait for the disk are answered on this connection (ledger-thread.ts).
-        await ThreadedSqliteLedger.open(file, { timeoutMs, inline: new SqlLedger(driver) })
-      : new SqlLedger(driver);
+    if (threaded) {
+      // Its own thread and connection; calls that do not wait for the disk are answered on this connection (ledger-thread.ts).
+      const thread = await ThreadedSqliteLedger.open(file, { timeoutMs, inline: new SqlLedger(driver) });
+      ledger = thread.ledger;
+      afterWrite = thread.checkpointSoon;
+    } else ledger = new SqlLedger(driver);
   } catch (e) {
     // E.g. another process held the write lock past the timeout: let go of the data directory.
     await driver.close();

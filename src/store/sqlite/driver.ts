@@ -68,10 +68,13 @@ export interface SqliteOptions {
    * (`checkpoint()`, from the ledger's thread). Default true.
    */
   autoCheckpoint?: boolean;
+  /** Called after each write this connection commits (whoever checkpoints the file learns there is something to copy). */
+  onWrite?: () => void;
 }
 
 export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver {
   const timeoutMs = opts.timeoutMs ?? 3000;
+  const wrote = opts.onWrite ?? (() => {});
   mkdirSync(dirname(file), { recursive: true });
   // Opening may wait for another process's lock like any start-up step; requests may not.
   const db = new Database(file, { timeout: timeoutMs });
@@ -136,7 +139,9 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
   const driver: SqliteDriver = {
     kind: 'sqlite',
     async run(sql, params = []) {
-      return retrying('a write', () => stmt(sql).run(...params).changes);
+      const changes = await retrying('a write', () => stmt(sql).run(...params).changes);
+      wrote();
+      return changes;
     },
     async all<T>(sql: string, params: unknown[] = []) {
       // Readers do not wait for the writer in WAL mode; BUSY here is rare (recovery, checkpoints).
@@ -154,6 +159,7 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
           throw e;
         }
       });
+      wrote();
     },
     async transaction(fn, opts: TransactionOptions = {}) {
       // The write lock (BEGIN IMMEDIATE) and the in-process lock are taken
@@ -181,6 +187,7 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
         // Holding the write lock across real I/O would stall every request.
         if (crossedTurn) throw new Error('sqlite transaction awaited I/O: it must complete within one event-loop turn');
         db.exec('COMMIT');
+        wrote();
         return out;
       } catch (e) {
         if (db.inTransaction) db.exec('ROLLBACK');

@@ -1,7 +1,10 @@
 import type { Ledger } from '../ledger.js';
 
-/** The ledger methods the thread answers (everything but `kind` and `close`, which the parent handles). */
-export type LedgerMethod = Exclude<keyof Ledger, 'kind' | 'close'> | 'close';
+/**
+ * What the thread answers: the ledger's methods (everything but `kind`), and
+ * `checkpoint`, which copies the WAL into the database file.
+ */
+export type LedgerMethod = Exclude<keyof Ledger, 'kind' | 'close'> | 'close' | 'checkpoint';
 
 /** What the parent gives the ledger thread at start. */
 export interface LedgerThreadData {

@@ -24,6 +24,11 @@
  * writes is large. While the thread has calls outstanding (including one past
  * its deadline on a stalled disk), every call goes there too, so calls keep
  * their order and a stall never reaches the event loop.
+ *
+ * The WAL is copied into the database file by this thread too, a short
+ * while after a write (on either connection: the event loop's commits call
+ * `checkpointSoon`), once for all the writes in that span. A ledger with
+ * nothing written wakes nobody.
  */
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../foundation/worker-entry.js';
@@ -37,6 +42,15 @@ const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
 const ANSWER_MARGIN_MS = 2000;
 
 const PREFIX = 'ledger unavailable: ';
+
+/** How long after a write the WAL is checkpointed, once for every write in that span. */
+const CHECKPOINT_AFTER_MS = 1000;
+
+/** The ledger on its thread, and the hook the event loop's own connection calls after its writes. */
+export interface ThreadedLedger {
+  ledger: Ledger;
+  checkpointSoon(): void;
+}
 
 interface Pending {
   resolve(v: unknown): void;
@@ -58,6 +72,7 @@ export class ThreadedSqliteLedger {
   private outstanding = 0;
   private closed = false;
   private readonly answerMs: number;
+  private checkpointDue: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly data: LedgerThreadData,
@@ -72,14 +87,25 @@ export class ThreadedSqliteLedger {
    * to the same file, for the calls described above; without it every call
    * goes to the thread.
    */
-  static async open(file: string, opts: { timeoutMs: number; inline?: Ledger }): Promise<Ledger> {
+  static async open(file: string, opts: { timeoutMs: number; inline?: Ledger }): Promise<ThreadedLedger> {
     const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs }, opts.inline);
     await ledger.start().started;
-    return ledger.asLedger();
+    return { ledger: ledger.asLedger(), checkpointSoon: () => ledger.checkpointSoon() };
+  }
+
+  /** Checkpoint the WAL CHECKPOINT_AFTER_MS from now, unless one is already due. */
+  private checkpointSoon(): void {
+    if (this.checkpointDue || this.closed) return;
+    this.checkpointDue = setTimeout(() => {
+      this.checkpointDue = undefined;
+      // Refused or late (closed, a stalled disk): the next write asks again.
+      this.call('checkpoint', []).catch(() => {});
+    }, CHECKPOINT_AFTER_MS);
+    this.checkpointDue.unref();
   }
 
   private asLedger(): Ledger {
-    const call = (method: LedgerMethod) => (...args: unknown[]) => this.route(method, args);
+    const call = (method: Exclude<LedgerMethod, 'checkpoint'>) => (...args: unknown[]) => this.route(method, args);
     return {
       kind: 'sqlite',
       ping: call('ping') as Ledger['ping'],
@@ -138,7 +164,7 @@ export class ThreadedSqliteLedger {
     return thread;
   }
 
-  private route(method: LedgerMethod, args: unknown[]): Promise<unknown> {
+  private route(method: Exclude<LedgerMethod, 'checkpoint'>, args: unknown[]): Promise<unknown> {
     if (this.inline && !this.closed && this.outstanding === 0 && method !== 'close' && !flushes(method, args)) {
       return (this.inline[method] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
     }
@@ -150,6 +176,7 @@ export class ThreadedSqliteLedger {
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
     this.outstanding++;
+    if (method !== 'checkpoint' && method !== 'close') this.checkpointSoon();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
@@ -162,6 +189,7 @@ export class ThreadedSqliteLedger {
 
   private async close(): Promise<void> {
     if (this.closed) return;
+    clearTimeout(this.checkpointDue);
     const thread = this.thread;
     if (thread) {
       // The thread closes its connection (checkpointing the WAL) before it ends.

@@ -27,20 +27,11 @@ const { file, timeoutMs } = workerData as LedgerThreadData;
 
 const send = (m: LedgerThreadReply) => port.postMessage(m);
 
-/** How often the WAL is copied into the database file (PASSIVE: it never waits for a reader or the writer). */
-const CHECKPOINT_EVERY_MS = 1000;
-
+let driver: ReturnType<typeof openSqlite>;
 let ledger: SqlLedger;
 try {
-  const driver = openSqlite(file, { timeoutMs });
+  driver = openSqlite(file, { timeoutMs });
   ledger = new SqlLedger(driver);
-  setInterval(() => {
-    try {
-      driver.checkpoint();
-    } catch {
-      // Closed, or the disk refused: the next tick (or this connection's own automatic checkpoint) tries again.
-    }
-  }, CHECKPOINT_EVERY_MS).unref();
 } catch (e) {
   send({ startError: e instanceof Error ? e.message : String(e) });
   throw e;
@@ -48,6 +39,11 @@ try {
 
 port.on('message', async ({ seq, method, args }: LedgerCall) => {
   try {
+    if (method === 'checkpoint') {
+      // PASSIVE: it never waits for a reader or the writer; frames still in use wait for the next one.
+      driver.checkpoint();
+      return send({ seq, ok: true, value: undefined });
+    }
     const fn = (ledger as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
     if (typeof fn !== 'function') throw new Error(`the ledger has no method ${method}`);
     const value = await fn.apply(ledger, args);

@@ -1,0 +1,55 @@
+/**
+ * An idle service wakes nobody: once a paid call is over, nothing in the
+ * process runs more than a few times a second (no polling ledger thread, no
+ * event-loop monitor ticking every few milliseconds). Counted from outside,
+ * as the kernel counts them: the context switches of every thread of the
+ * service's process while no request arrives (Linux /proc).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { startDevnet } from '../devnet/index.js';
+import { spawnService } from './support/child-service.js';
+import { BLACK_ON_WHITE, CONTRAST, devnetEnv, postJson, signFor, tempDir } from './support/harness.js';
+
+/** Context switches (voluntary + involuntary) of each thread of `pid`, by thread id. */
+function switches(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      const n = [...status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)].reduce((s, m) => s + Number(m[1]), 0);
+      out.set(tid, n);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+const IDLE_SECONDS = 4;
+/** Allowed while idle: the event-loop delay sampler (ten times a second) and slack; it was over a hundred before. */
+const MAX_WAKEUPS_PER_SECOND = 25;
+
+test('after a paid call, an idle service process wakes at most a few times a second', { skip: !existsSync('/proc/self/task') && 'needs Linux /proc' }, async () => {
+  const devnet = await startDevnet();
+  const svc = await spawnService(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: tempDir('idle-') }));
+  try {
+    const url = svc.url + CONTRAST;
+    const { header } = await signFor(url, BLACK_ON_WHITE, devnet);
+    const paid = await postJson(url, BLACK_ON_WHITE, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(paid.status, 200, await paid.text());
+    // What follows a write (its checkpoint) and the call's own tail run first.
+    await new Promise((r) => setTimeout(r, 2500));
+    const pid = svc.child.pid!;
+    const before = switches(pid);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const after = switches(pid);
+    const perThread = [...after].map(([tid, n]) => [tid, n - (before.get(tid) ?? 0)] as const).filter(([, n]) => n > 0);
+    const total = perThread.reduce((s, [, n]) => s + n, 0);
+    assert.ok(total <= MAX_WAKEUPS_PER_SECOND * IDLE_SECONDS, `${total} context switches in ${IDLE_SECONDS} s idle (by thread: ${JSON.stringify(Object.fromEntries(perThread))})`);
+  } finally {
+    await svc.kill();
+    await devnet.stop();
+  }
+});
