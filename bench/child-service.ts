@@ -5,6 +5,8 @@
  * time, and how to stop it.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface ChildService {
@@ -23,7 +25,12 @@ export async function startChildService(env: Record<string, string>, opts: { cpu
   const script = fileURLToPath(new URL('./service-process.ts', import.meta.url));
   const dir = opts.cpuProfileDir ?? process.env.BENCH_CPU_PROF_DIR;
   const profile = dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // Its log lines go to a file, as a process manager keeps them (DATA_DIR/service.log when there is one).
+  const logFile = env.DATA_DIR ? join(env.DATA_DIR, 'service.log') : '/dev/null';
+  mkdirSync(dirname(logFile), { recursive: true });
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', log, 'inherit', 'ipc'] });
+  closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const next = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {

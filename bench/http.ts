@@ -225,8 +225,8 @@ export interface CapturedResponse {
 
 const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
-export async function capture(url: string, body: string, headers: Record<string, string>): Promise<CapturedResponse> {
-  const res = await fetch(url, { method: 'POST', headers, body });
+export async function capture(url: string, body: string, headers: Record<string, string>, method: 'GET' | 'POST' = 'POST'): Promise<CapturedResponse> {
+  const res = await fetch(url, method === 'GET' ? { headers } : { method, headers, body });
   const bytes = new Uint8Array(await res.arrayBuffer());
   const kept: Array<[string, string]> = [];
   res.headers.forEach((value, name) => {

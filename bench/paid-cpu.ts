@@ -163,7 +163,8 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
   let ours: ChildService | undefined;
   let reference: Server | undefined;
   try {
-    const env = devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: tempDir('bench-cpu-'), LOG_LEVEL: 'silent' });
+    // As deployed: the default log level, its lines to a pipe that is read.
+    const env = devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: tempDir('bench-cpu-'), LOG_LEVEL: 'info' });
     ours = await startChildService(env, { cpuProfileDir: profileDir });
     const payment = loadConfig(env).payment;
     if (!payment) throw new Error('the bench configuration has no payment rail');
