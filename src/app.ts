@@ -30,7 +30,6 @@ import { requestHeader } from './http/request-header.js';
 import { rateLimit, type RateLimitStore } from './http/rate-limit.js';
 import type { OperationsConfig } from './config.js';
 import { metrics, secondsSince } from './observability/metrics.js';
-import { withRequestId } from './observability/request-context.js';
 
 /** Largest body accepted by a free route that declares no smaller limit of its own (FreeRoute.maxBodyBytes: MCP, A2A and the router quote do). */
 export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -216,8 +215,6 @@ function streamingLimit(limit: number): MiddlewareHandler {
 }
 
 interface PaidRouteEnvelope {
-  /** Whether what a request awaits runs in its request-id context (for the log lines it writes). */
-  inRequestContext(): boolean;
   /** Metrics, draining and the log line of an answered request. */
   answered(c: Context, id: string, route: string, status: number, start: number): void;
   /** The 503 of an unhandled error (app.onError's). */
@@ -335,7 +332,7 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
         // A paid attempt over either protocol (x402's PAYMENT-SIGNATURE, MPP's Authorization) is timed.
         const paying = requestHeader(c, 'payment-signature') !== undefined || hasAuthorization(c);
         const run = paying ? serveTimed : forwarded ? serveForwarded : serve;
-        res = await (env.inRequestContext() ? withRequestId(id, () => run(c, answer)) : run(c, answer));
+        res = await run(c, answer);
       } catch (e) {
         res = env.failClosed(e, c);
       }
@@ -368,7 +365,7 @@ export function createApp(deps: AppDeps): Hono {
   const failClosed = (err: unknown, c: Context): Response => {
     // Hono hands only Errors to its error handler; anything else thrown goes on up, as it does there.
     if (!(err instanceof Error)) throw err;
-    deps.log?.error({ err: err.message, path: c.req.path }, 'unhandled error: failing closed');
+    deps.log?.error({ reqId: c.get('requestId'), err: err.message, path: c.req.path }, 'unhandled error: failing closed');
     return c.json(errorBody('service_unavailable', 'The service failed while handling this request; nothing was delivered or settled.'), 503);
   };
 
@@ -387,20 +384,15 @@ export function createApp(deps: AppDeps): Hono {
       );
     }
   };
-  // Everything a request awaits (gate, facilitator, ledger) logs with its id. With logging off
-  // there is no line to name it in, and the context (async hooks on every promise) is skipped.
-  const inRequestContext = () => log?.isLevelEnabled('fatal') ?? false;
-
-  /** Request id context, metrics, the request log line and draining of every route but the paid ones (see registerPaidRoutes). */
+  /** Metrics, the request log line and draining of every route but the paid ones (see registerPaidRoutes). */
   const observe = async (c: Context, next: () => Promise<void>, id: string) => {
     const start = performance.now();
-    if (inRequestContext()) await withRequestId(id, next);
-    else await next();
+    await next();
     answered(c, id, routeLabel(c), c.res.status, start);
   };
 
   const corsAllowOrigin = ops.corsOrigins === undefined || ops.corsOrigins === '*' ? '*' : [...ops.corsOrigins];
-  registerPaidRoutes(app, deps, { inRequestContext, answered, failClosed, corsAllowOrigin });
+  registerPaidRoutes(app, deps, { answered, failClosed, corsAllowOrigin });
 
   // Every other route. A caller's X-Request-Id (word characters, at most 64) is kept, else one is made; it is echoed on the response.
   app.use('*', requestId({ limitLength: REQUEST_ID_MAX_CHARS }));

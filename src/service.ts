@@ -29,7 +29,6 @@ import { facilitatorPool } from './payments/facilitators.js';
 import { LAST_GOOD_FILE, LastGoodSupported, startFacilitators } from './payments/facilitator-watch.js';
 import { instrumentFacilitator, instrumentLedger } from './payments/instrumentation.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
-import { requestIdMixin } from './observability/request-context.js';
 import { Redis } from 'ioredis';
 import { startReconciler } from './payments/reconciler.js';
 import { openDatabase, type SqlDriver } from './store/index.js';
@@ -160,10 +159,10 @@ const STDOUT_BUFFER_MAX_BYTES = 16 * 2 ** 20;
 export function createLogger(level: string, out: NodeJS.WriteStream = process.stdout): Logger {
   if (logFormatFor(out) === 'json') {
     const dest = out === process.stdout ? pino.destination({ dest: 1, sync: false, maxLength: STDOUT_BUFFER_MAX_BYTES }) : out;
-    return pino({ level, mixin: requestIdMixin }, dest);
+    return pino({ level }, dest);
   }
   // pino-pretty as a stream in this thread (not a worker transport): lines stay in order with the banner.
-  return pino({ level, mixin: requestIdMixin }, pinoPretty({ destination: out, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+  return pino({ level }, pinoPretty({ destination: out, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
 }
 
 /**

@@ -317,7 +317,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     }
     // Read only with a payment: a sign-in proves who may receive what that payment bought.
     const signIn = payment ? c.req.header(SIGN_IN_WITH_X) : undefined;
-    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, mpp: credential, offer, fingerprint: read?.fingerprint });
+    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, mpp: credential, offer, fingerprint: read?.fingerprint, requestId: c.get('requestId') });
     return respond(c, paid, payable, answer, m);
   };
 }

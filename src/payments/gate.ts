@@ -76,6 +76,8 @@ export interface PaidCall {
   /** SHA-256 of the resource and its canonical request. */
   fingerprint: string;
   payment: PaymentPayload | undefined;
+  /** The transport's request id: named in every log line about this call. */
+  requestId?: string;
   /** The caller's `sign-in-with-x` proof (base64 JSON, as the SIGN-IN-WITH-X header carries it), if any. */
   signIn?: string;
   /**
@@ -152,6 +154,9 @@ const noopLog = { warn() {}, error() {}, info() {} };
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/** What every log line about a driven attempt names: the request and the attempt. */
+const about = (d: Drive) => ({ reqId: d.call.requestId, attempt: d.attempt.id });
 
 /** One request driving one attempt: what the steps share. */
 interface Drive {
@@ -234,7 +239,7 @@ export class PaymentGate {
       return await this.paid(call, payment, requirements);
     } catch (e) {
       if (e instanceof LedgerUnavailableError) {
-        this.log.error({ err: e.message, resource: call.resource }, 'ledger unavailable: failing closed');
+        this.log.error({ reqId: call.requestId, err: e.message, resource: call.resource }, 'ledger unavailable: failing closed');
         return { kind: 'refuse', code: 'ledger_unavailable', message: 'The payment ledger is unavailable; nothing was delivered and nothing was settled. Retry later with the same payment.', retryAfterSeconds: 5 };
       }
       throw e;
@@ -577,9 +582,12 @@ export class PaymentGate {
   private async verifyStep(d: Drive): Promise<StepResult> {
     const t = performance.now();
     const v = await this.rail.verify(d.payload, d.requirements);
-    d.timings.verifyMs += performance.now() - t;
+    const ms = performance.now() - t;
+    d.timings.verifyMs += ms;
+    const outcome = v.kind === 'unavailable' ? 'error' : v.kind;
+    this.log.info({ ...about(d), op: 'verify', outcome, reason: v.kind === 'invalid' ? v.reason : undefined, ms: Math.round(ms) }, 'facilitator verify');
     if (v.kind === 'unavailable') {
-      this.log.warn({ attempt: d.attempt.id, err: v.message }, 'verify: facilitator unavailable');
+      this.log.warn({ ...about(d), err: v.message }, 'verify: facilitator unavailable');
       return this.refuseAndRelease(d, 'facilitator_unavailable', 'The payment facilitator could not be reached to verify the payment; nothing was delivered or charged. Retry with the same payment.', 5);
     }
     if (v.kind === 'invalid') {
@@ -599,7 +607,7 @@ export class PaymentGate {
       const err = errText(e);
       // The worker pool stops a call past its budget (src/isolation): same rule, its own stable code.
       const overBudget = e instanceof ServiceError && e.code === 'handler_over_budget';
-      this.log.error({ attempt: d.attempt.id, err }, 'handler failed; payment will not be settled');
+      this.log.error({ ...about(d), err }, 'handler failed; payment will not be settled');
       await this.write(d, 'failed', { failureCode: overBudget ? 'handler_over_budget' : 'handler_failed', failureDetail: err });
       if (overBudget) return { outcome: { kind: 'refuse', code: 'handler_over_budget', message: err } };
       return { outcome: { kind: 'refuse', code: 'handler_failed', message: 'The result could not be produced; the payment was not settled and nothing was charged.' } };
@@ -625,9 +633,12 @@ export class PaymentGate {
     if (!(await this.write(d, 'settling', {}))) return { outcome: await this.lost(d.attempt.id, d.timings) };
     const t = performance.now();
     const s = await this.rail.settle(d.payload, d.requirements);
-    d.timings.settleMs += performance.now() - t;
+    const ms = performance.now() - t;
+    d.timings.settleMs += ms;
     d.settleSent = true;
     if (s.kind !== 'not-sent') d.sentTo = s.facilitator;
+    const tx = s.kind === 'settled' || s.kind === 'failed' ? s.response.transaction || undefined : undefined;
+    this.log.info({ ...about(d), op: 'settle', facilitator: d.sentTo, outcome: s.kind, tx, ms: Math.round(ms) }, 'facilitator settle');
     switch (s.kind) {
       case 'settled': {
         const receipt: SettleResponse = { ...s.response, payer: s.response.payer ?? d.auth.from };
@@ -641,14 +652,14 @@ export class PaymentGate {
         } catch (e) {
           // Money has moved and the result is stored: deliver it. The attempt
           // stays `settling`; the reconciler records it from the chain.
-          this.log.error({ attempt: d.attempt.id, tx: receipt.transaction, err: errText(e) }, 'settled but not recorded; reconciler will record it');
+          this.log.error({ ...about(d), tx: receipt.transaction, err: errText(e) }, 'settled but not recorded; reconciler will record it');
           await this.release(d);
         }
         return { outcome: { kind: 'deliver', response: d.response!, paymentResponse: receipt, replayed: false, attemptId: d.attempt.id, boundAt: d.attempt.createdAt, timings: d.timings } };
       }
       case 'failed':
         // A refusal does not prove nothing was broadcast ("settlement_pending"): the chain decides.
-        this.log.warn({ attempt: d.attempt.id, reason: s.response.errorReason, tx: s.response.transaction }, 'settle refused; asking the chain');
+        this.log.warn({ ...about(d), reason: s.response.errorReason, tx: s.response.transaction }, 'settle refused; asking the chain');
         d.refusal = s.response;
         d.refusalText = [s.response.errorReason, s.response.errorMessage, s.response.transaction].filter(Boolean).join(' ');
         return { next: 'settling' };
@@ -656,7 +667,7 @@ export class PaymentGate {
         await this.write(d, 'executed', { note: 'settle not sent: facilitator unreachable' });
         return this.refuseAndRelease(d, 'facilitator_unavailable', 'The facilitator could not be reached to settle; nothing was delivered or charged. Retry with the same payment.', 5);
       case 'unknown':
-        this.log.warn({ attempt: d.attempt.id, err: s.message }, 'settle outcome unknown');
+        this.log.warn({ ...about(d), err: s.message }, 'settle outcome unknown');
         await this.write(d, 'unknown', { failureDetail: s.message });
         return this.refuseAndRelease(d, 'settlement_unknown', 'The settlement outcome is not known yet; nothing was delivered. Retry later with the same payment: you will get the result if it settled, and will not be charged twice.', 10);
     }
@@ -675,7 +686,7 @@ export class PaymentGate {
     try {
       st = await this.rail.chain.authorizationState(requirements.asset as Hex, auth.from, auth.nonce);
     } catch (e) {
-      this.log.warn({ attempt: d.attempt.id, err: errText(e) }, 'chain unreadable');
+      this.log.warn({ ...about(d), err: errText(e) }, 'chain unreadable');
       return this.pendingOutcome(d, 'The settlement outcome could not be confirmed (chain unreadable); nothing was delivered. Retry later with the same payment.');
     } finally {
       d.timings.chainMs += performance.now() - t;

@@ -11,10 +11,11 @@ import type { Ledger } from '../store/ledger.js';
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
- * Times one facilitator's verify and settle, counts its settlements by
- * outcome, and logs one line per call, all labelled with its name (origin
- * and path of its URL: facilitators.ts). The line carries the request id through the logger's mixin
- * (src/observability/request-context.ts); no payload or signature is logged.
+ * Times one facilitator's verify and settle and counts its settlements by
+ * outcome, labelled with its name (origin and path of its URL:
+ * facilitators.ts); a call that gets no answer is logged here, with that
+ * name. The line per paid call, with its request id, is the gate's. No
+ * payload or signature is logged.
  */
 export function instrumentFacilitator(inner: FacilitatorClient, log: Logger, facilitator: string): FacilitatorClient {
   return {
@@ -24,7 +25,6 @@ export function instrumentFacilitator(inner: FacilitatorClient, log: Logger, fac
         const r = await inner.verify(payload, requirements);
         const outcome = r.isValid ? 'valid' : 'invalid';
         metrics.facilitatorDuration.observe({ facilitator, operation: 'verify', outcome }, secondsSince(start));
-        log.info({ facilitator, op: 'verify', outcome, reason: r.invalidReason, ms: Math.round(performance.now() - start) }, 'facilitator verify');
         return r;
       } catch (e) {
         metrics.facilitatorDuration.observe({ facilitator, operation: 'verify', outcome: 'error' }, secondsSince(start));
@@ -39,7 +39,6 @@ export function instrumentFacilitator(inner: FacilitatorClient, log: Logger, fac
         const outcome = r.success ? 'success' : 'refused';
         metrics.facilitatorDuration.observe({ facilitator, operation: 'settle', outcome }, secondsSince(start));
         metrics.settlements.inc({ facilitator, outcome });
-        log.info({ facilitator, op: 'settle', outcome, reason: r.errorReason, tx: r.transaction || undefined, ms: Math.round(performance.now() - start) }, 'facilitator settle');
         return r;
       } catch (e) {
         metrics.facilitatorDuration.observe({ facilitator, operation: 'settle', outcome: 'error' }, secondsSince(start));

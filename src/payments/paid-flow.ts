@@ -124,6 +124,8 @@ export interface PaidRequest {
   offer?: { signed: unknown; body: unknown };
   /** `callFingerprint(cap, input)` when the executor already computed it reading the body. */
   fingerprint?: string;
+  /** The transport's request id, for the gate's log lines about this call. */
+  requestId?: string;
 }
 
 /** The flow's answer: the gate's outcome, or a signed offer refused before any payment step; and the price asked. */
@@ -208,6 +210,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
         return (fingerprint ??= callFingerprint(cap, input));
       },
       payment: req.payment,
+      requestId: req.requestId,
       signIn: req.signIn,
       mpp: req.mpp,
       offerValidUntil: honoured?.validUntil,
