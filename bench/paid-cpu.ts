@@ -164,7 +164,7 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
   let reference: Server | undefined;
   try {
     // As deployed: the default log level, its lines to a pipe that is read.
-    const env = devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: tempDir('bench-cpu-'), LOG_LEVEL: 'info' });
+    const env = devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: tempDir('bench-cpu-'), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' });
     ours = await startChildService(env, { cpuProfileDir: profileDir });
     const payment = loadConfig(env).payment;
     if (!payment) throw new Error('the bench configuration has no payment rail');

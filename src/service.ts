@@ -145,20 +145,12 @@ export function logFormatFor(out: { isTTY?: boolean }): 'pretty' | 'json' {
   return out.isTTY === true ? 'pretty' : 'json';
 }
 
-/**
- * Standard output through pino's own buffered writer: the lines logged while
- * a write is in flight leave together in the next write, instead of one
- * blocking write per line (Node writes stdout synchronously to files and
- * pipes), and what is still buffered is written when the process exits.
- * Bounded: when the reader stops reading, lines past this many unwritten
- * bytes are dropped rather than memory grown or the event loop stalled.
- */
-const STDOUT_BUFFER_MAX_BYTES = 16 * 2 ** 20;
-
 /** The service's logger, writing to `out` in the format that suits it. */
 export function createLogger(level: string, out: NodeJS.WriteStream = process.stdout): Logger {
   if (logFormatFor(out) === 'json') {
-    const dest = out === process.stdout ? pino.destination({ dest: 1, sync: false, maxLength: STDOUT_BUFFER_MAX_BYTES }) : out;
+    // Standard output written directly, one write per line (decision 0028): no stream
+    // machinery per line as through process.stdout, and no thread hop per write as in async mode.
+    const dest = out === process.stdout ? pino.destination({ dest: 1, sync: true }) : out;
     return pino({ level }, dest);
   }
   // pino-pretty as a stream in this thread (not a worker transport): lines stay in order with the banner.
