@@ -9,6 +9,9 @@
  *  6. The intelligence routes (newswire, graph summary, changes-since) on
  *     stores of 1,000 and 100,000 items, with the query plans they use
  *     (bench/intel.ts; PostgreSQL too when TEST_DATABASE_URL is set).
+ *  7. CPU per paid call, per unpaid 402 and while idle against @x402/hono, each
+ *     in its own process (bench/paid-cpu.ts); the service as deployed against
+ *     bare routes serving its bytes (bench/as-deployed.ts).
  *  Then handler isolation, the unpaid flood, the composite, the capabilities'
  *  adversarial inputs (bench/adversarial-inputs.ts) and MPP.
  *
@@ -32,6 +35,8 @@ import { startService, type RunningService } from '../src/service.js';
 import { benchQuoteInput } from '../src/router/bench-input.js';
 import { measureQuoteCpu, type QuoteCpu } from './router-quote.js';
 import { startChildService } from './child-service.js';
+import { paidCpuReport, runPaidCpuBench } from './paid-cpu.js';
+import { runAsDeployedBench } from './as-deployed.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { BLACK_ON_WHITE, CONTRAST, devnetEnv, tempDir } from '../test/support/harness.js';
 import { loopJson, runHandlerBench, type HandlerRow } from './handlers.js';
@@ -73,7 +78,7 @@ function onlySection(): '402' | 'paid' | undefined {
 }
 
 /** Nothing in a run should take this long; a hang must not outlive the job. */
-const WATCHDOG_MS = 6 * 60_000;
+const WATCHDOG_MS = 14 * 60_000;
 
 const progress = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -222,6 +227,10 @@ async function main(): Promise<void> {
     const intel = await runIntelBench(progress);
 
     report({ machine, svc, bareRes, x402Res, captured, x402Captured, serviceAccepts, x402Accepts, paid, handlers, quote, quoteCpu, intel });
+    // Issue 24: CPU per paid call, per unpaid 402 and while idle against @x402/hono, each in its own process; then the
+    // service as deployed against bare routes serving its bytes (unpaid 402, default newswire).
+    console.log(paidCpuReport(await runPaidCpuBench({ progress })).join('\n'));
+    console.log((await runAsDeployedBench(progress)).markdown);
     // 8. Handler isolation: /healthz and 402-path p99, idle vs during 4 concurrent paid 2 MiB extractor calls (bench/isolation.ts).
     console.log((await (await import('./isolation.js')).runIsolationBench(progress)).markdown);
     console.log((await (await import('./unpaid-flood.js')).runUnpaidFloodBench(progress)).markdown); // issue 21: /healthz p99 and RSS during an unpaid flood of small JSON values (A2A, MCP, router quote)
