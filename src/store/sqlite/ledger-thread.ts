@@ -25,10 +25,10 @@
  * its deadline on a stalled disk), every call goes there too, so calls keep
  * their order and a stall never reaches the event loop.
  *
- * The WAL is copied into the database file by this thread too, a short
- * while after a write (on either connection: the event loop's commits call
- * `checkpointSoon`), once for all the writes in that span. A ledger with
- * nothing written wakes nobody.
+ * The WAL is copied into the database file by this thread too, once writes
+ * (on either connection: the event loop's commits call `checkpointSoon`)
+ * have paused for a moment, and by its own commits when the WAL passes
+ * SQLite's threshold. A ledger with nothing written wakes nobody.
  */
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../foundation/worker-entry.js';
@@ -43,7 +43,7 @@ const ANSWER_MARGIN_MS = 2000;
 
 const PREFIX = 'ledger unavailable: ';
 
-/** How long after a write the WAL is checkpointed, once for every write in that span. */
+/** How long writes must pause before the WAL is checkpointed from here. */
 const CHECKPOINT_AFTER_MS = 1000;
 
 /** The ledger on its thread, and the hook the event loop's own connection calls after its writes. */
@@ -73,6 +73,7 @@ export class ThreadedSqliteLedger {
   private closed = false;
   private readonly answerMs: number;
   private checkpointDue: NodeJS.Timeout | undefined;
+  private lastWrite = 0;
 
   private constructor(
     private readonly data: LedgerThreadData,
@@ -93,14 +94,27 @@ export class ThreadedSqliteLedger {
     return { ledger: ledger.asLedger(), checkpointSoon: () => ledger.checkpointSoon() };
   }
 
-  /** Checkpoint the WAL CHECKPOINT_AFTER_MS from now, unless one is already due. */
+  /**
+   * Checkpoint the WAL once writes have paused for CHECKPOINT_AFTER_MS. Under
+   * steady writes none runs from here: the thread's own commits checkpoint
+   * the WAL when it passes SQLite's automatic threshold (its connection keeps
+   * it), so each page is copied once per threshold, not once a second.
+   */
   private checkpointSoon(): void {
+    this.lastWrite = performance.now();
     if (this.checkpointDue || this.closed) return;
-    this.checkpointDue = setTimeout(() => {
+    const due = () => {
+      const quietFor = performance.now() - this.lastWrite;
+      if (quietFor < CHECKPOINT_AFTER_MS) {
+        this.checkpointDue = setTimeout(due, CHECKPOINT_AFTER_MS - quietFor);
+        this.checkpointDue.unref();
+        return;
+      }
       this.checkpointDue = undefined;
       // Refused or late (closed, a stalled disk): the next write asks again.
       this.call('checkpoint', []).catch(() => {});
-    }, CHECKPOINT_AFTER_MS);
+    };
+    this.checkpointDue = setTimeout(due, CHECKPOINT_AFTER_MS);
     this.checkpointDue.unref();
   }
 
