@@ -1,6 +1,6 @@
 /**
- * One facilitator over HTTP: the SDK's client on its URL, with our
- * per-request timeout and the credentials the operator configured for it.
+ * One facilitator over HTTP: the SDK's protocol on its URL (facilitator-wire.ts),
+ * with our per-request timeout and the credentials the operator configured for it.
  *
  * CDP keys (CDP_API_KEY_ID/SECRET): every request carries a JWT minted by
  * CDP's own library for that request alone — its method, host and path, a
@@ -15,52 +15,27 @@
  * so they reach neither the logs nor a caller.
  */
 import { generateJwt } from '@coinbase/cdp-sdk/auth';
-import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
+import type { FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
 import type { FacilitatorAuth, PaymentConfig } from '../config.js';
+import { FacilitatorWire, type Endpoint } from './facilitator-wire.js';
 
-type Endpoint = 'supported' | 'verify' | 'settle';
 const METHOD: Record<Endpoint, 'GET' | 'POST'> = { supported: 'GET', verify: 'POST', settle: 'POST' };
 
 export function facilitatorHttpClient(url: string, payment: Pick<PaymentConfig, 'facilitatorTimeoutMs' | 'facilitatorAuth'>): FacilitatorClient {
   const base = url.replace(/\/+$/, '');
   const { cdp, headers } = payment.facilitatorAuth;
   const fixed = headers?.[new URL(base).origin];
-  if (!cdp && !fixed) return new HTTPFacilitatorClient({ url: base, timeoutMs: payment.facilitatorTimeoutMs });
+  if (!cdp && !fixed) return new FacilitatorWire(base, { timeoutMs: payment.facilitatorTimeoutMs });
+  // Each request's headers are made right before it is sent: one JWT per request, for that request alone.
   const headersFor = async (endpoint: Endpoint) => ({ ...fixed, ...(cdp && { Authorization: `Bearer ${await cdpJwt(cdp, METHOD[endpoint], `${base}/${endpoint}`)}` }) });
-  const client = new AuthenticatedClient(headersFor, {
-    url: base,
-    timeoutMs: payment.facilitatorTimeoutMs,
-    // The SDK's documented hook: every endpoint's headers at once. The subclass below
-    // answers the one endpoint about to be called instead, so each request mints one JWT.
-    createAuthHeaders: async () => {
-      const out = {} as Record<Endpoint, Record<string, string>>;
-      for (const endpoint of Object.keys(METHOD) as Endpoint[]) out[endpoint] = await headersFor(endpoint);
-      return out;
-    },
-  });
-  return new CredentialScrubbing(client, Object.values(fixed ?? {}));
+  return new CredentialScrubbing(new FacilitatorWire(base, { timeoutMs: payment.facilitatorTimeoutMs, headersFor }), Object.values(fixed ?? {}));
 }
 
 /** CDP's JWT for one request: `uris` = "METHOD host/path" of exactly the URL called. */
 function cdpJwt(cdp: NonNullable<FacilitatorAuth['cdp']>, method: string, url: string): Promise<string> {
   const u = new URL(url);
   return generateJwt({ apiKeyId: cdp.apiKeyId, apiKeySecret: cdp.apiKeySecret, requestMethod: method, requestHost: u.host, requestPath: u.pathname });
-}
-
-/** The SDK's client, asking for the headers of just the endpoint it is about to call, right before the call. */
-class AuthenticatedClient extends HTTPFacilitatorClient {
-  constructor(
-    private readonly headersFor: (endpoint: Endpoint) => Promise<Record<string, string>>,
-    config: ConstructorParameters<typeof HTTPFacilitatorClient>[0],
-  ) {
-    super(config);
-  }
-
-  override async createAuthHeaders(path: string): Promise<{ headers: Record<string, string> }> {
-    if (!(path in METHOD)) return super.createAuthHeaders(path);
-    return { headers: await this.headersFor(path as Endpoint) };
-  }
 }
 
 /** A bearer token, or a JWT (base64url of `{"…`) cut anywhere, as an error excerpt may cut it. */

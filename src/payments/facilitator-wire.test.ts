@@ -1,0 +1,232 @@
+/**
+ * The facilitator client on node:http (facilitator-wire.ts) against the
+ * SDK's HTTPFacilitatorClient, side by side on the same scripted facilitator:
+ * for every kind of answer a facilitator gives (valid, refused, malformed,
+ * redirected, rate-limited, silent, gone), both produce the same result or
+ * the same error (class, message, status, and whether it proves the request
+ * was never sent). Plus what only ours promises: one kept-alive connection.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { FacilitatorWire } from './facilitator-wire.js';
+import { provablyNotSent } from './facilitators.js';
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
+
+interface Scripted {
+  url: string;
+  connections: number;
+  requests: Array<{ method: string; url: string; body: string; headers: IncomingMessage['headers'] }>;
+  close(): Promise<void>;
+}
+
+async function facilitator(handler: Handler): Promise<Scripted> {
+  const sockets = new Set<Socket>();
+  const out: Scripted = { url: '', connections: 0, requests: [], close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      out.requests.push({ method: req.method!, url: req.url!, body, headers: req.headers });
+      handler(req, body, res);
+    });
+  });
+  server.on('connection', (s) => {
+    out.connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  out.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  out.close = () =>
+    new Promise<void>((r) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => r());
+    });
+  return out;
+}
+
+const json = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(typeof value === 'string' ? value : JSON.stringify(value));
+};
+
+const PAYLOAD = {
+  x402Version: 2,
+  accepted: { scheme: 'exact', network: 'eip155:31337', amount: '1000', asset: '0x' + '11'.repeat(20), payTo: '0x' + '22'.repeat(20), maxTimeoutSeconds: 60, extra: {} },
+  payload: { signature: '0xabc', authorization: { from: '0x' + '33'.repeat(20), value: 1000n } },
+} as unknown as PaymentPayload;
+const REQUIREMENTS = PAYLOAD.accepted as unknown as PaymentRequirements;
+
+/** What a call produced, in the terms the gate reads. */
+async function outcome(call: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: await call() };
+  } catch (e) {
+    const err = e as Error & { statusCode?: number; invalidReason?: string; errorReason?: string; operation?: string; timeoutMs?: number };
+    return {
+      error: err.constructor.name,
+      message: err.message,
+      statusCode: err.statusCode,
+      invalidReason: err.invalidReason,
+      errorReason: err.errorReason,
+      operation: err.operation,
+      notSent: provablyNotSent(e),
+    };
+  }
+}
+
+/** Both clients against the same scripted facilitator: the same outcome for `op`. */
+async function same(handler: Handler, op: (c: FacilitatorClient) => Promise<unknown>, timeoutMs = 2000): Promise<unknown> {
+  const f = await facilitator(handler);
+  try {
+    const ours = new FacilitatorWire(f.url, { timeoutMs });
+    const sdk = new HTTPFacilitatorClient({ url: f.url, timeoutMs });
+    const a = await outcome(() => op(ours));
+    const b = await outcome(() => op(sdk));
+    assert.deepEqual(a, b);
+    ours.close();
+    return a;
+  } finally {
+    await f.close();
+  }
+}
+
+const verify = (c: FacilitatorClient) => c.verify(PAYLOAD, REQUIREMENTS);
+const settle = (c: FacilitatorClient) => c.settle(PAYLOAD, REQUIREMENTS);
+const supported = (c: FacilitatorClient) => c.getSupported();
+
+test('the request: same method, path, content type and body (bigints as strings) as the SDK sends', async () => {
+  const f = await facilitator((_req, _b, res) => json(res, 200, { isValid: true, payer: '0x1' }));
+  try {
+    await new FacilitatorWire(f.url, { timeoutMs: 2000 }).verify(PAYLOAD, REQUIREMENTS);
+    await new HTTPFacilitatorClient({ url: f.url, timeoutMs: 2000 }).verify(PAYLOAD, REQUIREMENTS);
+    const [ours, sdk] = f.requests;
+    assert.equal(ours!.method, sdk!.method);
+    assert.equal(ours!.url, sdk!.url);
+    assert.equal(ours!.headers['content-type'], sdk!.headers['content-type']);
+    assert.deepEqual(JSON.parse(ours!.body), JSON.parse(sdk!.body));
+    assert.equal(JSON.parse(ours!.body).paymentPayload.payload.authorization.value, '1000');
+  } finally {
+    await f.close();
+  }
+});
+
+test('valid answers: the same objects (unknown fields dropped, nulls as absent)', async () => {
+  await same((_q, _b, res) => json(res, 200, { isValid: true, payer: '0xabc', invalidReason: null, extra: { a: 1 }, other: 'dropped' }), verify);
+  await same((_q, _b, res) => json(res, 200, { success: true, transaction: '0xtx', network: 'eip155:31337', payer: null, amount: '1000', extensions: { x: {} } }), settle);
+  await same((_q, _b, res) => json(res, 200, { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:31337', extra: null }], signers: { 'eip155:*': ['0x1'] } }), supported);
+  await same((_q, _b, res) => json(res, 200, { kinds: [] }), supported);
+});
+
+test('refusals: VerifyError and SettleError with the facilitator\'s status and reason', async () => {
+  const v = await same((_q, _b, res) => json(res, 400, { isValid: false, invalidReason: 'insufficient_funds', invalidMessage: 'no money' }), verify);
+  assert.equal((v as { error: string }).error, 'VerifyError');
+  const s = await same((_q, _b, res) => json(res, 500, { success: false, errorReason: 'settle_exact_failed', transaction: '', network: 'eip155:31337' }), settle);
+  assert.equal((s as { error: string }).error, 'SettleError');
+  await same((_q, _b, res) => json(res, 402, { success: false, errorReason: 'x' }), settle);
+});
+
+test('failures: a non-JSON or verdict-less non-2xx is a plain Error with the same excerpt', async () => {
+  await same((_q, _b, res) => (res.writeHead(502, { 'content-type': 'text/html' }), res.end('<html>\n  <body>Bad   gateway</body></html>')), verify);
+  await same((_q, _b, res) => json(res, 500, { error: 'boom', detail: 'x'.repeat(400) }), settle);
+  await same((_q, _b, res) => (res.writeHead(503), res.end()), supported);
+});
+
+test('malformed 2xx answers: FacilitatorResponseError with the same message', async () => {
+  const a = await same((_q, _b, res) => json(res, 200, 'not json {'), verify);
+  assert.equal((a as { error: string }).error, 'FacilitatorResponseError');
+  await same((_q, _b, res) => json(res, 200, { isValid: 'yes' }), verify);
+  await same((_q, _b, res) => json(res, 200, { success: true, network: 'eip155:1' }), settle);
+  await same((_q, _b, res) => json(res, 200, { success: true, transaction: '0x', network: 'eip155:1', payer: 7 }), settle);
+  await same((_q, _b, res) => json(res, 200, { kinds: [{ x402Version: '2', scheme: 'exact', network: 'n' }] }), supported);
+  await same((_q, _b, res) => json(res, 200, { kinds: [], extensions: [1] }), supported);
+  await same((_q, _b, res) => json(res, 200, [1, 2]), verify);
+});
+
+test('redirects are followed as fetch follows them', async () => {
+  const a = await same((req, _b, res) => (req.url === '/verify' ? (res.writeHead(307, { location: '/v2/verify' }), res.end()) : json(res, 200, { isValid: true })), verify);
+  assert.deepEqual(a, { ok: { isValid: true } });
+  await same((req, _b, res) => (req.url === '/supported' ? (res.writeHead(302, { location: '/elsewhere' }), res.end()) : json(res, 200, { kinds: [] })), supported);
+});
+
+test('/supported answered 429 is asked again after Retry-After', async () => {
+  let n = 0;
+  const a = await same((_q, _b, res) => (n++ % 2 === 0 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '1' }) : json(res, 200, { kinds: [] })), supported);
+  assert.deepEqual(a, { ok: { kinds: [], extensions: [], signers: {} } });
+});
+
+test('EXTENSION-RESPONSES is put on the result', async () => {
+  const ext = Buffer.from(JSON.stringify({ bazaar: { status: 'accepted' } })).toString('base64');
+  const a = await same((_q, _b, res) => json(res, 200, { isValid: true }, { 'extension-responses': ext }), verify);
+  assert.deepEqual((a as { ok: { extensionResponses: unknown } }).ok.extensionResponses, { bazaar: { status: 'accepted' } });
+});
+
+test('a facilitator that never answers: FacilitatorTimeoutError at the deadline, not a hang', async () => {
+  const a = await same(() => {}, settle, 300);
+  assert.equal((a as { error: string }).error, 'FacilitatorTimeoutError');
+  // The deadline covers the body too: headers sent, body never finished.
+  await same((_q, _b, res) => (res.writeHead(200, { 'content-type': 'application/json' }), res.write('{"isValid":')), verify, 300);
+});
+
+test('no connection: an error that proves nothing was sent, as the SDK\'s', async () => {
+  const f = await facilitator(() => {});
+  const url = f.url;
+  await f.close();
+  for (const op of [verify, settle, supported]) {
+    const ours = await outcome(() => op(new FacilitatorWire(url, { timeoutMs: 2000 })));
+    const sdk = await outcome(() => op(new HTTPFacilitatorClient({ url, timeoutMs: 2000 })));
+    assert.deepEqual(ours, sdk);
+    assert.equal((ours as { notSent: boolean }).notSent, true);
+  }
+});
+
+test('a connection cut in the middle of the answer: an error that does not prove anything unsent', async () => {
+  const cut: Handler = (_q, _b, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    res.write('{"success":tr');
+    setTimeout(() => res.socket?.destroy(), 20);
+  };
+  const f = await facilitator(cut);
+  try {
+    const ours = (await outcome(() => settle(new FacilitatorWire(f.url, { timeoutMs: 2000 })))) as { error: string; notSent: boolean };
+    const sdk = (await outcome(() => settle(new HTTPFacilitatorClient({ url: f.url, timeoutMs: 2000 })))) as { error: string; notSent: boolean };
+    assert.equal(ours.error, sdk.error);
+    assert.equal(ours.notSent, false);
+    assert.equal(sdk.notSent, false);
+  } finally {
+    await f.close();
+  }
+});
+
+test('calls reuse one kept-alive connection', async () => {
+  const f = await facilitator((_q, _b, res) => json(res, 200, { isValid: true }));
+  const client = new FacilitatorWire(f.url, { timeoutMs: 2000 });
+  try {
+    for (let i = 0; i < 5; i++) await client.verify(PAYLOAD, REQUIREMENTS);
+    assert.equal(f.requests.length, 5);
+    assert.equal(f.connections, 1);
+  } finally {
+    client.close();
+    await f.close();
+  }
+});
+
+test('headers for each request are asked for that request\'s endpoint, right before it is sent', async () => {
+  const f = await facilitator((req, _b, res) => (req.url === '/supported' ? json(res, 200, { kinds: [] }) : json(res, 200, { isValid: true })));
+  const asked: string[] = [];
+  const client = new FacilitatorWire(f.url, { timeoutMs: 2000, headersFor: (endpoint) => (asked.push(endpoint), { Authorization: `Bearer ${endpoint}-${asked.length}` }) });
+  try {
+    await client.getSupported();
+    await client.verify(PAYLOAD, REQUIREMENTS);
+    assert.deepEqual(asked, ['supported', 'verify']);
+    assert.deepEqual(f.requests.map((r) => r.headers.authorization), ['Bearer supported-1', 'Bearer verify-2']);
+  } finally {
+    client.close();
+    await f.close();
+  }
+});
