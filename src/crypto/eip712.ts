@@ -12,7 +12,8 @@
  * sign the service's own commitments and to check a buyer's EIP-3009
  * authorization.
  */
-import { hexToBytes, isAddress, keccak256, stringToBytes, type Hex } from 'viem';
+import { hexToBytes, isAddress, stringToBytes, type Hex } from 'viem';
+import { keccak256Bytes } from './keccak.js';
 
 type FieldType = 'string' | 'uint256' | 'bytes32' | 'address';
 export interface Field {
@@ -28,7 +29,7 @@ export interface Domain {
 
 const UINT256_MAX = (1n << 256n) - 1n;
 
-const hash = (bytes: Uint8Array): Uint8Array => keccak256(bytes, 'bytes');
+const hash = keccak256Bytes;
 
 function typeHash(primaryType: string, fields: readonly Field[]): Uint8Array {
   return hash(stringToBytes(`${primaryType}(${fields.map((f) => `${f.type} ${f.name}`).join(',')})`));

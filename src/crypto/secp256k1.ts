@@ -13,8 +13,8 @@
  * (typed-signer.test.ts compares with viem's `signTypedData`).
  */
 import secp from 'secp256k1';
-import { keccak256 } from 'viem';
 import type { Hex } from 'viem';
+import { keccak256Bytes } from './keccak.js';
 
 const V_OFFSET = 27;
 
@@ -36,5 +36,5 @@ export function recoverAddress(digest: Uint8Array, rs: Uint8Array, parity: 0 | 1
   } catch {
     return undefined;
   }
-  return `0x${keccak256(key.subarray(1)).slice(26)}`;
+  return `0x${Buffer.from(keccak256Bytes(key.subarray(1)).subarray(12)).toString('hex')}`;
 }
