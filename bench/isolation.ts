@@ -129,7 +129,7 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
   // HANDLER_WORKERS from the bench's environment, for A/B runs of the pool size (default: the service's).
   const workers: Record<string, string> = process.env.HANDLER_WORKERS ? { HANDLER_WORKERS: process.env.HANDLER_WORKERS } : {};
   const composite: Record<string, string> = scenario === 'composite' ? { OUTCOME_ROUTER_COMPOSITE: '1' } : {};
-  const service = await startChildService(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...workers, ...composite }));
+  const service = await startChildService(devnetEnv(devnet, devnet.facilitatorUrl, { DATA_DIR: dataDir, LOG_LEVEL: 'info', ...workers, ...composite }));
   try {
     const cap = CATALOG.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
     const base = LARGE_INPUTS[cap.id]!(cap)[0]!.input as { html: string; base_url: string };
