@@ -230,3 +230,42 @@ test('headers for each request are asked for that request\'s endpoint, right bef
     await f.close();
   }
 });
+
+test('redirect edge cases as fetch: 303 and a POST\'s 301 continue as GET; a loop fails; credentials stay with their origin', async () => {
+  const seen: string[] = [];
+  const a = await same((req, _b, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    if (req.url === '/verify') return (res.writeHead(303, { location: '/answer' }), res.end());
+    return json(res, 200, { isValid: true });
+  }, verify);
+  assert.deepEqual(a, { ok: { isValid: true } });
+  assert.deepEqual(seen, ['POST /verify', 'GET /answer', 'POST /verify', 'GET /answer']);
+  await same((req, _b, res) => (req.url === '/settle' ? (res.writeHead(301, { location: '/s' }), res.end()) : json(res, 200, { success: true, transaction: '0x', network: 'n' })), settle);
+  const loop = await same((_q, _b, res) => (res.writeHead(302, { location: '/supported' }), res.end()), supported);
+  assert.equal((loop as { error: string; notSent: boolean }).error, 'TypeError');
+
+  // A redirect to another origin: the Authorization header is not sent there.
+  const other = await facilitator((_q, _b, res) => json(res, 200, { isValid: true }));
+  const first = await facilitator((_q, _b, res) => (res.writeHead(307, { location: `${other.url}/verify` }), res.end()));
+  try {
+    await new FacilitatorWire(first.url, { timeoutMs: 2000, headersFor: () => ({ Authorization: 'Bearer secret', 'X-Key': 'k' }) }).verify(PAYLOAD, REQUIREMENTS);
+    assert.equal(first.requests[0]!.headers.authorization, 'Bearer secret');
+    assert.equal(other.requests[0]!.headers.authorization, undefined);
+    assert.equal(other.requests[0]!.headers['x-key'], 'k');
+  } finally {
+    await first.close();
+    await other.close();
+  }
+});
+
+test('/supported: a Retry-After date in the past falls back to the backoff, and three 429s give up with the last answer', async () => {
+  const past = new Date(Date.now() - 60_000).toUTCString();
+  const a = await same((_q, _b, res) => json(res, 429, { error: 'slow down' }, { 'retry-after': past }), supported);
+  assert.equal((a as { error: string }).error, 'Error');
+});
+
+test('a URL whose scheme is not HTTP fails before anything is sent', async () => {
+  const ours = (await outcome(() => verify(new FacilitatorWire('ftp://127.0.0.1:1', { timeoutMs: 500 })))) as { error: string };
+  const sdk = (await outcome(() => verify(new HTTPFacilitatorClient({ url: 'ftp://127.0.0.1:1', timeoutMs: 500 })))) as { error: string };
+  assert.equal(ours.error, sdk.error);
+});
