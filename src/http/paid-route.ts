@@ -355,7 +355,7 @@ function respond(c: Context, { outcome, priceAtomic }: PaidAnswer, fit: (pr: Pay
       };
       // MPP's receipt (reference = the transfer); the signed receipt stays in PAYMENT-RESPONSE for both protocols.
       if (m.credential) headers['Payment-Receipt'] = receiptHeader(outcome.paymentResponse.transaction, outcome.boundAt);
-      return new Response(wireBody(outcome.response.body, outcome.response.bodyBytes), { status: outcome.response.status, headers });
+      return new Response(wireBody(outcome.response), { status: outcome.response.status, headers });
     }
     case 'refuse': {
       const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };

@@ -17,13 +17,16 @@ export const PIECE_CHARS = 64 * 1024;
 const PIECE_BYTES = 64 * 1024;
 
 /**
- * `body` (or `bytes`, its UTF-8 encoding when the worker pool made it: then
- * nothing is encoded here) as one string or as pieces.
+ * A response's body as one string or one buffer, or as pieces: its
+ * `bodyBytes` when the worker pool made them (then nothing is encoded here,
+ * and its text is not even made), else its `body` text.
  */
-export function wireBody(body: string, bytes?: Uint8Array): string | ReadableStream<Uint8Array> {
-  if (body.length <= PIECE_CHARS) return body;
+export function wireBody(r: { readonly body: string; readonly bodyBytes?: Uint8Array }): string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> {
+  const bytes = r.bodyBytes;
   let at = 0;
   if (bytes) {
+    // An encoder's output: its own ArrayBuffer.
+    if (bytes.byteLength <= PIECE_BYTES) return bytes as Uint8Array<ArrayBuffer>;
     return inPieces(() => {
       const end = Math.min(at + PIECE_BYTES, bytes.byteLength);
       const piece = bytes.subarray(at, end);
@@ -31,6 +34,8 @@ export function wireBody(body: string, bytes?: Uint8Array): string | ReadableStr
       return { piece, last: at >= bytes.byteLength };
     });
   }
+  const body = r.body;
+  if (body.length <= PIECE_CHARS) return body;
   return inPieces(() => {
     let end = Math.min(at + PIECE_CHARS, body.length);
     // Never split a surrogate pair: its halves would each be encoded as U+FFFD.

@@ -129,7 +129,7 @@ export class HandlerPool {
    * result and its hash, or `handler_over_budget` once it has run `budgetMs` in a worker.
    */
   run(id: string, input: unknown, budgetMs: number): Promise<RunResult> {
-    return this.submit({ kind: 'run', id, input }, budgetMs) as Promise<RunResult>;
+    return (this.submit({ kind: 'run', id, input }, budgetMs) as Promise<EncodedRun>).then((r) => new EncodedResult(r.bytes, r.sha256));
   }
 
   /**
@@ -310,6 +310,30 @@ export function stringCharsAtLeast(value: unknown, min: number): boolean {
     if (n >= min) return true;
   }
   return false;
+}
+
+/**
+ * A result that crossed from a worker as its UTF-8 bytes only (moved, not
+ * copied): its text is made from them if and when something on this thread
+ * reads it. The HTTP answer goes out as the bytes and the SQLite ledger's
+ * thread stores them, so a multi-megabyte result is never a string here:
+ * copying one between threads held the event loop for tens of milliseconds.
+ */
+export class EncodedResult implements RunResult {
+  #text: string | undefined;
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly sha256: string,
+  ) {}
+  get body(): string {
+    return (this.#text ??= new TextDecoder().decode(this.bytes));
+  }
+}
+
+/** What the worker sends back for a `run`: the bytes and their hash. */
+interface EncodedRun {
+  bytes: Uint8Array;
+  sha256: string;
 }
 
 /**

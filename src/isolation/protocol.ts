@@ -1,6 +1,6 @@
 /** Messages between the handler pool and its workers. */
 export type WorkerTask =
-  /** Run catalog entry `id` on `input`: the reply's value is a RunResult (the JSON string of its result and that string's SHA-256). */
+  /** Run catalog entry `id` on `input`: the reply's value is the UTF-8 bytes of its result's JSON (moved) and their SHA-256, from which pool.ts makes an EncodedResult. */
   | { seq: number; kind: 'run'; id: string; input: unknown }
   /**
    * Read a request body for entry `id` (strict UTF-8, JSON, schema): the reply's value is a BodyRead,

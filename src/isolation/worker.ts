@@ -163,7 +163,8 @@ port.on('message', async (task: WorkerTask) => {
       // Encoded here, and moved (not copied) to the main thread, which then writes bytes to the socket.
       const bytes = utf8.encode(body);
       transfer = [bytes.buffer as ArrayBuffer];
-      reply = { seq: task.seq, ok: true, value: { body, bytes, sha256: sha256Hex(bytes) } satisfies RunResult };
+      // Only the bytes cross: the main thread makes the text if it ever needs it (pool.ts EncodedResult).
+      reply = { seq: task.seq, ok: true, value: { bytes, sha256: sha256Hex(bytes) } };
     }
   } catch (e) {
     reply = { seq: task.seq, ok: false, error: e instanceof Error ? e.message : String(e) };

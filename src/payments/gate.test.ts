@@ -246,6 +246,28 @@ describe('the happy path and replays', () => {
     assert.equal(rig.rail.settled.length, 1);
   });
 
+  test('a result that arrives as its UTF-8 bytes is stored and redelivered as its text without the text being made here', async () => {
+    const p = await sign();
+    const text = JSON.stringify({ ok: true, note: 'é — 😀' });
+    const bytes = new TextEncoder().encode(text);
+    const o = await rig.gate.handle(
+      call(p, {
+        execute: () => ({
+          status: 200,
+          contentType: 'application/json',
+          get body(): string {
+            throw new Error('the text of a pool result was made on the event loop');
+          },
+          bodyBytes: bytes,
+        }),
+      }),
+    );
+    assert.equal(o.kind, 'deliver');
+    const again = await rig.gate.handle(call(structuredClone(p)));
+    expectCode(again, 'deliver');
+    assert.equal((again as { response: { body: string } }).response.body, text);
+  });
+
   test('a paid result stays fetchable with the same payment after its validBefore has passed', async () => {
     const p = await sign();
     expectCode(await rig.gate.handle(call(p)), 'deliver');

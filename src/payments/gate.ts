@@ -30,7 +30,7 @@ import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { Hex } from 'viem';
 import type { AssetConfig } from '../config.js';
 import { ServiceError, type ErrorCode } from '../errors.js';
-import { LedgerUnavailableError, type AdvanceOptions, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
+import { LedgerUnavailableError, responseToStore, type AdvanceOptions, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
 import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAuthorization, type BoundPayment, type Eip3009Authorization } from './authorization.js';
 import type { ChainReader } from './chain.js';
 import { HOW_TO_PAY } from './how-to-pay.js';
@@ -614,9 +614,8 @@ export class PaymentGate {
     } finally {
       d.timings.handlerMs += performance.now() - t;
     }
-    // Stored: status, type and body (not the transient hash and bytes a worker may have attached).
-    const { status, contentType, body } = d.response;
-    d.pending.push({ to: 'executed', patch: { response: { status, contentType, body } } });
+    // Stored: status, type and body, as the bytes the worker made when it did (never the transient hash).
+    d.pending.push({ to: 'executed', patch: { response: responseToStore(d.response) } });
     return { next: 'executed' };
   }
 

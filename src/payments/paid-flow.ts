@@ -217,8 +217,17 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       extensions: described.extensionCandidates[0],
       // A method, not an arrow property: tsx names every arrow stored in a property (esbuild keepNames), a cost on each 402.
       async execute() {
-        const { body, bytes, sha256 } = await executor.run(cap, input);
-        return { status: 200, contentType: 'application/json', body, bodySha256: sha256, bodyBytes: bytes };
+        const out = await executor.run(cap, input);
+        // The text is read through `out` only when something asks for it: a result made on the pool travels as its bytes.
+        return {
+          status: 200,
+          contentType: 'application/json',
+          get body() {
+            return out.body;
+          },
+          bodySha256: out.sha256,
+          bodyBytes: out.bytes,
+        };
       },
     };
     const outcome = await gate.handle(call);
@@ -232,7 +241,10 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       amount: settled.amount ?? priceAtomic,
       issuedAt: Math.floor(outcome.boundAt / 1000),
       requestFingerprint: call.fingerprint,
-      responseBody: outcome.response.body,
+      // The hash when the pool made it, else the text to hash: the body's text is not made just for this.
+      get responseBody() {
+        return outcome.response.body;
+      },
       responseSha256: outcome.response.bodySha256,
     });
     return { outcome: { ...outcome, paymentResponse: { ...settled, extensions: { ...settled.extensions, ...extensions } } }, priceAtomic };

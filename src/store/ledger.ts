@@ -81,8 +81,21 @@ export interface Lease {
   until: number;
 }
 
+/**
+ * A response as the ledger is given it to store: its text, or the UTF-8
+ * bytes its producer already made (the worker pool), turned into text where
+ * the write runs (the SQLite ledger's own thread), so a multi-megabyte
+ * result is never a string on the event loop just to be stored.
+ */
+export type ResponseToStore = Pick<StoredResponse, 'status' | 'contentType'> & ({ body: string } | { bodyBytes: Uint8Array });
+
+/** What of `r` the ledger stores: its bytes when it has them, else its text (never the transient hash). */
+export function responseToStore(r: StoredResponse): ResponseToStore {
+  return r.bodyBytes ? { status: r.status, contentType: r.contentType, bodyBytes: r.bodyBytes } : { status: r.status, contentType: r.contentType, body: r.body };
+}
+
 export interface TransitionPatch {
-  response?: StoredResponse;
+  response?: ResponseToStore;
   settleResponse?: string;
   txHash?: string;
   facilitator?: string;

@@ -10,11 +10,15 @@ import {
   type NewAttempt,
   type PaymentAttempt,
   type ReserveResult,
+  type ResponseToStore,
   type StoredResponse,
   type TransitionPatch,
 } from './ledger.js';
 import { migrate } from './migrate.js';
 import type { SqlDriver } from './sql-driver.js';
+
+/** A stored response's bytes as its text: the producer encoded valid UTF-8, so this is the text it encoded. */
+const UTF8 = new TextDecoder();
 
 interface Row {
   id: string;
@@ -365,10 +369,11 @@ export class SqlLedger implements Ledger {
    * first stored result of an attempt stands, and the attempt row, which
    * every later step rewrites, stays small.
    */
-  private async storeResponse(db: Pick<SqlDriver, 'run'>, id: string, r: StoredResponse): Promise<void> {
+  private async storeResponse(db: Pick<SqlDriver, 'run'>, id: string, r: ResponseToStore): Promise<void> {
+    const body = 'bodyBytes' in r ? UTF8.decode(r.bodyBytes) : r.body;
     await db.run(
       'INSERT INTO payment_responses (attempt_id, status, content_type, body) VALUES (?, ?, ?, ?) ON CONFLICT (attempt_id) DO NOTHING',
-      [id, r.status, r.contentType, r.body],
+      [id, r.status, r.contentType, body],
     );
   }
 
