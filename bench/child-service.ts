@@ -25,12 +25,15 @@ export async function startChildService(env: Record<string, string>, opts: { cpu
   const script = fileURLToPath(new URL('./service-process.ts', import.meta.url));
   const dir = opts.cpuProfileDir ?? process.env.BENCH_CPU_PROF_DIR;
   const profile = dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
-  // Its log lines go to a file, as a process manager keeps them (DATA_DIR/service.log when there is one).
+  // Its log lines go to a file, as a process manager keeps them (DATA_DIR/service.log when there is one);
+  // BENCH_SERVICE_STDOUT=pipe: to a pipe this process reads, as a terminal or `npm start | tee` does.
+  const piped = process.env.BENCH_SERVICE_STDOUT === 'pipe';
   const logFile = env.DATA_DIR ? join(env.DATA_DIR, 'service.log') : '/dev/null';
   mkdirSync(dirname(logFile), { recursive: true });
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', log, 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', piped ? 'pipe' : log, 'inherit', 'ipc'] });
   closeSync(log);
+  child.stdout?.resume();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const next = <T>(key: string) =>
     new Promise<T>((resolve, reject) => {

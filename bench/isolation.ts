@@ -25,12 +25,20 @@ import { fmt, markdownTable, round, summarize } from './stats.js';
 
 const CLIENT = `
 import { readFileSync } from 'node:fs';
-const jobs = JSON.parse(readFileSync(process.argv[1], 'utf8'));
-const out = await Promise.all(jobs.map(async (j) => {
-  const res = await fetch(j.url, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': j.header }, body: j.body });
-  await res.arrayBuffer();
-  return res.status;
-}));
+const [file, width] = process.argv.slice(1);
+const jobs = JSON.parse(readFileSync(file, 'utf8'));
+const out = [];
+let next = 0;
+const lane = async () => {
+  while (next < jobs.length) {
+    const i = next++;
+    const j = jobs[i];
+    const res = await fetch(j.url, { method: 'POST', headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': j.header }, body: j.body });
+    await res.arrayBuffer();
+    out[i] = res.status;
+  }
+};
+await Promise.all(Array.from({ length: Number(width) }, lane));
 process.stdout.write(JSON.stringify(out));
 `;
 
@@ -65,12 +73,16 @@ process.send({ healthz, challenge }, () => process.exit(0));
 `;
 const PAUSE_MS = 5;
 
-/** Pay for each body at once from a process of its own (the official client's header, signed here); every answer must be 200. */
-async function payLarge(devnet: Devnet, url: string, bodies: object[], file: string): Promise<void> {
+/** Paid calls per loaded round, and how many are in flight at once (issue 24: a pool, not batches). */
+const CALLS_PER_ROUND = 9;
+const IN_FLIGHT = 4;
+
+/** Pay for each body from a process of its own, `width` in flight at a time (the official client's header, signed here); every answer must be 200. */
+async function payLarge(devnet: Devnet, url: string, bodies: object[], file: string, width = bodies.length): Promise<void> {
   const jobs = [];
   for (const body of bodies) jobs.push({ url, body: JSON.stringify(body), header: (await signFor(url, body, devnet)).header });
   writeFileSync(file, JSON.stringify(jobs));
-  const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, file, String(width)], { stdio: ['ignore', 'pipe', 'inherit'] });
   // The payers stand for remote clients: on this one machine they run at nice 10, so the 7 MiB answers
   // they read compete with the service and the probes only for spare CPU (as their own machines would).
   if (child.pid) setPriority(child.pid, 10);
@@ -146,13 +158,13 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
     const idleProbes = await startProbes(service.url);
     await new Promise((r) => setTimeout(r, 3000));
     const idle = await idleProbes.stop();
-    // Loaded: `rounds` batches of 4 concurrent paid 2 MiB calls.
+    // Loaded: `rounds` rounds of 9 paid 2 MiB calls, 4 in flight at a time.
     const loaded: Probes = { healthz: [], challenge: [] };
     for (let r = 0; r < rounds; r++) {
-      progress(`isolation (${scenario}): round ${r + 1}/${rounds}, 4 concurrent paid 2 MiB extractions`);
-      const bodies = [0, 1, 2, 3].map((i) => page(`r=${r}&i=${i}`));
+      progress(`isolation (${scenario}): round ${r + 1}/${rounds}, ${CALLS_PER_ROUND} paid 2 MiB extractions, ${IN_FLIGHT} at a time`);
+      const bodies = Array.from({ length: CALLS_PER_ROUND }, (_, i) => page(`r=${r}&i=${i}`));
       const probes = await startProbes(service.url);
-      const paying = payLarge(devnet, url, bodies, join(dataDir, `jobs-${r}.json`));
+      const paying = payLarge(devnet, url, bodies, join(dataDir, `jobs-${r}.json`), IN_FLIGHT);
       await paying.catch(async (e: unknown) => {
         await probes.stop().catch(() => undefined);
         throw e;
@@ -168,7 +180,7 @@ export async function runIsolationBench(progress: (m: string) => void, rounds = 
     };
     const rows = [row('GET /healthz', idle.healthz, loaded.healthz), row(`POST ${CONTRAST} (402 path)`, idle.challenge, loaded.challenge)];
     const markdown = [
-      `### Isolation: probes idle vs during 4 concurrent paid 2 MiB extractions ${scenario === 'composite' ? 'bought through the composite POST /x402/v1/outcome-router' : 'on the extractor\'s own route'} (${rounds} rounds; service in its own process with ${process.env.HANDLER_WORKERS ?? defaultHandlerWorkers()} handler worker(s) and its ledger thread, on ${availableParallelism()} cores; probes and paying clients in processes of their own)`,
+      `### Isolation: probes idle vs during ${CALLS_PER_ROUND} paid 2 MiB extractions, ${IN_FLIGHT} at a time, ${scenario === 'composite' ? 'bought through the composite POST /x402/v1/outcome-router' : 'on the extractor\'s own route'} (${rounds} rounds; service in its own process with ${process.env.HANDLER_WORKERS ?? defaultHandlerWorkers()} handler worker(s) and its ledger thread, on ${availableParallelism()} cores; probes and paying clients in processes of their own)`,
       '',
       markdownTable(
         ['probe', 'idle p99 ms', 'loaded p99 ms', 'loaded max ms', 'samples', 'ratio', 'target', 'met'],
