@@ -43,5 +43,6 @@ test('log lines reach stdout directly, all of them and in order, even on an imme
   assert.deepEqual(lines.map((l) => l.reqId), Array.from({ length: LINES }, (_, i) => `r-${i}`), 'in order');
   const writes = JSON.parse(err.slice(err.lastIndexOf('{'))) as { direct: number; stream: number };
   assert.equal(writes.stream, 0, 'no line goes through the process.stdout stream');
-  assert.ok(writes.direct > 0 && writes.direct <= LINES, JSON.stringify(writes));
+  // At least one write per line reaches fd 1 directly (a pipe that is full for a moment makes some of them twice).
+  assert.ok(writes.direct >= LINES, JSON.stringify(writes));
 });
