@@ -54,6 +54,7 @@ import type { ModuleInit } from '../src/module.js';
 import type { ChainReader } from '../src/payments/chain.js';
 import { PaymentGate } from '../src/payments/gate.js';
 import { PaymentRail } from '../src/payments/rail.js';
+import { ownWallets } from '../src/payments/own-wallets.js';
 import { openDatabase, type Database } from '../src/store/index.js';
 import type { SqlDriver } from '../src/store/sql-driver.js';
 import { fmt, markdownTable, round, summarize, type Summary } from './stats.js';
@@ -659,7 +660,7 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
     ...config.timings,
   };
   const mod = createIntelModule({ loadStarter: false });
-  const init: ModuleInit = { config, db, ledger: database.ledger, log, now: Date.now, payment, presence: [] };
+  const init: ModuleInit = { config, db, ledger: database.ledger, log, now: Date.now, payment, ownWallets: ownWallets(config.operatorWallets, [payment.payTo]), presence: [] };
   const catalog = await mod.capabilities!(init);
   const changesSince = catalog.find((c) => c.path === '/v1/intelligence/changes-since');
   if (!changesSince) throw new Error('the intelligence module has no changes-since capability');

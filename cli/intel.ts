@@ -26,6 +26,7 @@ import { formatRejections, importNdjson, type ImportReport } from '../src/intel/
 import { COLLECTOR_NAMES, planFromConfig, runCollectors, summarize, type CollectorName } from '../src/intel/collectors/runner.js';
 import { SqlContentStore } from '../src/intel/store.js';
 import { openDatabase } from '../src/store/index.js';
+import { ownWallets } from '../src/payments/own-wallets.js';
 
 const USAGE = `usage: npm run intel -- import FILE.ndjson [FILE.ndjson …]
        npm run intel -- collect [--source ${COLLECTOR_NAMES.join('|')}]`;
@@ -105,7 +106,7 @@ async function openServiceDatabase(whileRunning: string) {
 async function collect(only: CollectorName | undefined): Promise<void> {
   const { config, database } = await openServiceDatabase('let it collect on INTEL_COLLECT_INTERVAL');
   const rail = config.payment ? { network: config.payment.network, asset: config.payment.asset.address } : undefined;
-  const plan = planFromConfig(config.intel, rail, config.operatorWallets);
+  const plan = planFromConfig(config.intel, rail, ownWallets(config.operatorWallets, config.payment ? [config.payment.payTo] : []));
   let bad = 0;
   try {
     const store = new SqlContentStore(database.db, Date.now);

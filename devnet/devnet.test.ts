@@ -46,6 +46,7 @@ import {
   type DevnetAccount,
 } from './index.js';
 import { startFaultyFacilitator, type FaultyFacilitator } from '../test/support/faulty-facilitator.js';
+import { PUBLIC_TEST_WALLETS } from '../src/payments/own-wallets.js';
 
 // Reason strings of @x402/evm 2.27 (opaque to the service, but pinned here so an SDK
 // upgrade that changes them is noticed).
@@ -155,6 +156,9 @@ describe('devnet basics', () => {
 
     assert.equal(devnet.buyers.length, 4);
     assert.deepEqual(devnet.buyer, devnet.buyers[0]);
+    // Every account the devnet uses is one of the published test wallets that never count as independent buyers.
+    assert.deepEqual(Array.from({ length: 10 }, (_, i) => devnetAccount(i).address.toLowerCase()), PUBLIC_TEST_WALLETS);
+    for (const a of [devnet.payTo, devnet.facilitatorAddress, ...devnet.facilitatorSigners, ...devnet.buyers.map((b) => b.address)]) assert.ok(PUBLIC_TEST_WALLETS.includes(a.toLowerCase()), a);
     for (const b of devnet.buyers) assert.equal(await balanceOf(devnet, b.address), 1_000_000_000_000n);
     assert.equal(await balanceOf(devnet, devnet.payTo), 0n);
     assert.notEqual(await pub.getCode({ address: MULTICALL3_ADDRESS }), undefined);

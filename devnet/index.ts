@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestClient, createWalletClient, getAddress, http, publicActions, toHex, type Hex } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { devUsdcAbi } from './artifacts/abis.js';
 import {
@@ -385,4 +385,20 @@ export function balanceOf(devnet: ChainRef, address: Address): Promise<bigint> {
 /** DevUSDC Transfer logs since genesis (mints included), optionally filtered. */
 export function transferLogs(devnet: ChainRef, filter: { from?: Address; to?: Address } = {}): Promise<TransferLog[]> {
   return erc20TransferLogs(devnet.rpcUrl, devnet.asset, filter);
+}
+
+/**
+ * A buyer no test mnemonic knows: a fresh key holding `atomic` DevUSDC, sent
+ * by an ordinary ERC-20 transfer from the last devnet buyer (buyers never send
+ * transactions of their own, so this cannot race a settlement's nonce). Its
+ * payments count as independent revenue, unlike the published test wallets'.
+ */
+export async function newIndependentBuyer(devnet: Pick<Devnet, 'rpcUrl' | 'asset' | 'buyers'>, atomic: bigint, privateKey: Hex = generatePrivateKey()): Promise<DevnetAccount> {
+  const address = privateKeyToAccount(privateKey).address;
+  const from = devnet.buyers[devnet.buyers.length - 1]!;
+  const chain = { ...foundry, id: CHAIN_ID, rpcUrls: { default: { http: [devnet.rpcUrl] } } };
+  const wallet = createWalletClient({ account: privateKeyToAccount(from.privateKey), chain, transport: http(devnet.rpcUrl), pollingInterval: 50 }).extend(publicActions);
+  const hash = await wallet.writeContract({ address: devnet.asset, abi: devUsdcAbi, functionName: 'transfer', args: [address, atomic] });
+  if ((await wallet.waitForTransactionReceipt({ hash })).status !== 'success') throw new Error(`funding ${address} failed`);
+  return { address, privateKey };
 }

@@ -25,6 +25,8 @@ export interface ModuleInit {
   now: () => number;
   /** Network, payee, asset and timings of the payment rail (the devnet's when it runs). */
   payment: PaymentConfig;
+  /** Payers that never count as independent buyers (src/payments/own-wallets.ts), lower-case. */
+  ownWallets: readonly string[];
   /**
    * Every surface the product's modules declare, whether or not this instance
    * runs them: the presence catalog reports each as live or not_deployed.

@@ -37,6 +37,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import type { ModuleInit, ServiceModule } from './module.js';
 import { defaultModules } from './modules.js';
 import { mountModules, registerModule } from './http/free-routes.js';
+import { ownWallets } from './payments/own-wallets.js';
 
 export interface RunningService {
   url: string;
@@ -229,7 +230,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const handlers = await acquireHandlerPool({ size: config.handlers.workers });
     cleanups.push(() => handlers.release());
     const steps = stepExecutor(handlers.pool, config.handlers.budgetMs, CATALOG);
-    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, presence, signer, steps };
+    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, ownWallets: ownWallets(config.operatorWallets, [payment.payTo]), presence, signer, steps };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     // Instances that share the signing key issue and accept each other's sign-in challenges (redelivery proofs).
     const signIn = new SignInWithX(payment.network, signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());

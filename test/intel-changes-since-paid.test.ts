@@ -3,10 +3,13 @@
  * client: 402 until paid, exactly the price settled, material deltas after
  * the cursor, a cursor chain that covers the corpus once, an empty answer
  * when caught up, and the payments showing up as independent revenue unless
- * they come from an operator wallet.
+ * they come from an operator wallet, the payee or a published test wallet
+ * (the devnet's own buyers, without any configuration).
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { newIndependentBuyer } from '../devnet/index.js';
 import { createIntelModule } from '../src/intel/module.js';
 import { CHANGES_SINCE_OUTPUT_SCHEMA } from '../src/intel/schemas.js';
 import { balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, payingFetch, postJson, startRig, type Rig } from './support/harness.js';
@@ -96,23 +99,32 @@ describe('paid changes-since on the devnet', () => {
     assert.deepEqual(third.items, []);
     assert.equal(third.nextCursor, second.nextCursor);
 
-    const feed = (await (await fetch(rig.service.url + '/v1/newswire?limit=1')).json()) as Json;
-    assert.equal(feed.independentRevenueUsd, 0.03, 'three settled, delivered payments from a non-operator wallet');
+    const revenue = async () => ((await (await fetch(rig.service.url + '/v1/newswire?limit=1')).json()) as Json).independentRevenueUsd;
+    assert.equal(await revenue(), 0, "three settled deliveries, but from the devnet's own buyer (a published test key)");
+
+    // A buyer nobody configured and no test mnemonic knows: its payments are independent revenue.
+    const stranger = await newIndependentBuyer(rig.devnet, 1_000_000n);
+    for (let i = 0; i < 2; i++) {
+      const res = await payingFetch(rig.devnet, stranger)(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ since: third.nextCursor }) });
+      assert.equal(res.status, 200, await res.text());
+    }
+    assert.equal(await revenue(), 0.02, 'two settled, delivered payments from an independent wallet');
   });
 });
 
 describe('payments from an operator wallet are not independent revenue', () => {
-  // The devnet buyer is anvil's well-known account #2 (test mnemonic).
-  const BUYER = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+  // A wallet no test mnemonic knows, named in OPERATOR_WALLETS before it ever pays.
+  const operatorKey = generatePrivateKey();
+  const OPERATOR = privateKeyToAccount(operatorKey).address;
   let rig: Rig;
   before(async () => {
-    rig = await startRig({ service: { modules: [createIntelModule()] }, env: { OPERATOR_WALLETS: BUYER } });
+    rig = await startRig({ service: { modules: [createIntelModule()] }, env: { OPERATOR_WALLETS: OPERATOR } });
   });
   after(async () => rig?.close());
 
   test('OPERATOR_WALLETS holding the buyer: the paid call settles and is delivered, revenue stays 0', async () => {
-    assert.equal(rig.devnet.buyer.address.toLowerCase(), BUYER.toLowerCase());
-    const res = await payingFetch(rig.devnet)(rig.service.url + PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const operator = await newIndependentBuyer(rig.devnet, 1_000_000n, operatorKey);
+    const res = await payingFetch(rig.devnet, operator)(rig.service.url + PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal(res.status, 200);
     assert.equal((await rig.service.ledger.summary()).paidDeliveries, 1);
     const feed = (await (await fetch(rig.service.url + '/v1/newswire?limit=1')).json()) as Json;

@@ -36,7 +36,7 @@ function ownSurfaces(presence: ModuleContext['presence']): SelfSurface[] {
 
 /** Every free route of the module, in the order OpenAPI lists them. */
 function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
-  const feed = { store: rt.store, movements: rt.movements, revenue: rt.revenue, operatorWallets: ctx.config.operatorWallets, feedCache: rt.feedCache };
+  const feed = { store: rt.store, movements: rt.movements, revenue: rt.revenue, operatorWallets: ctx.ownWallets, feedCache: rt.feedCache };
   const adminToken = ctx.config.adminToken;
   return [
     newswireRoute(feed),
@@ -83,7 +83,7 @@ export function createIntelModule(opts: IntelModuleOptions = {}): IntelModule {
       const schedule = startServiceCollectors(rt.store, {
         intel: init.config.intel,
         rail: { network: init.payment.network, asset: init.payment.asset.address },
-        operatorWallets: init.config.operatorWallets,
+        operatorWallets: init.ownWallets,
         now: init.now,
         log: init.log,
       });

@@ -27,7 +27,7 @@ const readJsonl = (path: string): Json[] => readFileSync(path, 'utf8').split('\n
 function initFor(t: TestStore): ModuleInit {
   const config = loadConfig({ DATA_DIR: tempDir() });
   const payment = { network: 'eip155:84532', payTo: ('0x' + '1'.repeat(40)) as `0x${string}`, asset: KNOWN_NETWORKS['eip155:84532']!.asset, facilitatorUrls: ['http://127.0.0.1:9'], facilitatorAuth: {}, rpcUrl: 'http://127.0.0.1:9', ...config.timings };
-  return { config, db: t.db, ledger: t.ledger, log: pino({ level: 'silent' }), now: Date.now, payment, presence: [] };
+  return { config, db: t.db, ledger: t.ledger, log: pino({ level: 'silent' }), now: Date.now, payment, ownWallets: [], presence: [] };
 }
 
 async function counts(t: TestStore) {
