@@ -184,6 +184,12 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
     assert.equal(await page.locator(`article[data-event-id="${correction.eventId}"] .notice.correction a`).getAttribute('href'), `/newswire/${original.slug}`);
     assert.equal(await page.locator(`article[data-event-id="${original.eventId}"] .notice.corrected a`).getAttribute('href'), `/newswire/${correction.slug}`);
 
+    // How current the feed is, at a glance: the newest event's date and age, and when sources were last checked.
+    const newest = expected.find((i) => !i.retracted)!;
+    const days = Math.floor((Date.now() - Date.parse(`${newest.eventDate}T00:00:00Z`)) / 86_400_000);
+    assert.match(await page.locator('p.as-of').innerText(), new RegExp(`^Newest event: .+ \\((?:(?:${days}|${days - 1}) days before this page was made|today|yesterday)\\)\\. Sources last checked \\d+ \\w+ \\d{4}\\.$`));
+    assert.match(await page.locator('article[data-event-id="2025-02-16-x402-first-commits"] .evidence').innerText(), /· checked 22 November 2026$/, 'a starter item: the day its facts were sourced');
+
     // The tier legend explains every tier.
     const legend = await page.locator('#tiers').innerText();
     for (const t of Object.values(EVIDENCE_TIERS)) assert.ok(legend.includes(t.label), t.label);
@@ -228,6 +234,11 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
     for (const p of original.protocols) assert.ok(main.includes(p), `protocol ${p}`);
     assert.equal(await page.locator('.badge.tier').first().textContent(), `Tier ${original.evidenceTier.slice(-1)}`);
     assert.equal(await page.locator(`time[datetime="${original.eventDate}"]`).count() > 0, true, 'the event date as a time element');
+    // A starter item's dates are true ones: the day its facts were sourced, not the service's first start-up.
+    const details = await page.locator('dl.facts').innerText();
+    assert.match(details, /Sources checked\s+22 November 2026/);
+    assert.match(details, /On this newswire since\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    assert.doesNotMatch(details, /^Published\n\d{4}-/m, 'the store time is not called a publication date');
     const versionJson = await page.locator('.view-note a').getAttribute('href');
     const exact = (await (await fetch(base + versionJson)).json()) as Json;
     assert.deepEqual(exact.items, [original], 'the page links the JSON of exactly this item version');
@@ -297,6 +308,11 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
       assert.equal(await page.locator('h1').textContent(), 'Item not found');
       assert.equal(await page.locator('a[href="/newswire"]').count() > 0, true);
     }
+    // A well-formed id the graph does not have: the page says the entity is unknown (not that no item matches).
+    const unknown = await page.goto(`${base}/newswire?entity=no-such-entity`);
+    assert.equal(unknown?.status(), 404);
+    assert.equal(await page.locator('h1').textContent(), 'Unknown entity');
+    assert.match(await page.locator('main').innerText(), /no entity with the id “no-such-entity”/);
     for (const [qs, param] of [['type=bogus', 'type'], ['include_retracted=maybe', 'include_retracted'], ['entity=Not%20An%20Id', 'entity'], ['limit=0', 'limit'], ['typo=1', 'typo']]) {
       const res = await page.goto(`${base}/newswire?${qs}`);
       assert.equal(res?.status(), 400, qs);

@@ -14,7 +14,7 @@ import { frame, problemPage, sendHtml } from './frame.js';
 import { html, type Html } from './html.js';
 import type { PageDeps } from './lookups.js';
 import { FEED_DEFAULT_LIMIT, PAGE_PARAMETERS, withoutEmptyParams } from './parameters.js';
-import { apiHref, eventDate, FEED_PAGE_PATH, feedHref, itemHref, plural, shortUrl, SOURCE_TYPE_LABELS, sourceLink, tierBadge, tierLetter, typeLabel } from './wording.js';
+import { apiHref, checkedOn, daysSince, eventDate, FEED_PAGE_PATH, feedHref, itemHref, plural, shortUrl, SOURCE_TYPE_LABELS, sourceLink, tierBadge, tierLetter, typeLabel } from './wording.js';
 
 function feedArticle(item: NewswireItem, links: { corrects?: NewswireItem; correctedBy: NewswireItem[] }, evidence: EvidenceDetail[] | undefined): Html {
   const sources = evidence
@@ -27,11 +27,25 @@ ${item.retracted ? html`<p class="retraction"><strong>Retracted:</strong> ${item
 <p class="summary">${item.summary}</p>
 ${links.corrects ? html`<p class="notice correction">This item corrects <a href="${itemHref(links.corrects.slug)}">${links.corrects.headline}</a>.</p>` : null}
 ${links.correctedBy.length ? html`<p class="notice corrected">Corrected by ${links.correctedBy.map((c, i) => html`${i ? '; ' : ''}<a href="${itemHref(c.slug)}">${c.headline}</a>`)}.</p>` : null}
-<p class="evidence">${tierBadge(item.evidenceTier)} · confidence ${item.confidence.toFixed(2)} · ${plural(item.corroborationCount, 'distinct source', 'distinct sources')}</p>
+<p class="evidence">${tierBadge(item.evidenceTier)} · confidence ${item.confidence.toFixed(2)} · ${plural(item.corroborationCount, 'distinct source', 'distinct sources')} · checked ${checkedOn(item)}</p>
 <p class="sources">Sources: ${sources.map((s, i) => html`${i ? ' · ' : ''}${sourceLink(s.url, shortUrl(s.url))}${s.type ? html` <span class="source-type">(${SOURCE_TYPE_LABELS[s.type] ?? s.type})</span>` : null}`)}${
     evidence || item.sourceTypes.length === 1 ? null : html` <span class="source-type">(${item.sourceTypes.map((t) => SOURCE_TYPE_LABELS[t] ?? t).join(', ')})</span>`
   }</p>
 </article>`;
+}
+
+/**
+ * How old the newest event on an unfiltered first page is, so a reader sees
+ * at once whether the feed is current (a deployment keeps it current with
+ * its collectors and imports; the README says how).
+ */
+function newestEventNote(items: NewswireItem[], filters: string, generatedAt: string): Html | null {
+  const newest = items.find((i) => !i.retracted);
+  if (filters || !newest) return null;
+  const days = daysSince(newest.eventDate, Date.parse(generatedAt));
+  const checked = items.reduce((a, i) => (i.observedAt > a ? i.observedAt : a), newest.observedAt);
+  const age = days === 0 ? 'today' : days === 1 ? 'yesterday' : `${days} days before this page was made`;
+  return html`<p class="as-of">Newest event: ${eventDate(newest)} (${age}). Sources last checked ${checkedOn({ observedAt: checked })}.</p>`;
 }
 
 function tierLegend(): Html {
@@ -76,6 +90,13 @@ export async function feedPage(c: Context, deps: PageDeps): Promise<Response> {
     return sendHtml(c, 400, problemPage(icon(), 400, 'Bad filter', html`This page cannot show the newswire for that address.`, q.details.map((d) => `${d.path.replace(/^query:/, '')} ${d.message ?? d.rule}`)));
   }
   const v = q.values;
+  if (v.entity !== undefined && !(await deps.store.entity(v.entity as string))) {
+    return sendHtml(
+      c,
+      404,
+      problemPage(icon(), 404, 'Unknown entity', html`The entity graph has no entity with the id “${v.entity as string}”, so no item can name it. Every entity and its id is listed in <a href="/v1/graph">the graph</a>.`),
+    );
+  }
   if (v.cursor !== undefined && (v.since !== undefined || !decodeOlderCursor(v.cursor as string))) {
     return sendHtml(c, 400, problemPage(icon(), 400, 'Bad page link', html`This page cannot show the newswire for that address.`, ['cursor is not an older-items link of this page']));
   }
@@ -105,6 +126,7 @@ export async function feedPage(c: Context, deps: PageDeps): Promise<Response> {
   const body = html`<h1>Newswire</h1>
 <p class="lede">Sourced news about the machine economy — agent payments, x402, MCP and the services around them. Newest event first; every item links its sources and carries an evidence tier (<a href="#tiers">what the tiers mean</a>).</p>
 ${filterForm(v, includeRetracted)}
+${newestEventNote(feed.items, filters, feed.generatedAt)}
 <p class="count">${plural(feed.count, 'item', 'items')}${filters ? ` · ${filters}` : ''}${filters ? html` · <a href="${FEED_PAGE_PATH}">clear filters</a>` : null}${includeRetracted ? null : ' · retracted items are hidden'}</p>
 ${articles.length ? html`<section class="feed" aria-label="Items">${articles}</section>` : html`<p class="empty">No items match.</p>`}
 ${

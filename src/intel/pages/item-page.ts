@@ -12,7 +12,7 @@ import type { EvidenceDetail, NewswireItem } from '../types.js';
 import { frame, problemPage, sendHtml } from './frame.js';
 import { html, type Html } from './html.js';
 import type { PageDeps, PageLookups } from './lookups.js';
-import { apiHref, eventDate, FEED_PAGE_PATH, feedHref, itemHref, plural, SOURCE_TYPE_LABELS, sourceLink, tierBadge, timestamp, typeLabel } from './wording.js';
+import { apiHref, checkedOn, eventDate, FEED_PAGE_PATH, feedHref, itemHref, plural, SOURCE_TYPE_LABELS, sourceLink, tierBadge, timestamp, typeLabel } from './wording.js';
 
 const SLUG_RE = new RegExp(ID_PATTERN);
 
@@ -71,7 +71,8 @@ ${item.evidenceNote ? html`<p class="notice caveat"><strong>Caveat:</strong> ${i
 <h2 id="details-h">Details</h2>
 <dl class="facts">
 <dt>Event date</dt><dd>${eventDate(item)}${item.datePrecision === 'day' ? null : html` (known to the ${item.datePrecision})`}${item.retrospective ? ' · published in retrospect' : null}</dd>
-<dt>Published</dt><dd>${timestamp(item.publishedAt)}</dd>
+<dt>Sources checked</dt><dd>${checkedOn(item)}</dd>
+<dt>On this newswire since</dt><dd>${timestamp(item.publishedAt)}</dd>
 <dt>Last updated</dt><dd>${timestamp(item.lastUpdatedAt)} (version ${item.version})</dd>
 <dt>Entities</dt><dd>${list(item.entities, (id) => feedHref({ entity: id }), (id) => (nameOf.get(id) && nameOf.get(id) !== id ? `${nameOf.get(id)} (${id})` : id))}</dd>
 <dt>Protocols</dt><dd>${list(item.protocols, (id) => feedHref({ protocol: id }))}</dd>

@@ -42,6 +42,20 @@ export function eventDate(item: Pick<NewswireItem, 'eventDate' | 'datePrecision'
   return html`<time datetime="${item.eventDate}">${Number(d)} ${month} ${y}</time>`;
 }
 
+/**
+ * The day the item's sources were last checked (its observedAt): the
+ * starter corpus's items carry the day their facts were sourced, a
+ * collector's the moment it read the source.
+ */
+export function checkedOn(item: Pick<NewswireItem, 'observedAt'>): Html {
+  return eventDate({ eventDate: item.observedAt.slice(0, 10), datePrecision: 'day' });
+}
+
+/** Whole days from the calendar date `iso` (YYYY-MM-DD…) to `nowMs`, never negative. */
+export function daysSince(iso: string, nowMs: number): number {
+  return Math.max(0, Math.floor((nowMs - Date.parse(`${iso.slice(0, 10)}T00:00:00Z`)) / 86_400_000));
+}
+
 /** A store timestamp (six fractional digits) shown to the minute; `datetime` keeps milliseconds, as HTML allows. */
 export function timestamp(iso: string): Html {
   return html`<time datetime="${iso.slice(0, 23)}Z">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
