@@ -148,6 +148,68 @@ describe('npm releases collector (recorded registry documents)', () => {
   });
 });
 
+describe('npm releases collector: one family, one window, one item across runs', () => {
+  let srv: FixtureServer;
+  let ts: TestStore;
+  let ctx: CollectorContext;
+  const PACKAGES = ['@scope/a', '@scope/b', '@scope/c'];
+  const path = (name: string) => '/' + name.replace('/', '%2f');
+  /** A registry document listing `versions` (version → registry time), latest being the newest. */
+  const publish = (name: string, versions: Record<string, string>) => {
+    const latest = Object.entries(versions).sort((x, y) => Date.parse(x[1]) - Date.parse(y[1])).at(-1)![0];
+    const doc = { name, 'dist-tags': { latest }, versions: Object.fromEntries(Object.keys(versions).map((v) => [v, { name, version: v }])), time: { created: '2025-01-01T00:00:00.000Z', ...versions } };
+    srv.set('registry', path(name), { body: JSON.stringify(doc) });
+  };
+  const run = () => collectNpmReleases(ctx, { registry: srv.url('registry', ''), packages: PACKAGES });
+  const releaseItems = async () => (await ts.store.events({ limit: 50, type: 'version_update' })).items;
+
+  before(async () => {
+    srv = await startFixtureServer();
+    ts = await openTestStore('sqlite');
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup } };
+    for (const name of PACKAGES) publish(name, { '1.0.0': '2026-01-05T10:00:00.000Z' });
+  });
+  after(async () => {
+    await srv?.close();
+    await ts?.close();
+  });
+
+  test('first sight: the three latest versions of one scope, published the same day, are one item', async () => {
+    const r = await run();
+    assert.equal(r.records.created, 1, r.notes.join(' '));
+    const items = await releaseItems();
+    assert.equal(items.length, 1);
+    assert.match(items[0]!.headline, /^@scope: 3 releases published on npm \(@scope\/a 1\.0\.0, @scope\/b 1\.0\.0, @scope\/c 1\.0\.0\)$/);
+  });
+
+  test('a coordinated release that later runs find one package at a time joins one item, naming each package and version', async () => {
+    publish('@scope/a', { '1.0.0': '2026-01-05T10:00:00.000Z', '2.0.0': '2026-03-01T20:00:00.000Z' });
+    const first = await run();
+    assert.equal(first.records.created, 1, first.notes.join(' '));
+    const id = (await releaseItems()).find((e) => e.headline.includes('@scope/a 2.0.0'))!.id;
+    publish('@scope/b', { '1.0.0': '2026-01-05T10:00:00.000Z', '2.0.0': '2026-03-02T03:00:00.000Z' });
+    const second = await run();
+    assert.equal(second.records.created, 0, second.notes.join(' '));
+    assert.equal(second.records.updated, 1, 'the family’s item of this window is revised, not repeated');
+    publish('@scope/c', { '1.0.0': '2026-01-05T10:00:00.000Z', '2.0.0': '2026-03-02T06:00:00.000Z' });
+    assert.equal((await run()).records.updated, 1);
+    const items = (await releaseItems()).filter((e) => / 2\.0\.0/.test(e.headline));
+    assert.deepEqual(items.map((e) => e.id), [id], 'one item for the whole release');
+    const item = (await ts.store.getItem(id))!.stored.item;
+    assert.equal(item.headline, '@scope: 3 releases published on npm (@scope/a 2.0.0, @scope/b 2.0.0, @scope/c 2.0.0)');
+    assert.equal(item.eventDate, '2026-03-02', 'dated by the newest release');
+    assert.equal(item.sourceURLs.length, 3, 'each package document is a source');
+  });
+
+  test('a release outside the window, or of another family, is news of its own', async () => {
+    publish('@scope/a', { '1.0.0': '2026-01-05T10:00:00.000Z', '2.0.0': '2026-03-01T20:00:00.000Z', '2.0.1': '2026-03-04T09:00:00.000Z' });
+    const r = await run();
+    assert.equal(r.records.created, 1, r.notes.join(' '));
+    assert.equal(r.records.updated, 0);
+    assert.ok((await releaseItems()).some((e) => e.headline === '@scope/a 2.0.1 published on npm'));
+  });
+});
+
 async function idOf(pkg: string): Promise<string> {
   const { idFragment } = await import('./context.js');
   return idFragment(pkg, 6);

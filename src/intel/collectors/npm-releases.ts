@@ -9,9 +9,13 @@
  *   every version whose registry `time` is newer than the newest one seen,
  *   oldest first, at most 20 per package per run.
  * - Releases of one package family (an npm scope such as `@x402`; an
- *   unscoped package is its own family) found in one run make one item
- *   naming each package and version: a coordinated release of eight
- *   packages is one piece of news, not eight.
+ *   unscoped package is its own family) published within one window
+ *   (FAMILY_WINDOW_MS between the first and the last) make one item naming
+ *   each package and version, whether one run finds them or several: a
+ *   coordinated release of eight packages over an afternoon is one piece of
+ *   news, not eight. A later run adds to the family's last item (a material
+ *   update) while its releases stay in the window and none of them was
+ *   deprecated or unpublished; otherwise it starts a new item.
  * - Dated by the registry's `time`: the source states the date.
  * - Source type `protocol_release` (the registry entry is the release's
  *   primary record), so TIER_A — for the registry's structured facts only
@@ -53,6 +57,8 @@ export const NPM_COLLECTOR = 'npm-releases';
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org';
 export const DEFAULT_NPM_PACKAGES = ['@x402/core', '@x402/evm', '@x402/fetch', '@x402/hono', '@x402/extensions', 'x402', 'x402-fetch', 'x402-axios'];
 const MAX_VERSIONS_PER_RUN = 20;
+/** Releases of one family published within this span are one piece of news. */
+export const FAMILY_WINDOW_MS = 24 * 3600_000;
 
 export interface NpmOptions {
   registry: string;
@@ -81,7 +87,10 @@ interface FamilyItemState {
 
 interface NpmState {
   packages: Record<string, PackageState>;
+  /** Every release item this collector wrote (one release or several), by eventId. */
   items?: Record<string, FamilyItemState>;
+  /** The last release item of each family, which later releases in its window join. */
+  lastOfFamily?: Record<string, string>;
   budgets?: Record<string, DayUse>;
 }
 
@@ -166,8 +175,8 @@ function packagesOf<T extends { read: PackageRead }>(list: T[]): PackageRead[] {
   return [...new Map(list.map((x) => [x.read.name, x.read])).values()];
 }
 
-/** The item reporting `releases` (one release, or one family's releases of this run). */
-function releasesItem(releases: Release[]): ItemRecord {
+/** The item reporting `releases` (one release, or one family's releases in one window), as `eventId` when it extends one. */
+function releasesItem(releases: Release[], eventId?: string): ItemRecord {
   const reads = packagesOf(releases);
   const newest = releases.reduce((a, b) => (parseTimestamp(b.time)! > parseTimestamp(a.time)! ? b : a));
   const protocols = reads[0]!.protocols;
@@ -196,7 +205,7 @@ function releasesItem(releases: Release[]): ItemRecord {
     const tagText = tags.length ? ` It carries the dist-tag${tags.length > 1 ? 's' : ''} ${tags.join(', ')}.` : '';
     return {
       ...common,
-      eventId: releaseEventId(read.name, version),
+      eventId: eventId ?? releaseEventId(read.name, version),
       headline: clip(`${read.name} ${version} published on npm`, 200),
       summary: clip(`The npm registry lists version ${version} of ${read.name}, published at ${time}.${tagText}`, 2000),
     };
@@ -205,7 +214,7 @@ function releasesItem(releases: Release[]): ItemRecord {
   const names = releases.map(label).sort();
   return {
     ...common,
-    eventId: `npm-family-${slugFragment(family, 40)}-${idFragment(family, 6)}-${idFragment(names.join('\n'), 12)}`,
+    eventId: eventId ?? `npm-family-${slugFragment(family, 40)}-${idFragment(family, 6)}-${idFragment(names.join('\n'), 12)}`,
     headline: clip(`${family}: ${releases.length} releases published on npm (${names.join(', ')})`, 200),
     summary: clip(`The npm registry lists ${releases.length} new releases of the ${family} packages: ${releases.map((r) => `${label(r)} (published ${r.time})`).join(', ')}.`, 2000),
   };
@@ -297,6 +306,7 @@ async function readPackage(ctx: CollectorContext, report: CollectorReport, opts:
 class NpmRun {
   readonly budget: SourceBudgets;
   readonly items: Record<string, FamilyItemState>;
+  readonly lastOfFamily: Record<string, string>;
 
   constructor(
     readonly ctx: CollectorContext,
@@ -305,6 +315,30 @@ class NpmRun {
   ) {
     this.budget = new SourceBudgets(ctx.budget ?? DEFAULT_SOURCE_BUDGET, (state.budgets ??= {}), utcDay(ctx.now()));
     this.items = state.items ??= {};
+    this.lastOfFamily = state.lastOfFamily ??= {};
+  }
+
+  /**
+   * The family's last item when `fresh` joins it: every release it names is
+   * still read this run, listed, neither deprecated nor unpublished, and all
+   * of them with `fresh` fall within FAMILY_WINDOW_MS.
+   */
+  private openItem(family: string, fresh: Release[], reads: PackageRead[]): { eventId: string; releases: Release[] } | undefined {
+    const eventId = this.lastOfFamily[family];
+    const item = eventId === undefined ? undefined : this.items[eventId];
+    if (!eventId || !item || item.gone.length) return undefined;
+    const releases: Release[] = [];
+    for (const name of item.releases) {
+      const at = name.lastIndexOf(' ');
+      const read = reads.find((r) => r.name === name.slice(0, at));
+      const version = name.slice(at + 1);
+      const time = read?.doc.time[version];
+      const reported = read && this.state.packages[read.name]?.reported[version];
+      if (!read || !time || !read.doc.versions[version] || !reported || reported.deprecated || reported.retracted) return undefined;
+      releases.push({ read, version, time });
+    }
+    const times = [...releases, ...fresh].map((r) => parseTimestamp(r.time)! / 1000);
+    return Math.max(...times) - Math.min(...times) <= FAMILY_WINDOW_MS ? { eventId, releases } : undefined;
   }
 
   /** Write a record charged to `source`'s budget; false when it does not fit or is rejected. */
@@ -328,15 +362,18 @@ class NpmRun {
       list.push(...fresh.map((version) => ({ read, version, time: read.doc.time[version]! })));
       byFamily.set(family, list);
     }
-    for (const releases of byFamily.values()) {
-      const item = releasesItem(releases);
+    for (const [family, fresh] of byFamily) {
+      const open = this.openItem(family, fresh, reads);
+      const releases = open ? [...open.releases, ...fresh] : fresh;
+      const item = releasesItem(releases, open?.eventId);
       if (!(await write(this.ctx, this.report, item))) continue;
-      if (releases.length > 1) this.items[item.eventId] = { releases: releases.map(label), gone: [] };
-      for (const r of releases) {
+      this.items[item.eventId] = { releases: releases.map(label), gone: [] };
+      this.lastOfFamily[family] = item.eventId;
+      for (const r of fresh) {
         const pkg = (this.state.packages[r.read.name] ??= { newestTime: newestListed(r.read.doc), reported: {} });
         pkg.reported[r.version] = { eventId: item.eventId, deprecated: false, retracted: false };
         if (parseTimestamp(r.time)! > parseTimestamp(pkg.newestTime)!) pkg.newestTime = r.time;
-        this.report.notes.push(`${label(r)}: reported (registry time ${r.time})${releases.length > 1 ? ` in ${item.eventId}` : ''}.`);
+        this.report.notes.push(`${label(r)}: reported (registry time ${r.time})${releases.length > 1 ? ` in ${item.eventId}` : ''}${open ? ', joining the family’s release of the same window' : ''}.`);
       }
     }
   }
@@ -362,7 +399,7 @@ class NpmRun {
     }
     for (const [eventId, list] of gone) await this.unpublished(eventId, list);
     for (const [eventId, list] of deprecations) {
-      const coversOne = this.items[eventId] === undefined;
+      const coversOne = (this.items[eventId]?.releases.length ?? 1) === 1;
       if (await this.charge(list[0]!.read.url, deprecationItem(eventId, coversOne, list))) {
         for (const d of list) {
           this.state.packages[d.read.name]!.reported[d.version]!.deprecated = true;
