@@ -474,7 +474,16 @@ export function createApp(deps: AppDeps): Hono {
     app.all(cap.path, (c) => c.json(errorBody('method_not_allowed', `Use ${cap.method} ${cap.path}.`), 405, { Allow: cap.method }));
   }
 
-  app.notFound((c) => c.json(errorBody('not_found', `No resource at ${c.req.method} ${c.req.path}.`), 404));
+  app.notFound((c) => {
+    // `/docs/` and the like: people type the slash; every route here is named without one.
+    const path = c.req.path;
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && /^\/[^/\\]/.test(path) && !path.includes('\\') && path.endsWith('/')) {
+      // Never to another origin: the target starts with one slash and a path character, and has no backslash.
+      const url = new URL(c.req.url);
+      return c.body(null, 308, { Location: path.replace(/\/+$/, '') + url.search });
+    }
+    return c.json(errorBody('not_found', `No resource at ${c.req.method} ${path}.`), 404);
+  });
   app.onError(failClosed);
   return app;
 }

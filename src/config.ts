@@ -122,6 +122,8 @@ export interface Config {
   adminToken: string | undefined;
   /** The operator's own wallets: their payments are not independent revenue. Lower-case addresses. */
   operatorWallets: string[];
+  /** OPERATOR_CONTACT: how buyers reach the operator (OpenAPI `info.contact`); omitted when unset. */
+  operatorContact: { url: string } | { email: string } | undefined;
   /** OUTCOME_ROUTER_COMPOSITE=1 enables the paid composite resource /x402/v1/outcome-router. */
   outcomeRouterComposite: boolean;
   /**
@@ -208,6 +210,18 @@ function httpUrl(env: Env, name: string, required: boolean): string | undefined 
 }
 
 /** A comma-separated list of http(s) URLs, in order, without duplicates. */
+const EMAIL = /^[^\s@<>()",;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
+
+/** OPERATOR_CONTACT: an http(s) URL, or an e-mail address (bare or mailto:). */
+function operatorContactOf(env: Env): Config['operatorContact'] {
+  const raw = (env.OPERATOR_CONTACT ?? '').trim();
+  if (raw === '') return undefined;
+  const email = raw.replace(/^mailto:/i, '');
+  if (EMAIL.test(email)) return { email };
+  if (!/^https?:\/\//i.test(raw)) throw new ConfigError('OPERATOR_CONTACT', `must be an http(s) URL or an e-mail address, got "${raw}"`);
+  return { url: httpUrl(env, 'OPERATOR_CONTACT', true)! };
+}
+
 function httpUrlList(env: Env, name: string, required: boolean): string[] {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') {
@@ -523,7 +537,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
   const signingKey = signingKeyOf(env);
   const mppSecretKey = mppSecretKeyOf(env);
-  const common = { adminToken, operatorWallets, outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, mppSecretKey, operations: operationsOf(env), intel: intelOf(env) };
+  const common = { adminToken, operatorWallets, operatorContact: operatorContactOf(env), outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, mppSecretKey, operations: operationsOf(env), intel: intelOf(env) };
 
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {

@@ -158,3 +158,18 @@ test('an unknown /docs file is 404', async () => {
   assert.equal(res.status, 404);
   assert.equal(((await res.json()) as Json).error.code, 'not_found');
 });
+
+test('a trailing slash on a page is a 308 to the page (/docs/ → /docs), never to another origin; a POST is not redirected', async () => {
+  for (const [from, to] of [['/docs/', '/docs'], ['/newswire/?type=standards', '/newswire?type=standards'], ['/docs//', '/docs']]) {
+    const res = await fetch(base + from, { redirect: 'manual' });
+    assert.equal(res.status, 308, from);
+    assert.equal(res.headers.get('location'), to, from);
+  }
+  assert.equal((await fetch(base + '/docs/', { redirect: 'follow' })).status, 200);
+  for (const tricky of ['//evil.example/', '/%5Cevil.example/']) {
+    const res = await fetch(base + tricky, { redirect: 'manual' });
+    assert.notEqual(res.status, 308, tricky);
+  }
+  const post = await fetch(base + '/docs/', { method: 'POST', redirect: 'manual' });
+  assert.equal(post.status, 404);
+});

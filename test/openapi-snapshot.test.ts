@@ -14,7 +14,7 @@ const FILE = join(dirname(fileURLToPath(import.meta.url)), 'snapshots', 'openapi
 
 test('the OpenAPI document matches the reviewed snapshot', async () => {
   // Fixed base URL; the devnet deploys the token at the same address and pays the same anvil account every time.
-  const rig = await startRig({ env: { PUBLIC_BASE_URL: 'https://api.example.test' } });
+  const rig = await startRig({ env: { PUBLIC_BASE_URL: 'https://api.example.test', OPERATOR_CONTACT: 'mailto:operator@api.example.test' } });
   try {
     const doc = await (await fetch(rig.service.url + '/openapi.json')).json();
     const text = JSON.stringify(doc, null, 2) + '\n';

@@ -131,3 +131,13 @@ test('X402_FACILITATOR_HEADERS: a bad value names the variable and never echoes 
   // Set for the devnet rail, where it could never apply.
   assert.throws(() => loadConfig({ X402_FACILITATOR_HEADERS: '{}' }), quietError('X402_FACILITATOR_HEADERS', '{}'));
 });
+
+test('OPERATOR_CONTACT: an http(s) URL or an e-mail address (bare or mailto:), else one line naming it; unset: none', () => {
+  assert.equal(loadConfig({}).operatorContact, undefined);
+  assert.deepEqual(loadConfig({ OPERATOR_CONTACT: 'https://example.com/contact' }).operatorContact, { url: 'https://example.com/contact' });
+  assert.deepEqual(loadConfig({ OPERATOR_CONTACT: 'ops@example.com' }).operatorContact, { email: 'ops@example.com' });
+  assert.deepEqual(loadConfig({ OPERATOR_CONTACT: 'mailto:ops@example.com' }).operatorContact, { email: 'ops@example.com' });
+  for (const bad of ['example.com', 'ftp://example.com', 'ops@', 'javascript:alert(1)']) {
+    assert.throws(() => loadConfig({ OPERATOR_CONTACT: bad }), (e: unknown) => e instanceof ConfigError && e.variable === 'OPERATOR_CONTACT' && !e.message.includes('\n'), bad);
+  }
+});

@@ -35,6 +35,9 @@ export type PaidStep =
  * other refusal leaves the task waiting, so the buyer can repeat the same
  * payment (503, 409) or send a new one (402).
  */
+/** How to pay over A2A: the a2a-x402 extension's payment message, not an HTTP header. */
+export const A2A_HOW_TO_PAY = `To pay over A2A (the a2a-x402 extension): sign one of the accepts in this message's metadata "${X402_REQUIRED}" with an x402 v2 client (scheme "exact"), then send a message on this task (same taskId) whose metadata has "${X402_STATUS}": "payment-submitted" and "${X402_PAYLOAD}": the signed PaymentPayload. The completed task carries the result and "${X402_RECEIPTS}"; sending the same payment message again returns them again.`;
+
 const FINAL_CODES: ReadonlySet<ErrorCode> = new Set(['handler_failed', 'handler_over_budget']);
 
 export function paidStep(outcome: GateOutcome): PaidStep {
@@ -42,7 +45,7 @@ export function paidStep(outcome: GateOutcome): PaidStep {
     case 'challenge': {
       const required = outcome.paymentRequired;
       if (outcome.code === 'payment_required') {
-        return { state: 'input-required', text: outcome.message, metadata: { [X402_STATUS]: 'payment-required', [X402_REQUIRED]: required } };
+        return { state: 'input-required', text: `${outcome.price ?? 'Payment required.'} ${A2A_HOW_TO_PAY}`, metadata: { [X402_STATUS]: 'payment-required', [X402_REQUIRED]: required } };
       }
       // The payment was refused (invalid, expired, or its settlement failed): say why, and offer the requirement again.
       return {

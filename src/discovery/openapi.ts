@@ -181,7 +181,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
       description:
         'Deterministic paid utilities (x402 v2, USDC) and free discovery resources for software agents. Paid operations answer 402 with PAYMENT-REQUIRED until paid; no API key or account is used anywhere.',
       'x-guidance': 'Read /llms.txt for how to pay and how to get a quote from the outcome router.',
-      contact: { name: 'Service operator', url: `${baseUrl}/llms.txt` },
+      ...(ctx.config.operatorContact && { contact: { name: 'Service operator', ...ctx.config.operatorContact } }),
     },
     servers: [{ url: baseUrl }],
     'x-agentcash-guidance': { llmsTxtUrl: `${baseUrl}/llms.txt` },

@@ -113,6 +113,12 @@ export type GateOutcome =
       kind: 'challenge';
       code: ChallengeCode;
       message: string;
+      /**
+       * payment_required only: the price and payee in one sentence, without
+       * the HTTP instructions `message` ends with, for a transport that says
+       * how to pay its own way (A2A sends the payment as task metadata).
+       */
+      price?: string;
       paymentRequired: PaymentRequired;
       /** Present when a settlement was attempted and failed. */
       paymentResponse?: SettleResponse;
@@ -251,13 +257,11 @@ export class PaymentGate {
   private priceSentence(call: PaidCall): string {
     const a = this.rail.payment.asset;
     const whole = Number(call.priceAtomic) / 10 ** a.decimals;
-    return (
-      `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) on ${this.rail.payment.network} to ${this.rail.payment.payTo}. ${HOW_TO_PAY}`
-    );
+    return `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) on ${this.rail.payment.network} to ${this.rail.payment.payTo}.`;
   }
 
   /** Plain 402s by `plainChallengeKey`: the PaymentRequired and its price sentence. */
-  private readonly plainChallenges = new Map<string, { paymentRequired: PaymentRequired; message: string }>();
+  private readonly plainChallenges = new Map<string, { paymentRequired: PaymentRequired; message: string; price: string }>();
 
   /**
    * The plain 402 for an unpaid call, when it was already built: the hot path,
@@ -266,7 +270,7 @@ export class PaymentGate {
   cachedChallenge(resourceUrl: string, priceAtomic: string): GateOutcome | undefined {
     if (!this.rail.ready) return undefined;
     const hit = this.plainChallenges.get(`${resourceUrl}|${priceAtomic}`);
-    return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, paymentRequired: hit.paymentRequired };
+    return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, price: hit.price, paymentRequired: hit.paymentRequired };
   }
 
   private async challenge(
@@ -278,6 +282,9 @@ export class PaymentGate {
     /** Extensions every candidate must carry (a sign-in challenge). */
     required?: Record<string, unknown>,
   ): Promise<GateOutcome> {
+    // A plain 402 says the price, then how to pay over HTTP.
+    const price = code === 'payment_required' ? message : undefined;
+    if (price) message = `${price} ${HOW_TO_PAY}`;
     // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
     const key = `${call.resourceUrl}|${call.priceAtomic}`;
     let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key)?.paymentRequired : undefined;
@@ -289,10 +296,10 @@ export class PaymentGate {
       if (code === 'payment_required') {
         // Bounded: Host headers are caller-controlled and must not grow memory without limit.
         if (this.plainChallenges.size >= 256) this.plainChallenges.clear();
-        this.plainChallenges.set(key, { paymentRequired, message });
+        this.plainChallenges.set(key, { paymentRequired, message, price: price! });
       }
     }
-    return { kind: 'challenge', code, message, paymentRequired, paymentResponse };
+    return { kind: 'challenge', code, message, ...(price && { price }), paymentRequired, paymentResponse };
   }
 
   // ------------------------------------------------------------------ admission and binding
