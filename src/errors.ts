@@ -64,6 +64,57 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * What each code tells the caller, in one sentence: the README's error-code
+ * table is generated from this (scripts/readme-tables.ts), so a code cannot be
+ * returned without being documented.
+ */
+export const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  invalid_json: 'The body is not strict UTF-8 JSON, or nests deeper than 64 levels; nothing about payment happened.',
+  invalid_request: 'The body, a header or a query breaks the operation\'s schema or rules (`details` has a JSON pointer and the rule per problem); a payment sent with it is never verified or settled.',
+  unsupported_media_type: 'The body\'s `Content-Type` is not one the operation reads (JSON, or `text/html` for the extractor).',
+  payload_too_large: 'The body is over the operation\'s byte limit or holds more JSON values than its surface allows; refused while reading, before parsing.',
+  duplicate_field_name: 'Two fields of one contract have the same name after canonicalization (data-compatibility checker).',
+  invalid_payment_header: 'A payment header that cannot be read: `PAYMENT-SIGNATURE` not base64 JSON of a PaymentPayload, an MPP credential that does not parse, or both protocols at once; nothing was verified or charged.',
+  payment_required: 'Pay to get the result: the 402 carries `PAYMENT-REQUIRED` (x402 v2) and, with MPP on, `WWW-Authenticate: Payment`.',
+  payment_invalid: 'The payment does not match the requirements, its signature is wrong, or the facilitator refused it; nothing was charged. Sign a new one.',
+  payment_expired: 'The authorization expires too soon to be settled, or expired unused; nothing was charged. Sign a new one.',
+  settlement_failed: 'The facilitator refused the settlement and the chain shows the transfer cannot happen any more; nothing was charged.',
+  redelivery_proof_required: 'The payment is bound already and may be public on chain: repeat with the payment-identifier it was sent with, or sign in with the paying wallet (`SIGN-IN-WITH-X`) over this 402\'s challenge, to get the stored result.',
+  payment_bound_to_other_request: 'This authorization already paid for another body or resource; it buys that one delivery only.',
+  payment_identifier_conflict: 'The payment-identifier was already used for another resource or request body; use a new identifier.',
+  payment_in_progress: 'Another request is working on this payment right now; retry after `Retry-After` seconds.',
+  not_found: 'No resource at this method and path, or no such item, entity or file.',
+  method_not_allowed: 'The path exists with another method (`Allow` says which).',
+  rate_limited: 'Too many requests from this client on free routes (per minute), or too many unproven tries of a bound payment-identifier; `Retry-After` says when to come back.',
+  ledger_unavailable: 'The payment ledger did not answer within its deadline: nothing delivered, nothing settled by this response; retry later with the same payment.',
+  facilitator_unavailable: 'No facilitator answered (or none accepts the configured credentials): nothing charged; retry later.',
+  settlement_unknown: 'The settlement was sent but its outcome is not known yet; retry with the same payment and its proof: the chain decides, never twice.',
+  handler_failed: 'The result could not be produced; settle was never sent and nothing was charged.',
+  handler_over_budget: 'The handler ran past `HANDLER_BUDGET_MS` on the worker pool and was stopped; settle was never sent and nothing was charged (the same input would be stopped again: send a smaller one).',
+  service_unavailable: 'The service could not complete the request (shutting down, an internal failure, a full A2A task store, a chain read that failed); nothing was delivered or charged by it. Retry later.',
+  invalid_inputs: 'Outcome router: the inputs do not make a valid native body for the chosen capability (`details` says where).',
+  missing_inputs: 'Outcome router: the objective is understood but an input it needs is missing (`details` names it).',
+  no_matching_outcome: 'Outcome router: no paid resource here delivers what the objective asks.',
+  price_above_max: 'Outcome router: the plan costs more than `max_price`.',
+  batch_too_large: 'Outcome router: more items than one batch may hold.',
+  constraint_unsatisfiable: 'Outcome router: the constraints given cannot all hold for any plan.',
+  url_fetch_unsupported: 'Outcome router: the objective asks to fetch a URL; nothing is ever fetched, send the content itself.',
+  domain_lookup_unsupported: 'Outcome router: the objective asks for a domain or DNS lookup, which is not offered.',
+  browsing_unsupported: 'Outcome router: the objective asks to browse, search the web, log in or click through a site, which is not offered.',
+  screenshot_unsupported: 'Outcome router: the objective asks for a screenshot or rendering, which is not offered.',
+  wallet_signing_unsupported: 'Outcome router: the objective asks the service to sign a message or transaction, which it never does.',
+  refund_unsupported: 'Outcome router: the objective asks for a refund or chargeback; payments here are final on chain.',
+  mcp_payer_unsupported: 'Outcome router: the objective asks this service (or its MCP endpoint) to pay a 402 for the caller; it never pays.',
+  supplier_not_allowlisted: 'Outcome router: the objective needs a supplier, API or model provider that is not on the allowlist (empty by default); only the service\'s own handlers are paid.',
+  negative_contribution: 'Outcome router: the plan would cost the operator more than its price (settlement cost included).',
+  invalid_parameter: 'A query or path parameter of a free route is malformed or out of range (`details` names it).',
+  invalid_cursor: 'A cursor is not one this service issued, or is malformed.',
+  unknown_reference: 'An imported record names an entity, item or relationship that does not exist.',
+  unauthorized: 'The admin API (or a protected `/metrics`) needs `Authorization: Bearer <token>`.',
+  content_conflict: 'The content change contradicts what is stored (a retracted item never changes; a published one cannot be held).',
+};
+
 export interface ErrorDetail {
   /** JSON pointer into the request (e.g. `/source_fields/0/name`), or `` for the whole body. */
   path: string;

@@ -14,6 +14,9 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { CDP_FACILITATOR_URL, loadConfig, TESTNET_FACILITATOR_URL } from '../src/config.js';
+import { CONFIG_VARIABLES } from '../src/config-variables.js';
+import { ERROR_CODES } from '../src/errors.js';
+import { withTables } from '../scripts/readme-tables.js';
 import { cdpEd25519Secret } from './support/cdp-key.js';
 import { balanceOf, startRig, tempDir } from './support/harness.js';
 
@@ -31,6 +34,10 @@ const COVERED_BY: Record<string, string> = {
   'npm ci && npm start': `.ci/run (npm ci) + ${THIS} (npm start)`,
   'npm start': THIS,
   'npm test': '.ci/run',
+  'npm ci': '.ci/run',
+  'npm test -- <part of a path>': 'scripts/run-tests.mjs (every targeted run; .ci/run runs the whole suite)',
+  'npm test -- test/pages': 'test/pages.test.ts (run in full by .ci/run)',
+  'npm run readme:tables': THIS,
   'npm run lint': '.ci/run',
   'npm run coverage:payments': '.ci/run',
   'npm run check': '.ci/run (its steps: typecheck, lint, test, coverage:payments)',
@@ -236,8 +243,9 @@ test('npm run build:token, in a copy of devnet/, reproduces the committed artifa
   }
 });
 
-test("the README's @x402/fetch snippet, as written, pays on the devnet: 200 and a settlement on chain", { timeout: 120_000 }, async () => {
+test("the README's @x402/fetch snippet is pay.mjs in the repository, and `node pay.mjs` pays on the devnet: 200 and a settlement on chain", { timeout: 120_000 }, async () => {
   const snippet = codeUnder('### Paying with `@x402/fetch` on the devnet', 'js');
+  assert.equal(snippet, readFileSync(join(ROOT, 'pay.mjs'), 'utf8'), 'the README shows pay.mjs as it is in the repository');
   const dataDir = tempDir('readme-snippet-');
   const rig = await startRig({ dataDir });
   try {
@@ -247,9 +255,9 @@ test("the README's @x402/fetch snippet, as written, pays on the devnet: 200 and 
     const dir = tempDir('readme-pay-');
     mkdirSync(dir, { recursive: true });
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-    writeFileSync(join(dir, 'pay.mjs'), snippet);
     const before = await balanceOf(devnet, devnet.payTo);
-    const r = await run(process.execPath, ['pay.mjs'], { cwd: dir, env: { ...process.env, DATA_DIR: dataDir } });
+    // The repository's own file, run where a user runs it.
+    const r = await run(process.execPath, ['pay.mjs'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
     assert.match(r.stdout, /^200 \{/);
     assert.match(r.stdout, /contrast_ratio: 21/);
     assert.match(r.stdout, /success: true/);
@@ -268,4 +276,23 @@ test("the README's @x402/fetch snippet, as written, pays on the devnet: 200 and 
   } finally {
     await rig.close();
   }
+});
+
+test('the configuration and error-code tables are the ones the code generates (npm run readme:tables)', () => {
+  assert.equal(README, withTables(README), 'README.md differs from the code: run npm run readme:tables and commit the result');
+  // Every code errors.ts defines is a row, with its status.
+  for (const [code, status] of Object.entries(ERROR_CODES)) assert.ok(README.includes(`| \`${code}\` | ${status} |`), code);
+});
+
+test('every environment variable the service reads is documented, and every documented one is read', () => {
+  const read = new Set<string>();
+  for (const file of ['src/config.ts', 'src/main.ts']) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    // env.NAME, env['NAME'], and helpers called as int(env, 'NAME', …) / httpUrl(env, 'NAME', …).
+    for (const m of text.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|\benv\[['"]([A-Z][A-Z0-9_]+)['"]\]|\(env, '([A-Z][A-Z0-9_]+)'/g)) read.add((m[1] ?? m[2] ?? m[3])!);
+  }
+  const documented = new Set(CONFIG_VARIABLES.flatMap((v) => v.names));
+  assert.deepEqual([...read].filter((n) => !documented.has(n)).sort(), [], 'read by the code but missing from src/config-variables.ts');
+  assert.deepEqual([...documented].filter((n) => !read.has(n)).sort(), [], 'documented in src/config-variables.ts but never read');
+  assert.ok(read.size >= 50, `the scan found ${read.size} variables: the patterns above no longer match how config.ts reads them`);
 });
