@@ -12,10 +12,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { screenshotDir } from './support/screenshots.js';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { atomicToDecimal } from '../src/catalog/price.js';
 import { FRONT_DOOR_CSP } from '../src/discovery/front-door.js';
@@ -91,7 +91,7 @@ describe('in a browser', { skip: skipBrowser }, () => {
   let context: BrowserContext;
   const foreign: string[] = [];
   const errors: string[] = [];
-  const shots = mkdtempSync(join(tmpdir(), 'front-door-shots-'));
+  const shots = screenshotDir('front-door-shots');
 
   before(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

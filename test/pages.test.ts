@@ -10,9 +10,9 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { screenshotDir } from './support/screenshots.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { escapeHtml, html, PAGE_CSP } from '../src/intel/pages.js';
 import { EVIDENCE_TIERS, type EvidenceTier } from '../src/intel/tiers.js';
@@ -47,7 +47,7 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
   let context: BrowserContext;
   const foreignRequests: string[] = [];
   const browserErrors: string[] = [];
-  const shots = mkdtempSync(join(tmpdir(), 'pages-shots-'));
+  const shots = screenshotDir('pages-shots');
 
   let original: Json; // a starter item, then corrected
   let correction: Json;
@@ -368,13 +368,31 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
     assert.notEqual(after.headers.get('etag'), etag);
   });
 
+  for (const [name, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const) {
+    test(`the feed and an item page at ${name} width (${viewport.width} px): no horizontal overflow, dates and sources readable`, async () => {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      for (const [path, file] of [['/newswire', `newswire-${name}.png`], ['/newswire/2025-02-16-x402-first-commits', `newswire-item-${name}.png`]] as const) {
+        assert.equal((await page.goto(base + path))?.status(), 200, path);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.equal(overflow, 0, `${path} is ${overflow}px wider than the ${name} viewport`);
+        await page.screenshot({ path: join(shots, file), fullPage: path !== '/newswire' });
+      }
+      assert.match(await page.locator('dl.facts').innerText(), /Sources checked\s+22 November 2026/);
+      await page.close();
+    });
+  }
+
   test('nothing but this service was requested, and the browser reported no errors (CSP violations included)', () => {
     assert.deepEqual(foreignRequests, []);
     assert.deepEqual(browserErrors, []);
   });
 
   test('screenshots were written', (t) => {
-    for (const name of ['newswire.png', 'newswire-retracted.png', 'item-corrected.png', 'item-retracted.png', 'item-markup.png']) {
+    for (const name of ['newswire.png', 'newswire-retracted.png', 'item-corrected.png', 'item-retracted.png', 'item-markup.png', 'newswire-desktop.png', 'newswire-phone.png', 'newswire-item-desktop.png', 'newswire-item-phone.png']) {
       const file = join(shots, name);
       assert.ok(readFileSync(file).subarray(1, 4).toString() === 'PNG', file);
       t.diagnostic(`screenshot: ${file}`);
