@@ -256,6 +256,12 @@ describe('access', () => {
     assert.match(out.headers.get('set-cookie')!, /^operator_session=; Path=\/admin; Max-Age=0; HttpOnly; SameSite=Strict/);
   });
 
+  test('over https (directly, or through a trusted proxy) the session cookie is Secure', async () => {
+    const res = await rig.service.app.request('https://dashboard.example.test/admin/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}` });
+    assert.equal(res.status, 303);
+    assert.match(res.headers.get('set-cookie')!, /; HttpOnly; SameSite=Strict; Secure$/);
+  });
+
   test('the sign-in takes a form only: JSON or an empty token is 400; the token never goes in a URL (GET is 405)', async () => {
     const json = await fetch(base + '/admin/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: TOKEN }) });
     assert.equal(json.status, 400);

@@ -62,7 +62,7 @@ table.rows thead{position:absolute;left:-9999px}
 table.rows,table.rows tbody,table.rows tfoot,table.rows tr,table.rows td{display:block}
 table.rows tr{border-bottom:1px solid var(--line);padding:.45rem 0}
 table.rows td,table.rows td.n{border:0;padding:.05rem 0;text-align:left;white-space:normal}
-table.rows td::before{content:attr(data-label);display:inline-block;min-width:8.5rem;color:var(--muted);font-size:.8rem}
+table.rows td::before{content:attr(data-label);display:inline-block;min-width:9rem;padding-right:.5rem;color:var(--muted);font-size:.8rem}
 table.rows td:first-child{font-weight:600}
 }
 .up{color:var(--ok);font-weight:600}.down{color:var(--bad);font-weight:600}
@@ -114,6 +114,8 @@ export function problemPage(message: string): string {
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
+/** "1 paid call", "2 paid calls". */
+const calls = (n: number) => `${count(n)} paid call${n === 1 ? '' : 's'}`;
 const dollars = (usd: string) => `$${usd}`;
 const seconds = (s: number | null) => (s === null ? '–' : s < 1 ? `${Math.round(s * 1000)} ms` : s < 120 ? `${s.toFixed(s < 10 ? 2 : 1)} s` : `${(s / 60).toFixed(1)} min`);
 const percent = (f: number | null) => (f === null ? '–' : `${Math.round(f * 100)}%`);
@@ -198,8 +200,8 @@ export function dashboardPage(r: DashboardReport): string {
 <p class="note">${r.window.label}: ${minute(r.window.from)} to ${minute(r.window.to)} UTC, ${r.asset.symbol} on ${r.asset.network}. Generated ${minute(r.generatedAt)} UTC. A paid call is a delivery: settled on chain with its result stored. <strong>Independent</strong> leaves out the operator's wallets, the payee and the published test wallets (the devnet's buyers), as the newswire does.</p>
 <main>
 <section class="cards" aria-label="Headline figures">
-${card('Revenue', dollars(r.totals.revenue.usd), `${count(r.totals.paidCalls)} paid calls`)}
-${card('Independent revenue', dollars(r.totals.independentRevenue.usd), `${count(r.totals.independentPaidCalls)} paid calls`)}
+${card('Revenue', dollars(r.totals.revenue.usd), calls(r.totals.paidCalls))}
+${card('Independent revenue', dollars(r.totals.independentRevenue.usd), calls(r.totals.independentPaidCalls))}
 ${card('Buyers', count(r.buyers.count), `${percent(r.buyers.repeatShare)} came back (${count(r.buyers.repeat)})`)}
 ${card('Unresolved attempts', count(r.attempts.unresolvedTotal), `${count(r.attempts.unresolved.filter((u) => u.state === 'unknown').length)} unknown; ${count(unresolvedOld)} not in flight`, r.attempts.unresolvedTotal > 0 && unresolvedOld > 0)}
 ${card('Time to settle', seconds(r.settlement.meanSeconds), r.settlement.count ? `mean of ${count(r.settlement.count)}; slowest ${seconds(r.settlement.maxSeconds)}` : 'no settlement in the window')}
@@ -278,7 +280,7 @@ ${r.facilitators.length === 0
 
 <section aria-labelledby="buyers-h">
 <h2 id="buyers-h">Buyers</h2>
-<p class="note">${count(r.buyers.count)} independent buyers paid in the window; ${count(r.buyers.repeat)} of them (${percent(r.buyers.repeatShare)}) more than once. Left out: ${count(r.buyers.excluded.payers)} own or test wallets with ${count(r.buyers.excluded.paidCalls)} paid calls (${dollars(r.buyers.excluded.revenue.usd)}).</p>
+<p class="note">${count(r.buyers.count)} independent buyers paid in the window; ${count(r.buyers.repeat)} of them (${percent(r.buyers.repeatShare)}) more than once. Left out: ${count(r.buyers.excluded.payers)} own or test wallets with ${calls(r.buyers.excluded.paidCalls)} (${dollars(r.buyers.excluded.revenue.usd)}).</p>
 ${r.buyers.top.length === 0
     ? html`<p class="empty">No independent buyer in this window.</p>`
     : rowsTable(
