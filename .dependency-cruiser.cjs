@@ -17,7 +17,8 @@
 //                   src/commitments/ (signed receipts and offers: the flow's hooks)
 //   6 http          src/http/, src/module.ts (the module contract)
 //   7 discovery     src/discovery/ (documents built over the routes)
-//   8 features      src/router/, src/mcp/, src/intel/, src/a2a/
+//   8 features      src/router/, src/mcp/, src/intel/, src/a2a/, src/operator/ (the
+//                   operator's dashboard)
 //   9 composition   src/app.ts, src/service.ts, src/main.ts, src/modules.ts
 //
 // So a paid request's calls only go down: route (http, mcp, a2a) → flow and
@@ -49,7 +50,7 @@ const LAYERS = [
   { name: 'executors', path: ['^src/(isolation|commitments)/'] },
   { name: 'http', path: ['^src/http/', '^src/module\\.ts$'] },
   { name: 'discovery', path: ['^src/discovery/'] },
-  { name: 'features', path: ['^src/(router|mcp|intel|a2a)/'] },
+  { name: 'features', path: ['^src/(router|mcp|intel|a2a|operator)/'] },
   { name: 'composition', path: ['^src/(app|service|main|modules)\\.ts$'] },
 ];
 

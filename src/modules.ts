@@ -3,6 +3,7 @@ import { discoveryModule } from './discovery/module.js';
 import { createIntelModule } from './intel/module.js';
 import type { ServiceModule } from './module.js';
 import { mcpModule } from './mcp/module.js';
+import { operatorModule } from './operator/module.js';
 import { routerModule } from './router/module.js';
 
 /**
@@ -11,5 +12,5 @@ import { routerModule } from './router/module.js';
  * serves one service.
  */
 export function defaultModules(): ServiceModule[] {
-  return [discoveryModule, mcpModule, a2aModule, routerModule, createIntelModule()];
+  return [discoveryModule, mcpModule, a2aModule, routerModule, createIntelModule(), operatorModule];
 }

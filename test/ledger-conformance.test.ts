@@ -201,6 +201,119 @@ for (const [name, open, skip] of suites) {
       }
     });
 
+    test("the operator's dashboard: deliveries per bucket and resource, states, unresolved attempts, settlement time, buyers, last deliveries", async () => {
+      // A ledger of its own: the unresolved list and the last deliveries are not bounded by the window.
+      const l = await open();
+      try {
+        const HOUR = 3_600_000;
+        const H0 = 100 * HOUR;
+        const ok = { status: 200, contentType: 'application/json', body: '{}' };
+        /** reserve at `created`, deliver (result stored), settle at `settled`. */
+        const deliver = async (payer: string, resource: string, amount: string, created: number, settled: number, txHash: string) => {
+          const a = attempt({ payer, resource, amount });
+          await l.reserve(a, { owner: 'p', until: settled + 1 }, created);
+          assert.equal(await l.advance(a.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: ok } }, { to: 'settling', patch: {} }], created), true);
+          assert.equal(await l.transition(a.id, 'p', 'settled', { txHash, settleResponse: '{}' }, settled), true);
+          return a.id;
+        };
+        const a1 = await deliver('0xAAAA00000000000000000000000000000000aaaa', 'r1', '1000', H0 + 10, H0 + 1010, '0xt1');
+        const a2 = await deliver('0xaaaa00000000000000000000000000000000aaaa', 'r1', '2500', H0 + HOUR + 5, H0 + HOUR + 255, '0xt2');
+        await deliver('0xBBBB00000000000000000000000000000000bbbb', 'r2', '700', H0 + 100, H0 + 200, '0xt3');
+        const a4 = await deliver('0xcccc00000000000000000000000000000000cccc', 'r2', '300', H0 + 2 * HOUR, H0 + 2 * HOUR + 5000, '0xt4');
+        // Settled without a stored result: not a delivery.
+        const a5 = attempt({ payer: '0xdddd00000000000000000000000000000000dddd' });
+        await l.reserve(a5, { owner: 'p', until: H0 + 400 }, H0 + 300);
+        await l.transition(a5.id, 'p', 'settled', { txHash: '0xt5' }, H0 + 310);
+        // Unknown, its holder gone; reserved, held now; failed.
+        const a6 = attempt();
+        await l.reserve(a6, { owner: 'p', until: H0 + 500 }, H0 + 400);
+        await l.advance(a6.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: ok } }, { to: 'settling', patch: {} }, { to: 'unknown', patch: { facilitator: 'https://f.example/facilitator', failureCode: 'settlement_failed' } }], H0 + 450);
+        const a7 = attempt();
+        await l.reserve(a7, { owner: 'q', until: 1e15 }, H0 + 600);
+        const a8 = attempt();
+        await l.reserve(a8, { owner: 'p', until: H0 + 800 }, H0 + 700);
+        await l.transition(a8.id, 'p', 'failed', { failureCode: 'invalid_payment' }, H0 + 700);
+        // Before the window: one settled (still among the last deliveries), one unknown long left alone (listed first).
+        const a9 = await deliver('0xcccc00000000000000000000000000000000cccc', 'r1', '5000', H0 - 1000, H0 - 500, '0xt9');
+        const a11 = attempt({ resource: 'r2' });
+        await l.reserve(a11, { owner: 'p', until: H0 - 1000 }, H0 - 2000);
+        await l.transition(a11.id, 'p', 'unknown', {}, H0 - 1500);
+        await l.release(a11.id, 'p');
+        // After the window: counted nowhere.
+        await deliver('0xcccc00000000000000000000000000000000cccc', 'r1', '9000', H0 + 3 * HOUR + 10, H0 + 3 * HOUR + 20, '0xt10');
+
+        const query = {
+          from: H0,
+          to: H0 + 3 * HOUR,
+          bucketMs: HOUR,
+          excludePayers: ['0xbbbb00000000000000000000000000000000bbbb'],
+          latencyBoundsMs: [100, 1000, 4000],
+          recentLimit: 3,
+          unresolvedLimit: 10,
+          buyersLimit: 10,
+          now: H0 + 10 * HOUR,
+        };
+        const d = await l.dashboard(query);
+        assert.deepEqual(d.deliveries, [
+          { start: H0, resource: 'r1', deliveries: 1, atomic: '1000', independentDeliveries: 1, independentAtomic: '1000' },
+          { start: H0, resource: 'r2', deliveries: 1, atomic: '700', independentDeliveries: 0, independentAtomic: '0' },
+          { start: H0 + HOUR, resource: 'r1', deliveries: 1, atomic: '2500', independentDeliveries: 1, independentAtomic: '2500' },
+          { start: H0 + 2 * HOUR, resource: 'r2', deliveries: 1, atomic: '300', independentDeliveries: 1, independentAtomic: '300' },
+        ]);
+        assert.deepEqual(d.attemptsByState, { reserved: 1, verified: 0, executed: 0, settling: 0, settled: 5, failed: 1, unknown: 1 });
+        assert.deepEqual(
+          d.unresolved.map((u) => [u.id, u.state, u.lease]),
+          [
+            [a11.id, 'unknown', 'free'],
+            [a6.id, 'unknown', 'expired'],
+            [a7.id, 'reserved', 'held'],
+          ],
+        );
+        assert.equal(d.unresolvedTotal, 3);
+        const six = d.unresolved[1]!;
+        assert.deepEqual([six.facilitator, six.failureCode, six.createdAt, six.updatedAt, six.amount, six.resource], ['https://f.example/facilitator', 'settlement_failed', H0 + 400, H0 + 450, '1000', a6.resource]);
+        assert.deepEqual(d.settlementMs, { cumulative: [1, 3, 3], count: 4, meanMs: (1000 + 250 + 100 + 5000) / 4, maxMs: 5000 });
+        assert.deepEqual(d.buyers, {
+          count: 2,
+          repeat: 1,
+          top: [
+            { payer: '0xaaaa00000000000000000000000000000000aaaa', deliveries: 2, atomic: '3500', firstSettledAt: H0 + 1010, lastSettledAt: H0 + HOUR + 255 },
+            { payer: '0xcccc00000000000000000000000000000000cccc', deliveries: 1, atomic: '300', firstSettledAt: H0 + 2 * HOUR + 5000, lastSettledAt: H0 + 2 * HOUR + 5000 },
+          ],
+          excluded: { payers: 1, deliveries: 1, atomic: '700' },
+        });
+        assert.deepEqual(
+          d.recent.map((r) => [r.id, r.txHash, r.amount, r.settledAt]),
+          [
+            [a4, '0xt4', '300', H0 + 2 * HOUR + 5000],
+            [a2, '0xt2', '2500', H0 + HOUR + 255],
+            [a1, '0xt1', '1000', H0 + 1010],
+          ],
+        );
+        assert.equal(d.recent[0]!.network, 'eip155:31337');
+
+        // Short lists stay short and still count everything; nobody excluded: every payer is a buyer.
+        const short = await l.dashboard({ ...query, excludePayers: [], unresolvedLimit: 1, recentLimit: 10, buyersLimit: 1 });
+        assert.deepEqual(short.unresolved.map((u) => u.id), [a11.id]);
+        assert.equal(short.unresolvedTotal, 3);
+        assert.deepEqual([short.buyers.count, short.buyers.repeat, short.buyers.top.length, short.buyers.excluded], [3, 1, 1, { payers: 0, deliveries: 0, atomic: '0' }]);
+        assert.ok(short.recent.some((r) => r.id === a9), 'a delivery before the window is still among the last ones');
+        assert.ok(!short.recent.some((r) => r.id === a5.id), 'settled without a stored result is no delivery');
+        assert.equal(short.deliveries.reduce((n, b) => n + b.independentDeliveries, 0), 4);
+
+        // An empty window answers zeros, not nulls.
+        const empty = await l.dashboard({ ...query, from: 1, to: 2, bucketMs: 1 });
+        assert.deepEqual([empty.deliveries, empty.settlementMs, empty.buyers.count, empty.buyers.excluded.atomic], [[], { cumulative: [0, 0, 0], count: 0, meanMs: null, maxMs: null }, 0, '0']);
+
+        // Past its bounds a query is refused before the database is asked.
+        await assert.rejects(() => l.dashboard({ ...query, bucketMs: 1 }), /at most 1000 buckets/);
+        await assert.rejects(() => l.dashboard({ ...query, latencyBoundsMs: [10, 5] }), /ascending latency bounds/);
+        await assert.rejects(() => l.dashboard({ ...query, recentLimit: 5000 }), /list limits/);
+      } finally {
+        await l.close();
+      }
+    });
+
     test('after close every call fails as LedgerUnavailableError', async () => {
       const l = await open();
       await l.close();

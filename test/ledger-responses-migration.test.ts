@@ -64,7 +64,10 @@ for (const [name, open, skip] of databases) {
       try {
         await migrateBefore0012(db);
         await insertOld(db);
-        assert.deepEqual(await migrate(db), ['0012_ledger_responses_table.sql']);
+        // 0012, then whatever later migrations there are.
+        const applied = await migrate(db);
+        assert.equal(applied[0], '0012_ledger_responses_table.sql');
+        assert.ok(applied.every((m) => m >= '0012_'), applied.join(', '));
         const ledger = new SqlLedger(db);
         for (const [id, state, r] of OLD_ROWS) {
           const a = await ledger.get(id);

@@ -11,6 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../src/store/index.js';
+import type { Ledger } from '../src/store/ledger.js';
+import { migrate } from '../src/store/migrate.js';
+import { SqlLedger } from '../src/store/sql-ledger.js';
+import { openSqlite } from '../src/store/sqlite/driver.js';
+import { ThreadedSqliteLedger } from '../src/store/sqlite/ledger-thread.js';
 import { attempt } from './support/ledger-attempt.js';
 
 const lease = { owner: 'me', until: Number.MAX_SAFE_INTEGER };
@@ -94,5 +99,35 @@ test('a 7 MiB result is stored once, outside the attempt row, and read back byte
     assert.ok(bytes < 64 * 1024, `the attempts table takes ${bytes} bytes`);
   } finally {
     await close();
+  }
+});
+
+test("the operator's dashboard is read on the ledger's thread even when it is idle, never on the event loop's connection", async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'ledger-scan-')), 'ledger.sqlite');
+  const driver = openSqlite(file);
+  await migrate(driver);
+  const onEventLoop: string[] = [];
+  const inner = new SqlLedger(driver);
+  const inline = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        onEventLoop.push(String(prop));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  }) as Ledger;
+  const { ledger } = await ThreadedSqliteLedger.open(file, { timeoutMs: 3000, inline });
+  try {
+    const a = attempt();
+    await ledger.reserve(a, lease, 1);
+    await ledger.summary();
+    const d = await ledger.dashboard({ from: 0, to: 10, bucketMs: 1, excludePayers: [], latencyBoundsMs: [], recentLimit: 5, unresolvedLimit: 5, buyersLimit: 5, now: 2 });
+    assert.deepEqual(d.unresolved.map((u) => u.id), [a.id], 'the thread reads what the event loop\'s connection wrote');
+    assert.deepEqual(onEventLoop, ['reserve', 'summary'], 'an idle thread still takes the dashboard');
+  } finally {
+    await ledger.close();
+    await driver.close();
   }
 });

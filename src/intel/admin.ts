@@ -34,6 +34,12 @@ export function bearerMatches(header: string | undefined, expectedDigest: Buffer
   return equal && m !== null;
 }
 
+/** The bearer check for one token (its digest computed once): the content admin API's and the operator's dashboard's. */
+export function bearerCheck(adminToken: string): (authorizationHeader: string | undefined) => boolean {
+  const expected = digest(adminToken);
+  return (header) => bearerMatches(header, expected);
+}
+
 export function rejectionResponse(c: Context, r: Rejection): Response {
   return errorResponse(c, r.code, r.reason, r.details);
 }

@@ -122,6 +122,105 @@ export interface PayerDeliveries {
   lastSettledAt: number;
 }
 
+/**
+ * What the operator's dashboard asks the ledger (`Ledger.dashboard`): one
+ * bounded window of time and bounded lists, so one read costs the same on a
+ * ledger of a hundred attempts or of millions.
+ */
+export interface DashboardQuery {
+  /** The window (ms): settlements recorded, or attempts created, at or after `from` and before `to`. */
+  from: number;
+  to: number;
+  /** Width (ms) of one delivery bucket; buckets start at multiples of it since the epoch (UTC). At most MAX_DASHBOARD_BUCKETS per window. */
+  bucketMs: number;
+  /** Payers that are not independent buyers (lower-case): counted apart in buckets and buyer facts. */
+  excludePayers: readonly string[];
+  /** Upper bounds (ms, ascending) of the settlement-time histogram; at most MAX_LATENCY_BOUNDS. */
+  latencyBoundsMs: readonly number[];
+  /** Longest lists returned: the last deliveries, the unresolved attempts, the top buyers. */
+  recentLimit: number;
+  unresolvedLimit: number;
+  buyersLimit: number;
+  /** Whether an unresolved attempt's lease is still held is judged at this time (ms). */
+  now: number;
+}
+
+export const MAX_DASHBOARD_BUCKETS = 1000;
+export const MAX_LATENCY_BOUNDS = 32;
+
+/** Paid deliveries (settled with a stored result) of one resource settled in one bucket. */
+export interface DeliveryBucket {
+  /** The bucket's start (ms). */
+  start: number;
+  resource: string;
+  deliveries: number;
+  /** Sum of their amounts, atomic units, decimal string. */
+  atomic: string;
+  /** The same two figures without the excluded payers. */
+  independentDeliveries: number;
+  independentAtomic: string;
+}
+
+/** An attempt that is neither settled nor failed. */
+export interface UnresolvedAttempt {
+  id: string;
+  state: AttemptState;
+  resource: string;
+  payer: string;
+  amount: string;
+  network: string;
+  txHash: string | null;
+  facilitator: string | null;
+  failureCode: string | null;
+  createdAt: number;
+  updatedAt: number;
+  /** held: a request (or the reconciler) drives it now; expired: its holder went away; free: nobody held it since. */
+  lease: 'held' | 'expired' | 'free';
+}
+
+/** A paid delivery as the dashboard lists it. */
+export interface Delivery {
+  id: string;
+  resource: string;
+  payer: string;
+  amount: string;
+  asset: string;
+  network: string;
+  txHash: string | null;
+  facilitator: string | null;
+  createdAt: number;
+  /** When `settled` was recorded (its `updatedAt`). */
+  settledAt: number;
+}
+
+export interface LedgerDashboard {
+  /** Deliveries settled in the window, by bucket then resource, oldest bucket first; empty buckets are absent. */
+  deliveries: DeliveryBucket[];
+  /** Attempts created in the window, by the state they are in now. */
+  attemptsByState: Record<AttemptState, number>;
+  /** Attempts created before `to`, of any age, neither settled nor failed: oldest first, at most `unresolvedLimit`. */
+  unresolved: UnresolvedAttempt[];
+  /** How many such attempts there are in all. */
+  unresolvedTotal: number;
+  /**
+   * Time from reserve to `settled` recorded (`updatedAt − createdAt`) of the
+   * deliveries settled in the window: `cumulative[i]` took at most
+   * `latencyBoundsMs[i]`; `count` is all of them.
+   */
+  settlementMs: { cumulative: number[]; count: number; meanMs: number | null; maxMs: number | null };
+  /** Buyers of the deliveries settled in the window, excluded payers apart. */
+  buyers: {
+    /** Distinct independent payers, and those with more than one delivery. */
+    count: number;
+    repeat: number;
+    /** The independent payers with the most deliveries, at most `buyersLimit`. */
+    top: Array<PayerDeliveries & { firstSettledAt: number }>;
+    excluded: { payers: number; deliveries: number; atomic: string };
+  };
+  /** The last deliveries settled before `to`, newest first, at most `recentLimit`. */
+  recent: Delivery[];
+}
+
 export interface AdvanceOptions {
   /**
    * false: atomic and immediately visible, and it survives a crash of this
@@ -175,6 +274,8 @@ export interface Ledger {
    * time and how many share it (an index probe, cheap enough per request).
    */
   settlementWatermark(): Promise<string>;
+  /** The operator's dashboard over one window (see DashboardQuery); rejects a query past its bounds. */
+  dashboard(q: DashboardQuery): Promise<LedgerDashboard>;
   close(): Promise<void>;
 }
 

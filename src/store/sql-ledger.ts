@@ -3,7 +3,14 @@ import {
   LedgerUnavailableError,
   type AttemptState,
   type AdvanceOptions,
+  type DashboardQuery,
+  type Delivery,
+  type DeliveryBucket,
   type Lease,
+  type LedgerDashboard,
+  MAX_DASHBOARD_BUCKETS,
+  MAX_LATENCY_BOUNDS,
+  type UnresolvedAttempt,
   type Ledger,
   type PayerDeliveries,
   type LedgerSummary,
@@ -91,7 +98,18 @@ const DELIVERED = 'EXISTS (SELECT 1 FROM payment_responses r WHERE r.attempt_id 
 type Step = { to: AttemptState; patch: TransitionPatch };
 
 /** Calls that only read. */
-const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark']);
+const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark', 'dashboard']);
+
+/**
+ * Reads that aggregate a window of attempts rather than probe a few rows:
+ * the SQLite ledger runs them on its own thread even when it is idle
+ * (ledger-thread.ts), so an operator opening the dashboard never holds up
+ * the event loop that answers paid calls.
+ */
+export const SCANS: ReadonlySet<keyof Ledger> = new Set(['dashboard']);
+
+/** States an attempt is still in until it is settled or failed. */
+const NOT_FINAL = "('reserved', 'verified', 'executed', 'settling', 'unknown')";
 
 /**
  * Whether a ledger call waits for its commit to reach the disk: the one
@@ -106,6 +124,20 @@ export function flushes(method: keyof Ledger, args: readonly unknown[]): boolean
   if (method !== 'advance') return true;
   const [, , steps, , opts] = args as [string, string, Step[], number, AdvanceOptions | undefined];
   return opts?.durable !== false || steps.some((s) => s.patch.response !== undefined);
+}
+
+/** A dashboard query inside its bounds (a defect in the caller otherwise, never the database's fault). */
+function checkDashboardQuery(q: DashboardQuery): void {
+  const whole = (n: number) => Number.isSafeInteger(n) && n >= 0;
+  if (![q.from, q.to, q.now].every(whole) || q.to <= q.from) throw new RangeError('dashboard: the window must be whole milliseconds with from < to');
+  if (!whole(q.bucketMs) || q.bucketMs === 0 || (q.to - q.from) / q.bucketMs > MAX_DASHBOARD_BUCKETS) {
+    throw new RangeError(`dashboard: at most ${MAX_DASHBOARD_BUCKETS} buckets of a positive whole number of milliseconds per window`);
+  }
+  const b = q.latencyBoundsMs;
+  if (b.length > MAX_LATENCY_BOUNDS || !b.every(whole) || b.some((x, i) => i > 0 && x <= b[i - 1]!)) {
+    throw new RangeError(`dashboard: at most ${MAX_LATENCY_BOUNDS} ascending latency bounds`);
+  }
+  if (![q.recentLimit, q.unresolvedLimit, q.buyersLimit].every((n) => whole(n) && n <= 1000)) throw new RangeError('dashboard: list limits are 0 to 1000');
 }
 
 class LeaseLost extends Error {}
@@ -361,6 +393,130 @@ export class SqlLedger implements Ledger {
         )
       )[0];
       return `${row?.m ?? 0}:${row?.n ?? 0}`;
+    });
+  }
+
+  async dashboard(q: DashboardQuery): Promise<LedgerDashboard> {
+    checkDashboardQuery(q);
+    return this.guard(async () => {
+      const num = this.db.kind === 'postgres' ? 'NUMERIC' : 'INTEGER';
+      const amount = `CAST(a.amount AS ${num})`;
+      // An empty list would be `IN ()`, which neither database accepts.
+      const own = q.excludePayers.length ? `lower(a.payer) IN (${q.excludePayers.map(() => '?').join(', ')})` : '0 = 1';
+      const ownParams = [...q.excludePayers];
+      const settledIn = `a.state = 'settled' AND a.updated_at >= ? AND a.updated_at < ? AND ${DELIVERED}`;
+      const window = [q.from, q.to];
+
+      const buckets = await this.db.all<{ b: number | string; resource: string; n: number | string; total: string | null; ind_n: number | string | null; ind_total: string | null }>(
+        `SELECT CAST(a.updated_at / ? AS BIGINT) AS b, a.resource AS resource, COUNT(*) AS n, CAST(SUM(${amount}) AS TEXT) AS total,
+                SUM(CASE WHEN ${own} THEN 0 ELSE 1 END) AS ind_n, CAST(SUM(CASE WHEN ${own} THEN 0 ELSE ${amount} END) AS TEXT) AS ind_total
+           FROM payment_attempts a WHERE ${settledIn} GROUP BY 1, 2 ORDER BY 1, 2`,
+        [q.bucketMs, ...ownParams, ...ownParams, ...window],
+      );
+      const deliveries: DeliveryBucket[] = buckets.map((r) => ({
+        start: Number(r.b) * q.bucketMs,
+        resource: r.resource,
+        deliveries: Number(r.n),
+        atomic: r.total ?? '0',
+        independentDeliveries: Number(r.ind_n ?? 0),
+        independentAtomic: r.ind_total ?? '0',
+      }));
+
+      const attemptsByState = Object.fromEntries(ATTEMPT_STATES.map((s) => [s, 0])) as Record<AttemptState, number>;
+      for (const r of await this.db.all<{ state: AttemptState; n: number | string }>(
+        'SELECT state, COUNT(*) AS n FROM payment_attempts WHERE created_at >= ? AND created_at < ? GROUP BY state',
+        window,
+      )) {
+        attemptsByState[r.state] = Number(r.n);
+      }
+
+      const open = await this.db.all<Row>(
+        `SELECT * FROM payment_attempts a WHERE a.state IN ${NOT_FINAL} AND a.created_at < ? ORDER BY a.created_at, a.id LIMIT ?`,
+        [q.to, q.unresolvedLimit],
+      );
+      const unresolved: UnresolvedAttempt[] = open.map((r) => ({
+        id: r.id,
+        state: r.state,
+        resource: r.resource,
+        payer: r.payer,
+        amount: r.amount,
+        network: r.network,
+        txHash: r.tx_hash,
+        facilitator: r.facilitator ?? null,
+        failureCode: r.failure_code,
+        createdAt: Number(r.created_at),
+        updatedAt: Number(r.updated_at),
+        lease: r.lease_owner === null ? 'free' : Number(r.lease_until) >= q.now ? 'held' : 'expired',
+      }));
+      const openCount = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM payment_attempts a WHERE a.state IN ${NOT_FINAL} AND a.created_at < ?`, [q.to]);
+
+      // Cumulative counts per bound, one pass over the window's deliveries.
+      const bounds = q.latencyBoundsMs.map((_, i) => `SUM(CASE WHEN a.updated_at - a.created_at <= ? THEN 1 ELSE 0 END) AS le${i}`);
+      const latency = (
+        await this.db.all<Record<string, number | string | null>>(
+          `SELECT COUNT(*) AS n, AVG(a.updated_at - a.created_at) AS mean_ms, MAX(a.updated_at - a.created_at) AS max_ms${bounds.length ? ', ' + bounds.join(', ') : ''}
+             FROM payment_attempts a WHERE ${settledIn}`,
+          [...q.latencyBoundsMs, ...window],
+        )
+      )[0]!;
+      const settled = Number(latency.n ?? 0);
+      const settlementMs = {
+        cumulative: q.latencyBoundsMs.map((_, i) => Number(latency[`le${i}`] ?? 0)),
+        count: settled,
+        meanMs: settled ? Number(latency.mean_ms) : null,
+        maxMs: settled ? Number(latency.max_ms) : null,
+      };
+
+      const perPayer = `SELECT lower(a.payer) AS payer, COUNT(*) AS n, CAST(SUM(${amount}) AS TEXT) AS total, MIN(a.updated_at) AS first_at, MAX(a.updated_at) AS last_at
+                          FROM payment_attempts a WHERE ${settledIn} AND NOT (${own}) GROUP BY lower(a.payer)`;
+      const counts = (
+        await this.db.all<{ buyers: number | string; repeat_buyers: number | string | null }>(
+          `SELECT COUNT(*) AS buyers, SUM(CASE WHEN t.n > 1 THEN 1 ELSE 0 END) AS repeat_buyers FROM (${perPayer}) t`,
+          [...window, ...ownParams],
+        )
+      )[0]!;
+      const top = await this.db.all<{ payer: string; n: number | string; total: string | null; first_at: number | string; last_at: number | string }>(
+        `SELECT * FROM (${perPayer}) t ORDER BY t.n DESC, t.last_at DESC, t.payer LIMIT ?`,
+        [...window, ...ownParams, q.buyersLimit],
+      );
+      const excluded = (
+        await this.db.all<{ payers: number | string; n: number | string; total: string | null }>(
+          `SELECT COUNT(DISTINCT lower(a.payer)) AS payers, COUNT(*) AS n, CAST(SUM(${amount}) AS TEXT) AS total FROM payment_attempts a WHERE ${settledIn} AND ${own}`,
+          [...window, ...ownParams],
+        )
+      )[0]!;
+
+      const last = await this.db.all<Row>(
+        `SELECT * FROM payment_attempts a WHERE a.state = 'settled' AND a.updated_at < ? AND ${DELIVERED} ORDER BY a.updated_at DESC, a.id DESC LIMIT ?`,
+        [q.to, q.recentLimit],
+      );
+      const recent: Delivery[] = last.map((r) => ({
+        id: r.id,
+        resource: r.resource,
+        payer: r.payer,
+        amount: r.amount,
+        asset: r.asset,
+        network: r.network,
+        txHash: r.tx_hash,
+        facilitator: r.facilitator ?? null,
+        createdAt: Number(r.created_at),
+        settledAt: Number(r.updated_at),
+      }));
+
+      return {
+        deliveries,
+        attemptsByState,
+        unresolved,
+        unresolvedTotal: Number(openCount[0]?.n ?? 0),
+        settlementMs,
+        buyers: {
+          count: Number(counts.buyers),
+          repeat: Number(counts.repeat_buyers ?? 0),
+          top: top.map((r) => ({ payer: r.payer, deliveries: Number(r.n), atomic: r.total ?? '0', firstSettledAt: Number(r.first_at), lastSettledAt: Number(r.last_at) })),
+          excluded: { payers: Number(excluded.payers), deliveries: Number(excluded.n), atomic: excluded.total ?? '0' },
+        },
+        recent,
+      };
     });
   }
 

@@ -21,9 +21,11 @@
  * outstanding. Why: waking an idle thread and being woken by its answer
  * costs more than such a call itself, twice per paid call
  * (docs/decisions/0005). Results live in their own table, so none of these
- * writes is large. While the thread has calls outstanding (including one past
- * its deadline on a stalled disk), every call goes there too, so calls keep
- * their order and a stall never reaches the event loop.
+ * writes is large. A read that aggregates a window (`SCANS`: the operator's
+ * dashboard) always goes to the thread, however idle. While the thread has
+ * calls outstanding (including one past its deadline on a stalled disk),
+ * every call goes there too, so calls keep their order and a stall never
+ * reaches the event loop.
  *
  * The WAL is copied into the database file by this thread too, once writes
  * (on either connection: the event loop's commits call `checkpointSoon`)
@@ -33,7 +35,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../foundation/worker-entry.js';
 import { LedgerUnavailableError, type Ledger } from '../ledger.js';
-import { flushes } from '../sql-ledger.js';
+import { flushes, SCANS } from '../sql-ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
 
 const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
@@ -137,6 +139,7 @@ export class ThreadedSqliteLedger {
       summary: call('summary') as Ledger['summary'],
       paidDeliveriesByPayer: call('paidDeliveriesByPayer') as Ledger['paidDeliveriesByPayer'],
       settlementWatermark: call('settlementWatermark') as Ledger['settlementWatermark'],
+      dashboard: call('dashboard') as Ledger['dashboard'],
       close: () => this.close(),
     };
   }
@@ -179,7 +182,7 @@ export class ThreadedSqliteLedger {
   }
 
   private route(method: Exclude<LedgerMethod, 'checkpoint'>, args: unknown[]): Promise<unknown> {
-    if (this.inline && !this.closed && this.outstanding === 0 && method !== 'close' && !flushes(method, args)) {
+    if (this.inline && !this.closed && this.outstanding === 0 && method !== 'close' && !flushes(method, args) && !SCANS.has(method)) {
       return (this.inline[method] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
     }
     return this.call(method, args);
@@ -190,7 +193,8 @@ export class ThreadedSqliteLedger {
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
     this.outstanding++;
-    if (method !== 'checkpoint' && method !== 'close') this.checkpointSoon();
+    // A scan writes nothing: it leaves no WAL to copy.
+    if (method !== 'checkpoint' && method !== 'close' && !SCANS.has(method)) this.checkpointSoon();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
