@@ -17,10 +17,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { newIndependentBuyer } from '../devnet/index.js';
@@ -32,6 +30,7 @@ import { PUBLIC_TEST_WALLETS } from '../src/payments/own-wallets.js';
 import { ScriptedChain } from '../src/payments/scripted-rail.js';
 import { startService } from '../src/service.js';
 import { BLACK_ON_WHITE, CONTRAST, decodePaymentResponseHeader, payingFetch, startRig, tempDir, transferLogs, type Rig } from './support/harness.js';
+import { screenshotDir } from './support/screenshots.js';
 
 const TOKEN = 'operator-dashboard-test-token-0123456789';
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -39,7 +38,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium); CI installs it and fails without it` : false;
 if (skipBrowser) process.stderr.write(`operator-dashboard.test.ts: browser tests SKIPPED: ${skipBrowser}\n`);
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'operator-dashboard-shots-'));
+const SHOTS = screenshotDir('operator-dashboard-shots');
 
 let rig: Rig;
 let base: string;

@@ -1,17 +1,16 @@
 /**
- * Where the page tests write their screenshots: a fresh temporary folder, or
- * SCREENSHOTS_DIR when set. The pictures in docs/screenshots/ are made by
- * `SCREENSHOTS_DIR=docs/screenshots npm test -- test/pages test/front-door …`,
- * so what the README shows is what the tests saw.
+ * Where the page tests write their screenshots: a fresh temporary folder, or,
+ * with UPDATE_SCREENSHOTS=1 (like UPDATE_SNAPSHOTS), the repository's
+ * docs/screenshots/, so the committed pictures are what the tests saw and a
+ * plain test run never changes tracked files.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const COMMITTED_SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 
 export function screenshotDir(prefix: string): string {
-  const chosen = process.env.SCREENSHOTS_DIR;
-  if (!chosen) return mkdtempSync(join(tmpdir(), `${prefix}-`));
-  const dir = resolve(chosen);
-  mkdirSync(dir, { recursive: true });
-  return dir;
+  return process.env.UPDATE_SCREENSHOTS === '1' ? COMMITTED_SCREENSHOTS : mkdtempSync(join(tmpdir(), `${prefix}-`));
 }
