@@ -18,14 +18,15 @@ import type { FreeRoute } from '../module.js';
 import { openapiParameter } from './api/operation.js';
 import type { NewswireDeps } from './newswire.js';
 import { feedPage } from './pages/feed-page.js';
+import { graphPage } from './pages/graph-page.js';
 import { itemPage } from './pages/item-page.js';
 import { PageLookups, type PageDeps } from './pages/lookups.js';
 import { PAGE_PARAMETERS } from './pages/parameters.js';
-import { FEED_PAGE_PATH, ITEM_PAGE_PATH } from './pages/wording.js';
+import { FEED_PAGE_PATH, GRAPH_PAGE_PATH, ITEM_PAGE_PATH } from './pages/wording.js';
 
 export { PAGE_CSP } from './pages/frame.js';
 export { escapeHtml, html } from './pages/html.js';
-export { FEED_PAGE_PATH, ITEM_PAGE_PATH, PAGE_PARAMETERS };
+export { FEED_PAGE_PATH, GRAPH_PAGE_PATH, ITEM_PAGE_PATH, PAGE_PARAMETERS };
 
 const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const notModified = { description: 'Not modified (If-None-Match matched the ETag)' };
@@ -50,6 +51,21 @@ export function pageRoutes(deps: NewswireDeps): FreeRoute[] {
         responses: { '200': htmlResponse('The page'), '304': notModified, '400': htmlResponse('A page naming the bad query parameter') },
       },
       handle: (c, app) => feedPage(c, pages(app)),
+    },
+    {
+      method: 'GET',
+      path: GRAPH_PAGE_PATH,
+      operation: {
+        operationId: 'getGraphPage',
+        summary: 'The entity graph drawn: entities and their relationships as a picture (a view of GET /v1/graph)',
+        description:
+          'For people: every entity on a ring grouped by type, each relationship an arrow, drawn as inline SVG on the server (no script), and the same facts as a list. Each entity links to its newswire items. Filter by entity type with type=PROTOCOL,DIRECTORY. Strong ETag, If-None-Match → 304.',
+        tags: ['pages'],
+        security: [],
+        parameters: PAGE_PARAMETERS.graph.map(openapiParameter),
+        responses: { '200': htmlResponse('The page'), '304': notModified, '400': htmlResponse('A page naming the bad query parameter') },
+      },
+      handle: (c, app) => graphPage(c, pages(app)),
     },
     {
       method: 'GET',

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { ifNoneMatchHits, strongEtag } from '../http.js';
 import { USAGE_RIGHTS } from '../types.js';
 import { html, raw, type Html } from './html.js';
-import { API_PATH, FEED_PAGE_PATH } from './wording.js';
+import { API_PATH, FEED_PAGE_PATH, GRAPH_PAGE_PATH } from './wording.js';
 
 /** No script, no frames, no foreign origin: inline styles and this origin's images only. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'";
@@ -52,6 +52,22 @@ form.filters input,form.filters select,form.filters button{font:inherit;padding:
 .legend dt{font-weight:600}.legend dd{margin:0 0 .6rem;color:var(--muted);font-size:.925rem}
 .json{font-size:.875rem}
 footer{margin-top:2.5rem;padding-top:.75rem;border-top:1px solid var(--line);font-size:.8rem;color:var(--muted)}
+.as-of{font-size:.925rem;color:var(--muted)}
+body.wide{max-width:80rem}
+.graph-box{overflow-x:auto;border:1px solid var(--line);border-radius:6px;background:var(--soft);margin:1rem 0}
+svg.graph{display:block;width:100%;height:auto;min-width:72rem}
+svg.graph .edge{fill:none;stroke:var(--muted);stroke-opacity:.45;stroke-width:1.3}
+svg.graph .arrowhead{fill:var(--muted)}
+svg.graph text{font:13px system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:var(--fg)}
+svg.graph a:hover text,svg.graph a:focus text{text-decoration:underline;fill:var(--link)}
+ul.types{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.35rem .9rem;font-size:.9rem}
+ul.types li{white-space:nowrap}
+.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:50%;vertical-align:-.05rem;margin-right:.3rem}
+ul.types .on{font-weight:700}
+section.entity-list h3{font-size:1rem;margin:1.2rem 0 .3rem}
+section.entity-list ul{padding-left:1.1rem;margin:.2rem 0}
+section.entity-list li{margin:.2rem 0;overflow-wrap:anywhere}
+.relations{color:var(--muted);font-size:.9rem}
 `);
 
 export interface FrameOptions {
@@ -62,6 +78,8 @@ export interface FrameOptions {
   jsonLabel?: string;
   body: Html;
   icon: boolean;
+  /** A page that draws (the graph): the full width of a desktop screen. */
+  wide?: boolean;
 }
 
 export function frame(o: FrameOptions): string {
@@ -76,11 +94,11 @@ ${o.icon ? html`<link rel="icon" href="/favicon.svg" type="image/svg+xml">` : nu
 <link rel="alternate" type="application/json" href="${o.json}" title="JSON (the API this page is a view of)">
 <style>${STYLE}</style>
 </head>
-<body>
+<body${o.wide ? html` class="wide"` : null}>
 <a class="skip" href="#main">Skip to content</a>
 <header class="site">
 <p class="brand"><a href="${FEED_PAGE_PATH}">Machine-economy newswire</a></p>
-<nav aria-label="Machine-readable"><a href="${o.json}">JSON API</a><a href="/openapi.json">OpenAPI</a><a href="/llms.txt">llms.txt</a></nav>
+<nav aria-label="Site"><a href="${FEED_PAGE_PATH}">News</a><a href="${GRAPH_PAGE_PATH}">Graph</a><a href="/">Service</a><a href="${o.json}">JSON API</a><a href="/openapi.json">OpenAPI</a></nav>
 </header>
 <p class="view-note">This page is a readable view of the JSON API (<a href="${o.json}">${o.jsonLabel ?? o.json}</a>), not the canonical database. Programs should read the API.</p>
 <main id="main">

@@ -2,7 +2,7 @@
 import type { ParameterDef } from '../http.js';
 import { ENTITY_ID, ID_PATTERN, TIMESTAMP_PARAM, TOPIC } from '../schema-parts.js';
 import { EVIDENCE_TIER_IDS } from '../tiers.js';
-import { ITEM_TYPES } from '../types.js';
+import { ENTITY_TYPES, ITEM_TYPES } from '../types.js';
 
 export const FEED_DEFAULT_LIMIT = 100;
 
@@ -20,6 +20,14 @@ export const PAGE_PARAMETERS = {
     { name: 'event_since', in: 'query', description: 'Only items whose event happened on or after this date.', schema: TIMESTAMP_PARAM },
     { name: 'cursor', in: 'query', description: 'The next page of older items (the “older items” link sets it).', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,600}$' } },
     { name: 'limit', in: 'query', description: `Most items on the page, 1–200 (default ${FEED_DEFAULT_LIMIT}). The newest are listed first and an “older items” link pages back.`, schema: { type: 'integer', minimum: 1, maximum: 200, default: FEED_DEFAULT_LIMIT } },
+  ] satisfies ParameterDef[],
+  graph: [
+    {
+      name: 'type',
+      in: 'query',
+      description: `Only entities of these types (comma-separated) and the relationships between them: ${ENTITY_TYPES.join(', ')}. Default: every type.`,
+      schema: { type: 'string', pattern: `^(${ENTITY_TYPES.join('|')})(,(${ENTITY_TYPES.join('|')})){0,${ENTITY_TYPES.length - 1}}$` },
+    },
   ] satisfies ParameterDef[],
   item: [{ name: 'slug', in: 'path', required: true, description: 'The item’s slug (its eventId unless the newsroom set another).', schema: { type: 'string', pattern: ID_PATTERN } }] satisfies ParameterDef[],
 } as const;

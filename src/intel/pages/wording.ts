@@ -1,11 +1,12 @@
 /** How the pages say things: dates, tiers, source types, links to pages and to the JSON. */
 import type { EvidenceTier, SourceType } from '../tiers.js';
 import { EVIDENCE_TIERS } from '../tiers.js';
-import type { NewswireItem } from '../types.js';
+import type { EntityType, NewswireItem } from '../types.js';
 import { html, type Html } from './html.js';
 
 export const FEED_PAGE_PATH = '/newswire';
 export const ITEM_PAGE_PATH = '/newswire/{slug}';
+export const GRAPH_PAGE_PATH = '/graph';
 /** The JSON every page is a view of. */
 export const API_PATH = '/v1/newswire';
 
@@ -27,6 +28,25 @@ export const SOURCE_TYPE_LABELS: Record<SourceType, string> = {
 export function typeLabel(type: string): string {
   const words = type.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const ENTITY_TYPE_LABELS: Record<EntityType, string> = {
+  PROTOCOL: 'Protocol',
+  MARKETPLACE: 'Marketplace',
+  WALLET_PRODUCT: 'Wallet',
+  ORGANIZATION: 'Organization',
+  NETWORK: 'Network',
+  PAYMENT_RAIL: 'Payment rail',
+  DIRECTORY: 'Directory',
+  EVENT: 'Event',
+  MCP_TOOL: 'MCP tool',
+  MCP_SERVER: 'MCP server',
+  X402_RESOURCE: 'x402 resource',
+  ASSET: 'Asset',
+};
+
+export function entityTypeLabel(type: EntityType): string {
+  return ENTITY_TYPE_LABELS[type];
 }
 
 export function tierLetter(tier: EvidenceTier): string {

@@ -1,0 +1,197 @@
+/**
+ * The entity graph as a picture (`GET /graph`). In process: the drawing of
+ * the starter graph (every entity of the chosen types drawn once and linked
+ * to its items, every relationship between drawn entities drawn once, names
+ * escaped, the same bytes every time). In Chromium against the real service
+ * at 1280 and 390 px: no horizontal scroll, no script error, no request to
+ * another origin, each node's link answers, the type filter draws what the
+ * JSON API lists, a bad type is a 400 page. Screenshots: entity-graph-*.png.
+ *
+ * Without /usr/bin/chromium the browser tests are skipped with the reason
+ * shown, except in CI (CI=true), where they fail: .ci/run installs chromium.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { graphSvg, selectGraph, type GraphData } from '../src/intel/pages/graph-page.js';
+import { PAGE_CSP } from '../src/intel/pages.js';
+import { STARTER_DIR } from '../src/intel/starter.js';
+import { ENTITY_TYPES, type Entity, type EntityType, type Relationship } from '../src/intel/types.js';
+import { startRig, type Rig } from './support/harness.js';
+import { screenshotDir } from './support/screenshots.js';
+
+type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const chromiumMissing = !existsSync(CHROMIUM);
+const skipBrowser = chromiumMissing && process.env.CI !== 'true' ? `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium); CI installs it and fails without it` : false;
+if (skipBrowser) process.stderr.write(`graph-page.test.ts: browser tests SKIPPED: ${skipBrowser}\n`);
+
+const ndjson = (name: string): Json[] =>
+  readFileSync(join(STARTER_DIR, name), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+
+/** The starter graph as the store would hold it. */
+function starterGraph(): GraphData {
+  const at = '2026-11-22T00:00:00.000000Z';
+  const entities: Entity[] = ndjson('entities.ndjson').map((e) => ({ id: e.id, type: e.type, name: e.name, firstParty: false, sourceUrl: e.sourceUrl, updatedAt: at }));
+  const relationships: Relationship[] = ndjson('relationships.ndjson').map((r, i) => ({ id: `r${i}`, type: r.type, from: r.from, to: r.to, sourceUrl: r.sourceUrl, updatedAt: at }));
+  return { entities, relationships };
+}
+
+const nodeLinks = (svg: string) => [...svg.matchAll(/<a href="\/newswire\?entity=([^"]+)"/g)].map((m) => m[1]!);
+const edgeTitles = (svg: string) => [...svg.matchAll(/<path class="edge"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]!);
+
+describe('the graph picture, in process', () => {
+  const all = starterGraph();
+
+  test('all types: every entity drawn once, linked to its items; every relationship drawn once with its relation', () => {
+    const svg = graphSvg(selectGraph(all, [])).text;
+    assert.deepEqual(nodeLinks(svg).sort(), all.entities.map((e) => e.id).sort());
+    const titles = edgeTitles(svg);
+    assert.equal(titles.length, all.relationships.length);
+    const name = (id: string) => all.entities.find((e) => e.id === id)!.name.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;');
+    for (const r of all.relationships) assert.ok(titles.includes(`${name(r.from)} ${r.type.toLowerCase().replace(/_/g, ' ')} ${name(r.to)}`), `${r.from} ${r.type} ${r.to}`);
+    assert.equal(graphSvg(selectGraph(all, [])).text, svg, 'the same graph draws the same bytes');
+  });
+
+  test('a type filter draws exactly the entities of those types and the relationships between them', () => {
+    const present = [...new Set(all.entities.map((e) => e.type))];
+    const pairs: EntityType[][] = [...present.map((t) => [t]), ['PROTOCOL', 'ORGANIZATION'], ['DIRECTORY', 'X402_RESOURCE', 'NETWORK']];
+    for (const types of pairs) {
+      const shown = selectGraph(all, types);
+      const ids = new Set(all.entities.filter((e) => types.includes(e.type)).map((e) => e.id));
+      const svg = graphSvg(shown).text;
+      assert.deepEqual(new Set(nodeLinks(svg)), ids, types.join(','));
+      const between = all.relationships.filter((r) => ids.has(r.from) && ids.has(r.to));
+      assert.equal(edgeTitles(svg).length, between.length, types.join(','));
+    }
+  });
+
+  test('names are text, never markup', () => {
+    const at = '2026-11-22T00:00:00.000000Z';
+    const evil: GraphData = {
+      entities: [
+        { id: 'evil', type: 'ORGANIZATION', name: '<script>alert(1)</script>"x', firstParty: false, sourceUrl: 'https://a.example', updatedAt: at },
+        { id: 'x402', type: 'PROTOCOL', name: 'x402', firstParty: false, sourceUrl: 'https://a.example', updatedAt: at },
+      ],
+      relationships: [{ id: 'r', type: 'SUPPORTS', from: 'evil', to: 'x402', sourceUrl: 'https://a.example', updatedAt: at }],
+    };
+    const svg = graphSvg(selectGraph(evil, [])).text;
+    assert.ok(!svg.includes('<script'), svg);
+    assert.ok(svg.includes('&lt;script&gt;'));
+  });
+
+  test('every entity type has a colour', async () => {
+    const { TYPE_COLOURS } = await import('../src/intel/pages/graph-page.js');
+    for (const t of ENTITY_TYPES) assert.match(TYPE_COLOURS[t], /^#[0-9a-f]{6}$/, t);
+  });
+});
+
+describe('the graph page in a browser', { skip: skipBrowser }, () => {
+  let rig: Rig;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  const foreign: string[] = [];
+  const errors: string[] = [];
+  const shots = screenshotDir('graph-shots');
+  const json = async (path: string): Promise<Json> => (await fetch(base + path)).json();
+  const newPage = async (): Promise<Page> => {
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') errors.push(`${page.url()}: console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+    return page;
+  };
+
+  before(async () => {
+    assert.ok(!chromiumMissing, `${CHROMIUM} is missing and CI=true: .ci/run must install Debian's chromium`);
+    rig = await startRig();
+    base = rig.service.url;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    context = await browser.newContext({ colorScheme: 'light' });
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(base + '/')) return route.continue();
+      foreign.push(url);
+      return route.abort();
+    });
+  });
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await rig?.close();
+  });
+
+  for (const [name, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ] as const) {
+    test(`at ${name} width (${viewport.width} px): every entity drawn and linked, no horizontal scroll`, async () => {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      const res = await page.goto(base + '/graph');
+      assert.equal(res?.status(), 200);
+      assert.equal(res!.headers()['content-security-policy'], PAGE_CSP);
+      assert.equal(await page.locator('h1').innerText(), 'Entity graph');
+      const counts = (await json('/v1/graph')).counts;
+      assert.equal(await page.locator('svg.graph g.node').count(), counts.entities);
+      assert.equal(await page.locator('svg.graph path.edge').count(), counts.relationships);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, `the page is ${overflow}px wider than the ${name} viewport`);
+      assert.ok(await page.locator('svg.graph').isVisible());
+      await page.screenshot({ path: join(shots, `entity-graph-${name}.png`) });
+      assert.ok(statSync(join(shots, `entity-graph-${name}.png`)).size > 5_000);
+      await page.close();
+    });
+  }
+
+  test('each node opens its entity’s items, and every node link answers 200', async () => {
+    const page = await newPage();
+    await page.goto(base + '/graph');
+    const hrefs = await page.$$eval('svg.graph a', (as) => as.map((a) => a.getAttribute('href')!));
+    assert.ok(hrefs.length >= 40);
+    for (const href of hrefs) assert.equal((await fetch(base + href)).status, 200, href);
+    await page.locator('svg.graph a[href="/newswire?entity=x402"]').click();
+    await page.waitForURL(`${base}/newswire?entity=x402`);
+    assert.equal(await page.locator('h1').innerText(), 'Newswire');
+    assert.ok((await page.locator('article.item').count()) > 0, 'x402 has items');
+    await page.close();
+  });
+
+  test('the type filter draws the entities the API lists for that type; the newswire links the graph; a bad type is a 400 page', async () => {
+    const page = await newPage();
+    await page.goto(base + '/newswire');
+    await page.click('header.site a[href="/graph"]');
+    await page.waitForURL(`${base}/graph`);
+    await page.click('ul.types a[href="/graph?type=DIRECTORY"]');
+    await page.waitForURL(`${base}/graph?type=DIRECTORY`);
+    const directories = ((await json('/v1/graph/entities?type=DIRECTORY&limit=200')).items as Json[]).map((e) => `/newswire?entity=${e.id}`).sort();
+    assert.ok(directories.length > 0);
+    assert.deepEqual((await page.$$eval('svg.graph a', (as) => as.map((a) => a.getAttribute('href')!))).sort(), directories);
+    assert.equal(await page.locator('ul.types li.on').innerText().then((t) => t.startsWith('Directory')), true);
+    const two = await page.goto(`${base}/graph?type=PROTOCOL,ORGANIZATION`);
+    assert.equal(two?.status(), 200);
+    const types = await page.$$eval('svg.graph g.node title', (ts) => ts.map((t) => t.textContent!.split(' · ')[1]));
+    assert.deepEqual([...new Set(types)].sort(), ['Organization', 'Protocol']);
+    await page.close();
+    const bad = await context.newPage();
+    for (const qs of ['type=protocol', 'type=NOPE', 'type=PROTOCOL,', 'typo=1']) {
+      const res = await bad.goto(`${base}/graph?${qs}`);
+      assert.equal(res?.status(), 400, qs);
+      assert.equal(await bad.locator('h1').innerText(), 'Bad filter');
+    }
+    await bad.close();
+  });
+
+  test('nothing but this service was requested, and the browser reported no errors', () => {
+    assert.deepEqual(foreign, []);
+    assert.deepEqual(errors, []);
+  });
+});
