@@ -51,11 +51,12 @@ describe('GET / by content negotiation', () => {
       assert.match(res.headers.get('content-type')!, /^application\/json/);
       assert.ok(res.headers.get('vary')?.split(/\s*,\s*/).includes('Accept'), `Vary: ${res.headers.get('vary')}`);
       const body = (await res.json()) as Json;
-      for (const key of ['openapi', 'docs', 'llms_txt', 'mcp', 'newswire', 'manifest']) assert.ok(body.links[key]?.startsWith(base + '/'), `links.${key}`);
+      for (const key of ['openapi', 'docs', 'llms_txt', 'mcp', 'newswire', 'graph', 'router', 'manifest', 'agent_card']) assert.ok(body.links[key]?.startsWith(base + '/'), `links.${key}`);
       assert.deepEqual(
         body.paid.map((p: Json) => [p.method, p.url, p.price_atomic]),
         rig.service.catalog.map((c) => [c.method, base + c.path, c.priceAtomic]),
       );
+      assert.deepEqual(body.paid.map((p: Json) => p.summary), rig.service.catalog.map((c) => c.summary), 'what each call returns, in one sentence');
       assert.equal(body.payment.pay_to, rig.service.payment.payTo);
     }
   });
@@ -70,8 +71,10 @@ describe('GET / by content negotiation', () => {
       assert.ok(page.includes(`${c.method} ${c.path}`), c.path);
       assert.ok(page.includes(`$${atomicToDecimal(c.priceAtomic, 6)}`), `${c.path} at $${atomicToDecimal(c.priceAtomic, 6)}`);
     }
-    for (const href of ['/docs', '/openapi.json', '/llms.txt', '/mcp', '/newswire']) assert.ok(page.includes(`href="${href}"`), href);
+    for (const href of ['/docs', '/openapi.json', '/llms.txt', '/mcp', '/newswire', '/graph', '/v1/router', '/.well-known/agent-card.json']) assert.ok(page.includes(`href="${href}"`), href);
     assert.match(page, /PAYMENT-SIGNATURE/);
+    // How to pay is steps a newcomer follows, not one paragraph of protocol terms.
+    assert.equal((page.match(/<ol class="steps">[\s\S]*?<\/ol>/)![0].match(/<li>/g) ?? []).length, 4);
   });
 
   test("the page's curl, copied and run as is, gets the 402 from this origin", async () => {
@@ -118,14 +121,29 @@ describe('in a browser', { skip: skipBrowser }, () => {
       const res = await page.goto(base + '/');
       assert.equal(res?.status(), 200);
       assert.equal(await page.locator('h1').innerText(), 'Agent pay-per-call utilities');
-      const rows = await page.locator('#for-sale + table tbody tr').allInnerTexts();
-      assert.equal(rows.length, rig.service.catalog.length);
-      for (const c of rig.service.catalog) assert.ok(rows.some((r) => r.includes(c.path) && r.includes(`$${atomicToDecimal(c.priceAtomic, 6)}`)), c.path);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.equal(overflow, 0, `the page is ${overflow}px wider than the ${name} viewport`);
+      const offers = page.locator('article.offer');
+      assert.equal(await offers.count(), rig.service.catalog.length);
+      const overflowOf = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(await overflowOf(), 0, `the page is wider than the ${name} viewport`);
       const file = join(shots, `front-door-${name}.png`);
       await page.screenshot({ path: file, fullPage: true });
       assert.ok(statSync(file).size > 5_000, 'a screenshot was written');
+      for (const c of rig.service.catalog) {
+        const offer = page.locator(`#offer-${c.id}`);
+        const text = await offer.innerText();
+        assert.ok(text.includes(c.path) && text.includes(`$${atomicToDecimal(c.priceAtomic, 6)}`), c.path);
+        // What it does is on screen at every width, not hidden to make room.
+        const what = offer.locator('.what');
+        assert.ok(await what.isVisible(), `${c.id}: what it does is visible`);
+        assert.equal((await what.innerText()).trim(), c.summary);
+        const box = (await what.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= viewport.width, `${c.id}: within the ${viewport.width} px viewport`);
+        if (c.examples[0]) {
+          await offer.locator('details summary').click();
+          assert.match(await offer.locator('details').innerText(), /You send[\s\S]*You get back/i);
+        }
+      }
+      assert.equal(await overflowOf(), 0, `with every example open, the page is wider than the ${name} viewport`);
       await page.close();
     });
   }
@@ -142,7 +160,7 @@ describe('in a browser', { skip: skipBrowser }, () => {
     const described = Object.values(openapi.paths as Record<string, object>).reduce<number>((n, item) => n + Object.keys(item).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).length, 0);
     assert.equal(paths.length, described, 'one operation block per described operation');
     for (const c of rig.service.catalog) assert.ok(paths.some((p) => p.replace(/\u200b/g, '') === c.path), c.path);
-    await page.screenshot({ path: join(shots, 'docs-desktop.png') });
+    await page.screenshot({ path: join(shots, 'api-reference-desktop.png') });
     await page.close();
   });
 

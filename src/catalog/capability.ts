@@ -50,6 +50,8 @@ export interface Capability<I = unknown, O = unknown, R extends O | Promise<O> =
   /** Refusals beyond the common ones, by HTTP status, for discovery documents (e.g. the router's 422 codes). */
   extraRefusals?: Record<string, { description: string; codes: readonly ErrorCode[] }>;
   title: string;
+  /** One sentence for people: what a call returns (the front page; the long form is `description`). */
+  summary: string;
   description: string;
   inputSchema: JsonSchema;
   /**

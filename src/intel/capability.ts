@@ -53,6 +53,7 @@ export function changesSinceCapability(deps: ChangesDeps): Capability<ChangesSin
     path: CHANGES_SINCE_PATH,
     priceAtomic: CHANGES_SINCE_PRICE_ATOMIC,
     title: 'Machine-economy changes since a cursor',
+    summary: 'The material changes to the machine-economy newswire since your cursor (new, updated, corrected and retracted items, with their evidence), and the cursor to continue from.',
     description: CHANGES_SINCE_DESCRIPTION,
     inputSchema: CHANGES_SINCE_INPUT_SCHEMA,
     outputSchema: CHANGES_SINCE_OUTPUT_SCHEMA,

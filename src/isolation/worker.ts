@@ -70,7 +70,7 @@ const jsonReaders = new Map<number, ReturnType<typeof makeInputReader>>();
 function jsonReader(limit: number) {
   let reader = jsonReaders.get(limit);
   if (!reader) {
-    const anyJson: Capability = { id: 'json', method: 'POST', path: '/', priceAtomic: '0', title: '', description: '', inputSchema: {}, outputSchema: {}, examples: [], maxBodyBytes: limit, run: (v) => v, readInput: (v) => ({ ok: true, input: v }) };
+    const anyJson: Capability = { id: 'json', method: 'POST', path: '/', priceAtomic: '0', title: '', summary: '', description: '', inputSchema: {}, outputSchema: {}, examples: [], maxBodyBytes: limit, run: (v) => v, readInput: (v) => ({ ok: true, input: v }) };
     jsonReaders.set(limit, (reader = makeInputReader(anyJson)));
   }
   return reader;

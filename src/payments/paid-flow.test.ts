@@ -26,6 +26,7 @@ const base: Capability<{ n: number }, { n: number }> = {
   path: '/x402/v1/echo',
   priceAtomic: '1000',
   title: 'Echo',
+  summary: 'Its input.',
   description: 'Echoes.',
   inputSchema: { type: 'object' },
   outputSchema: { type: 'object' },

@@ -105,6 +105,7 @@ export async function compositeEntry(router: OutcomeRouter, now: () => number, s
     priceRange: { minAtomic: String(min), maxAtomic: String(max), note: 'The price is the quote\'s total_price.amount_atomic for the same body.' },
     extraRefusals: { '422': { description: 'Valid but not servable as asked (always 422, before any payment)', codes: ROUTER_REFUSALS } },
     title: 'Outcome router composite',
+    summary: 'The outcome router\'s plan for your objective, run in one paid call: every step\'s result and its provenance, priced at the plan\'s total.',
     description: `${COMPOSITE_DESCRIPTION} Takes the quote request; the price is the plan's total (how_to_pay.composite.price of the quote), the same on the 402 and on the paid retry. Answers a router execution result.`,
     inputSchema: router.requestSchema(),
     toolInputSchema: router.requestSchema('canonical'),

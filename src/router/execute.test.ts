@@ -43,6 +43,7 @@ test('a handler that fetches is counted by the meter (so a 0 means none happened
     path: '/x402/v1/fetching-fixture',
     priceAtomic: '1000',
     title: 'Fetching fixture',
+    summary: 'A fixture.',
     description: 'Fetches twice (a test of the meter).',
     inputSchema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
     outputSchema: { type: 'object' },

@@ -10,6 +10,7 @@ export const accessibilityContrastCalculator: Capability<ContrastRequest, Contra
   path: '/x402/v1/accessibility-contrast-calculator',
   priceAtomic: '1000',
   title: 'WCAG 2.x contrast calculator',
+  summary: 'The exact WCAG 2.x contrast ratio of a foreground and background colour, and whether the pair passes AA and AAA for normal or large text.',
   description:
     'Computes the exact WCAG 2.x sRGB contrast ratio of one foreground/background colour pair and whether it meets AA and AAA for normal or large text. Deterministic; no rounding before the threshold comparison.',
   inputSchema: {

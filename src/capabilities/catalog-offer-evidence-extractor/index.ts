@@ -376,6 +376,7 @@ export const catalogOfferEvidenceExtractor: Capability<ExtractorRequest, Extract
   path: '/x402/v1/catalog-offer-evidence-extractor',
   priceAtomic: '100000',
   title: 'Catalog offer evidence extractor (Product JSON-LD → offers with citations)',
+  summary: 'Every schema.org Product and Offer in a page\'s JSON-LD, with prices as exact decimal strings, ISO currencies, GTIN checks and, for each value, where it came from (script, JSON pointer, SHA-256).',
   description: [
     'Send a product or listing page\'s HTML (JSON {"html", "base_url"?} or a raw text/html body, up to 2 MiB) and get every schema.org Product, ProductGroup variant and Offer found in its JSON-LD, normalized and cited.',
     'Every <script type="application/ld+json"> is found the way a browser tokenizes HTML (any case, ; charset=… parameters, quoted or unquoted attributes, scripts after </html>) and parsed on its own: strict JSON first, then a flagged lenient recovery for damage seen in the wild (leading <!-- --> or // comments, CDATA wrappers, trailing commas and semicolons, raw newlines in strings, entity-encoded or double-encoded scripts, a </script> inside a JSON string); one broken script never hides the others.',

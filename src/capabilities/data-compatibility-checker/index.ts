@@ -17,6 +17,7 @@ export const dataCompatibilityChecker: Capability<CheckerRequest, CheckerRespons
   path: '/x402/v1/data-compatibility-checker',
   priceAtomic: '3000',
   title: 'Data compatibility checker',
+  summary: 'Every structural incompatibility between a producer\'s and a consumer\'s field contract (missing or newly required fields, type and null changes, case mismatches), each with a stable code, a severity and how to fix it.',
   description:
     'Compares a source (producer) and a target (consumer) field contract and reports every structural incompatibility — missing or newly required fields, null and type changes, case-mismatched names — with a stable code, a severity and remediation actions. Deterministic and order-independent; it fetches no data and does not validate API behaviour.',
   inputSchema,

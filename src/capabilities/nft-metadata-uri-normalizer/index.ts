@@ -73,6 +73,7 @@ export const nftMetadataUriNormalizer: Capability<NormalizerRequest, NormalizerR
   path: '/x402/v1/nft-metadata-uri-normalizer',
   priceAtomic: '1000',
   title: 'NFT metadata URI normalizer',
+  summary: 'The canonical form of an NFT metadata URI (IPFS, IPNS, Arweave, data:, http) with gateway URLs, the CID\'s parts and warnings, worked out without fetching anything.',
   description:
     'Normalizes one NFT metadata URI (ERC-721 tokenURI / ERC-1155 uri) without fetching it. Returns the canonical form (ipfs://{cid}{/path}, ipns://, ar://{id}, data:, http(s)) next to the raw value, ' +
     'its kind, a gateway URL on your ipfs_gateway (default https://ipfs.io) or arweave.net, a subdomain gateway URL with the CIDv1 base32 form, the CID with version, multibase, codec and multihash, ' +
