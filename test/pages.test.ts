@@ -10,7 +10,8 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { screenshotDir } from './support/screenshots.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -47,7 +48,9 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
   let context: BrowserContext;
   const foreignRequests: string[] = [];
   const browserErrors: string[] = [];
-  const shots = screenshotDir('pages-shots');
+  // The pictures of particular states stay in a temporary folder; the 1280 and 390 px views are the README's.
+  const shots = mkdtempSync(join(tmpdir(), 'pages-shots-'));
+  const docShots = screenshotDir('pages-doc-shots');
 
   let original: Json; // a starter item, then corrected
   let correction: Json;
@@ -379,7 +382,7 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
         assert.equal((await page.goto(base + path))?.status(), 200, path);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.equal(overflow, 0, `${path} is ${overflow}px wider than the ${name} viewport`);
-        await page.screenshot({ path: join(shots, file), fullPage: path !== '/newswire' });
+        await page.screenshot({ path: join(docShots, file), fullPage: path !== '/newswire' });
       }
       assert.match(await page.locator('dl.facts').innerText(), /Sources checked\s+22 November 2026/);
       await page.close();
@@ -392,8 +395,7 @@ describe('pages for people in a browser', { skip: skipBrowser }, () => {
   });
 
   test('screenshots were written', (t) => {
-    for (const name of ['newswire.png', 'newswire-retracted.png', 'item-corrected.png', 'item-retracted.png', 'item-markup.png', 'newswire-desktop.png', 'newswire-phone.png', 'newswire-item-desktop.png', 'newswire-item-phone.png']) {
-      const file = join(shots, name);
+    for (const file of [...['newswire.png', 'newswire-retracted.png', 'item-corrected.png', 'item-retracted.png', 'item-markup.png'].map((n) => join(shots, n)), ...['newswire-desktop.png', 'newswire-phone.png', 'newswire-item-desktop.png', 'newswire-item-phone.png'].map((n) => join(docShots, n))]) {
       assert.ok(readFileSync(file).subarray(1, 4).toString() === 'PNG', file);
       t.diagnostic(`screenshot: ${file}`);
     }
