@@ -6,6 +6,7 @@
  * (which outcome a phrase names) live with each capability's routing.
  */
 import { CSS_NAMED_COLOURS } from './css-colours.js';
+import { cjkColourWords, latinColourWords } from './colour-words.js';
 
 
 /** Lower-case, one space between words: the form keyword rules are written against. */
@@ -136,6 +137,12 @@ export interface ColourReading {
   how?: string;
   /** True when a colour was written as #rrggbb, #rgb, rgb() or hsl(): data no other outcome uses. */
   explicit: boolean;
+  /**
+   * Colour words naming a shade that has no exact value ("dark yellow",
+   * "light red", "pastel blue"), as written. While there are any, no pair is
+   * formed: the buyer is asked for the value rather than quoted another colour.
+   */
+  unread?: string[];
 }
 
 const HEX = String.raw`#(?:[0-9a-f]{6}|[0-9a-f]{3})(?![0-9a-z])`;
@@ -204,7 +211,14 @@ function fromToken(t: string): string | undefined {
  * or undefined when it is none of these (or is not opaque).
  */
 export function parseColour(value: string): string | undefined {
-  return fromToken(foldText(value));
+  const folded = foldText(value);
+  const direct = fromToken(folded);
+  if (direct !== undefined || folded.startsWith('#')) return direct;
+  // A colour name in any routed language ("azul oscuro", "浅灰色"), when it is the whole value.
+  const found: Found[] = [];
+  const unread: string[] = [];
+  namedColours(folded, found, unread);
+  return found.length === 1 && unread.length === 0 && found[0]!.start === 0 && found[0]!.end === folded.length ? found[0]!.value : undefined;
 }
 
 interface Found {
@@ -216,48 +230,16 @@ interface Found {
 }
 
 /**
- * The basic colours in the other routed languages (CSS values of white, black,
- * gray, red, blue, green, yellow), for "texto negro sobre fondo blanco".
+ * Colour names in the ten routed languages (colour-words.ts): the colours it
+ * reads go to `out`, the shades it cannot name exactly to `unread`.
  */
-const LOCAL_COLOURS: ReadonlyMap<string, string> = new Map(
-  (
-    [
-      ['#ffffff', 'blanco blanca branco branca blanc blanche weiss weisse weissem weissen weisser bianco bianca wit witte'],
-      ['#000000', 'negro negra preto preta noir noire schwarz schwarze schwarzem schwarzen schwarzer nero nera zwart zwarte'],
-      ['#808080', 'gris cinza grau graue grauem grauen grauer grigio grigia grijs grijze'],
-      ['#ff0000', 'rojo roja vermelho vermelha rouge rot rote rotem roten roter rosso rossa rood rode'],
-      ['#0000ff', 'azul bleu bleue blau blaue blauem blauen blauer blu blauw blauwe'],
-      ['#008000', 'verde vert verte grun grune grunem grunen gruner groen groene'],
-      ['#ffff00', 'amarillo amarilla amarelo amarela jaune gelb gelbe gelbem gelben gelber giallo gialla geel gele'],
-    ] as const
-  ).flatMap(([hex, words]) => words.split(' ').map((w) => [w, hex] as [string, string])),
-);
-const CJK_COLOURS: ReadonlyMap<string, string> = new Map([
-  ['白色', '#ffffff'], ['黑色', '#000000'], ['灰色', '#808080'], ['红色', '#ff0000'], ['蓝色', '#0000ff'], ['绿色', '#008000'], ['黄色', '#ffff00'],
-  ['白い', '#ffffff'], ['黒い', '#000000'], ['黒色', '#000000'], ['灰色の', '#808080'], ['赤い', '#ff0000'], ['青い', '#0000ff'], ['黄色い', '#ffff00'],
-  ['흰색', '#ffffff'], ['하얀색', '#ffffff'], ['검은색', '#000000'], ['검정색', '#000000'], ['회색', '#808080'], ['빨간색', '#ff0000'], ['파란색', '#0000ff'], ['초록색', '#008000'], ['노란색', '#ffff00'],
-]);
-const CJK_COLOUR = new RegExp([...CJK_COLOURS.keys()].sort((a, b) => b.length - a.length).join('|'), 'g');
-
-function namedColours(text: string, out: Found[]): void {
-  if (!ASCII.test(text)) {
-    for (const m of text.matchAll(CJK_COLOUR)) out.push({ value: CJK_COLOURS.get(m[0])!, start: m.index!, end: m.index! + m[0].length, named: true });
-  }
+function namedColours(text: string, out: Found[], unread: string[]): void {
   const words: Array<{ w: string; start: number; end: number }> = [];
   for (const m of text.matchAll(WORD)) words.push({ w: m[0], start: m.index!, end: m.index! + m[0].length });
-  for (let i = 0; i < words.length; i++) {
-    // "light grey", "dark-slate-blue", "navy": the longest run of up to three words that names a colour.
-    for (let n = Math.min(3, words.length - i); n >= 1; n--) {
-      const run = words.slice(i, i + n);
-      if (run.some((x, k) => k > 0 && !/^[ -]$/.test(text.slice(run[k - 1]!.end, x.start)))) continue;
-      const joined = run.map((x) => x.w).join('');
-      const value = CSS_NAMED_COLOURS.get(joined) ?? (n === 1 ? LOCAL_COLOURS.get(joined) : undefined);
-      if (value && text[run[0]!.start - 1] !== '#') {
-        out.push({ value, start: run[0]!.start, end: run[n - 1]!.end, named: true });
-        i += n - 1;
-        break;
-      }
-    }
+  const all = ASCII.test(text) ? latinColourWords(text, words) : [...latinColourWords(text, words), ...cjkColourWords(text)];
+  for (const c of all) {
+    if (c.value) out.push({ value: c.value, start: c.start, end: c.end, named: true });
+    else unread.push(c.words);
   }
 }
 
@@ -274,6 +256,9 @@ function pairsWithNeighbour(text: string, all: Found[], i: number, loose: boolea
     const between = text.slice(a.end, b.start);
     if (between.length > 40) return false;
     if (ON_WORD.test(between) || BG_LABEL.test(between) || FG_LABEL.test(between) || BG_AFTER.test(between) || /^\s*\/\s*$/.test(between)) return true;
+    // "紺色の文字と白い背景", "진한 파랑 글자, 흰색 배경": a label after the first colour, then "and".
+    const afterLabel = between.replace(BG_AFTER, '').replace(FG_AFTER, '');
+    if (afterLabel !== between && AND_WORD.test(afterLabel)) return true;
     return loose && AND_WORD.test(between);
   };
   return (i > 0 && near(all[i - 1]!, all[i]!)) || (i + 1 < all.length && near(all[i]!, all[i + 1]!));
@@ -309,10 +294,12 @@ export function readColours(raw: string, opts: { loose?: boolean } = {}): Colour
     const value = fromToken(m[0]);
     if (value) candidates.push({ value, start: m.index!, end: m.index! + m[0].length, named: false });
   }
-  namedColours(text, candidates);
+  const unread: string[] = [];
+  namedColours(text, candidates, unread);
   candidates.sort((a, b) => a.start - b.start);
   const found = candidates.filter((f, i) => !f.named || (pairsWithNeighbour(text, candidates, i, loose) && !restates(text, candidates, i)));
-  const reading = pairColours(text, found);
+  const paired = pairColours(text, found);
+  const reading: ColourReading = unread.length ? { colours: paired.colours, pairs: [], explicit: paired.explicit, unread } : paired;
   colourMemo.unshift({ text: raw, loose, reading });
   colourMemo.length = Math.min(colourMemo.length, 2);
   return reading;
@@ -512,4 +499,117 @@ export function withoutNegations(text: string): string {
 /** Folded text (see foldText) with negated phrases blanked out, in every routed language. */
 export function withoutNegationsFolded(folded: string): string {
   return folded.replace(NEGATION, ' ').replace(NEGATION_FOLDED, ' ');
+}
+
+// ─── colour conversion (not offered) ────────────────────────────────────────
+
+const COLOUR_SPACE = String.raw`(?:cmyk|pantone|hsv|hsb|hsl|cie ?lab|lab|lch|oklch|oklab|ral|hex(?:adecimal)?|rgb|ncs|xyz)`;
+/** "convert #ff8800 to CMYK", "#ff8800 in Pantone", "convierte #ff8800 a CMYK", "#ff8800 转换为 CMYK". */
+const CONVERSION = new RegExp(
+  [
+    String.raw`(?<![a-z])(?:convert\w*|conver(?:tir|ter|tire|ti|ta|te|tis)\w*|umrechn\w*|umwandl\w*|wandle\w*|reken\w* om|omzet\w*|zet\w* om|translate\w*|traduc\w*|tradui\w*|tradu[sz]\w*)(?![a-z])[^.?!]{0,60}?(?<![a-z])(?:to|into|in|as|a|al|en|em|para|naar|zu|nach|in)\s+(?:the |el |la |le |o |de |den |das |il |het )?${COLOUR_SPACE}(?![a-z])`,
+    String.raw`(?<![a-z])(?:in|as|en|em|como|als|naar)\s+${COLOUR_SPACE}\s*(?:\?|$|values?|valor\w*|valeur\w*|wert\w*|waarde\w*|valore|format\w*)`,
+    String.raw`(?<![a-z])(?:cmyk|pantone|hsv|hsb|ral|ncs|cie ?lab)(?![a-z])`,
+    String.raw`(?:转换|轉換|换算|変換|변환)[^。？！]{0,12}${COLOUR_SPACE}|${COLOUR_SPACE}[^。？！]{0,12}(?:转换|轉換|换算|変換|변환|로 바꿔|に直して)`,
+  ].join('|'),
+);
+
+/**
+ * Whether the text asks to convert a colour into another notation (CMYK,
+ * Pantone, HSL…): not something the catalogue offers, and not a contrast
+ * question, so colours in it are not a contrast pair missing its background.
+ */
+export function asksColourConversion(text: string): boolean {
+  return CONVERSION.test(foldText(text));
+}
+
+// ─── data pasted into the objective ─────────────────────────────────────────
+
+export interface PastedData {
+  /** JSON objects pasted into the text (labelled or not), each with its text as written. */
+  objects: Array<{ value: Record<string, unknown>; text: string }>;
+  /** `name: value` written in the text (`large_text: true`, `"source_fields": [...]`), in order. */
+  pairs: Array<[string, unknown]>;
+  /** An HTML page pasted into the text (from its first tag to its last), when it carries JSON-LD. */
+  html?: string;
+  /** The text with every pasted value blanked: the words that say what is asked. */
+  words: string;
+}
+
+const LABEL_BEFORE = /(["']?)([A-Za-z_][A-Za-z0-9_]{0,63})\1\s*[:=]\s*$/;
+const SCALAR_PAIR = /(["']?)\b([A-Za-z_][A-Za-z0-9_]{0,63})\1\s*[:=]\s*(true|false|null|-?\d+(?:\.\d+)?(?![\w.])|"(?:[^"\\\n]|\\.){0,500}")/g;
+
+/** Where the JSON value starting at `from` ('{' or '[') ends (exclusive), or -1: brackets counted outside strings. */
+function jsonEnd(text: string, from: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const ch = text[i]!;
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+      if (depth < 0) return -1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * JSON and HTML an agent pasted into its objective ("check these contracts:
+ * {"source_fields": …}", "large_text: true", a Product JSON-LD block), read as
+ * data when it parses, and the words around it. A URL inside pasted data
+ * (`"@context": "https://schema.org"`) is data, not something asked for.
+ */
+export function pastedData(text: string): PastedData {
+  const objects: PastedData['objects'] = [];
+  const pairs: PastedData['pairs'] = [];
+  let words = text;
+  const blank = (start: number, end: number) => {
+    words = words.slice(0, start) + ' '.repeat(end - start) + words.slice(end);
+  };
+  let html: string | undefined;
+  const open = text.search(/<(?:!doctype|html|head|body|script)\b/i);
+  if (open >= 0 && /application\/ld\+json/i.test(text)) {
+    const close = text.lastIndexOf('>');
+    if (close > open) {
+      html = text.slice(open, close + 1);
+      blank(open, close + 1);
+    }
+  }
+  for (let i = 0; i < words.length; i++) {
+    const ch = words[i];
+    if (ch !== '{' && ch !== '[') continue;
+    const end = jsonEnd(words, i);
+    if (end < 0) continue;
+    const segment = words.slice(i, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(segment);
+    } catch {
+      continue;
+    }
+    const label = LABEL_BEFORE.exec(words.slice(Math.max(0, i - 70), i));
+    const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+    // "check: {…}" labels an object with a word that may be no input's name: the object counts either way.
+    if (label) pairs.push([label[2]!, value]);
+    if (isObject) objects.push({ value: value as Record<string, unknown>, text: segment });
+    if (!label && !isObject) continue;
+    blank(isObject ? i : i - label![0].length, end);
+    i = end - 1;
+  }
+  for (const m of words.matchAll(SCALAR_PAIR)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(m[3]!);
+    } catch {
+      continue;
+    }
+    pairs.push([m[2]!, value]);
+  }
+  return { objects, pairs, ...(html !== undefined ? { html } : {}), words };
 }

@@ -23,7 +23,7 @@ import {
   ROUTER_FIELDS,
 } from './schemas.js';
 import { stripSecrets } from './secrets.js';
-import { compileTerms, foldText, normalizeText, readUris } from '../catalog/objective-text.js';
+import { compileTerms, foldText, normalizeText, pastedData, readUris } from '../catalog/objective-text.js';
 import { FOLDED_REFUSAL_KEYS, refusalSentence, screen, unsupportedOf } from './unsupported.js';
 import { cogsAtomic, paymentsFor, type PaymentsPerPlan, type PlanCosts } from './economics.js';
 
@@ -68,6 +68,8 @@ export interface ParsedRequest {
   folded: string[];
   /** Aliases renamed to native names, as "fg → foreground". */
   renamed: string[];
+  /** Inputs read from data pasted into the objective (JSON, `name: value`, a JSON-LD block or page). */
+  pasted: string[];
   buyerMetadata: { received: boolean; secretKeysStripped: number; keysKept: number };
 }
 
@@ -386,6 +388,7 @@ export class OutcomeRouter {
       if (target !== k) renamed.push(`${k} → ${target}`);
     }
     if (conflicts.length) return fail('invalid_request', 'A field is given twice with different values.', conflicts);
+    const pasted = this.readPasted(body[objectiveField] as string, inputs);
 
     const metadata = body.buyer_metadata as Record<string, unknown> | undefined;
     return {
@@ -404,9 +407,35 @@ export class OutcomeRouter {
         objectiveField,
         folded: folded.sort(),
         renamed,
+        pasted,
         buyerMetadata: { received: metadata !== undefined, secretKeysStripped, keysKept: metadata ? Object.keys(metadata).length : 0 },
       },
     };
+  }
+
+  /**
+   * Data pasted into the objective, as inputs where the request gives none of
+   * its own: a JSON object's keys and `name: value` pairs that some outcome
+   * reads (aliases renamed), a Product JSON-LD object as a page holding it,
+   * a pasted page as `html`. Returns the input names filled this way.
+   */
+  private readPasted(objective: string, inputs: Record<string, unknown>): string[] {
+    const data = pastedData(objective);
+    const filled: string[] = [];
+    const give = (key: string, value: unknown) => {
+      const target = this.foldable.get(key);
+      if (target === undefined || inputs[target] !== undefined) return;
+      inputs[target] = value;
+      filled.push(target);
+    };
+    for (const o of data.objects) {
+      // JSON-LD is what the offer extractor reads out of a page: the block, as the page would carry it.
+      if ('@context' in o.value || '@type' in o.value || '@graph' in o.value) give('html', `<script type="application/ld+json">${o.text}</script>`);
+      else for (const [k, v] of Object.entries(o.value)) give(k, v);
+    }
+    for (const [k, v] of data.pairs) give(k, v);
+    if (data.html !== undefined) give('html', data.html);
+    return filled;
   }
 
   /** Objective plus inputs, plus the constraints that differ from their defaults. */
@@ -433,11 +462,13 @@ export class OutcomeRouter {
     const items = this.readItems(r, matched);
     if (!items.ok) return items;
     const selected = this.select(r, matched);
-    const foreignUrls = readUris(objective).filter((u) => u.kind === 'url' && !this.isOwnUrl(u.value));
+    // URLs inside pasted data (a JSON-LD @context) are data, not something to fetch.
+    const foreignUrls = readUris(pastedData(objective).words).filter((u) => u.kind === 'url' && !this.isOwnUrl(u.value));
     if (selected.length === 0) return foreignUrls.length ? this.fetchRefusal(foreignUrls[0]!.value, []) : this.noMatch();
     const drafted = this.draft(r, selected, items.value, foreignUrls);
     if (!drafted.ok) return drafted;
     const { drafts, assumptions } = drafted.value;
+    if (parsed.pasted.length) assumptions.unshift(`Inputs read from data pasted into the objective: ${parsed.pasted.join(', ')}.`);
     const checked = this.validateSteps(drafts);
     if (!checked.ok) return checked;
     const steps = checked.value;

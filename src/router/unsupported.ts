@@ -7,7 +7,7 @@
  * error code; all of them answer 422 before any payment step.
  */
 import type { ErrorCode, ErrorDetail } from '../errors.js';
-import { compileTerms, foldText, readUris, withoutNegations, withoutNegationsFolded, type Terms } from '../catalog/objective-text.js';
+import { compileTerms, foldText, pastedData, readUris, withoutNegations, withoutNegationsFolded, type Terms } from '../catalog/objective-text.js';
 
 export type UnsupportedCategory =
   | 'url_fetching'
@@ -115,18 +115,24 @@ const DOMAIN =
   /\b(?:whois|rdap|registrar|domain[- ](?:registration|availability|expiry|expiration|owner(?:ship)?|look-?up|search|registered|available|age)|register (?:a |the |my |this |that )?domain|domain names? (?:registration|look-?up|availability)|(?:is|are) [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} (?:available|taken|registered|free)|who owns [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}|when does [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} expire|dns (?:look-?up|records?|resolution))\b/i;
 
 const BROWSING =
-  /\b(?:brows(?:e|es|ing)(?! the (?:router|contract|catalog|outcomes))|web ?browser|in (?:a|the|my|your) (?:web |headless )?browser|headless|log ?in(?=$|[.!?,;])|navigat(?:e|ing) (?:to|through|the)|click(?:ing)? (?:on|the|through)|fill(?:ing)? (?:in|out) (?:the|a) form|log ?in (?:to|at|on)|sign ?in (?:to|at|on)|search (?:the )?(?:web|internet|google)|web search|google (?:for|it|search)|surf(?:ing)? the web)\b/i;
+  /\b(?:brows(?:e|es|ing)(?! the (?:router|contract|catalog|outcomes))|web ?browser|in (?:a|the|my|your) (?:web |headless )?browser|headless|log ?in(?=$|[.!?,;])|navigat(?:e|ing) (?:to|through|the)|click(?:s|ed|ing)?\b(?! ?(?:through rate|stream|bait))|tap (?:on )?the (?:button|link)|fill(?:ing)? (?:in|out) (?:the|a) form|log ?in(?:to)? (?:to|at|on|my|the|your)|sign ?in(?:to)? (?:to|at|on|my|the|your)|open (?:up )?(?:my|the|your|our|a) (?:[\w-]+ ){0,3}?(?:admin|dashboard|account|website|web ?site|web ?page|page|store ?front|store|portal|console|panel|tab|browser|inbox|back ?office)\b|go to (?:my|the|your|our) (?:[\w-]+ ){0,3}?(?:admin|dashboard|account|website|site|page|portal|console)\b|search (?:the )?(?:web|internet|google|online)|search online|look (?:it |this |that )?up online|web search|google (?:for|it|search|the|a|an|this|that|what|which|who|whom|how|where|when|me|up)\b|bing (?:it|for|the)|surf(?:ing)? the web)\b/i;
+
+/** The login words a browsing finding may quote (any routed language): on their own, with a signature asked for, they are its purpose. */
+const LOGIN_WORDS = /"(?:log ?in(?:to)?(?: (?:to|at|on|my|the|your))?|sign ?in(?:to)?(?: (?:to|at|on|my|the|your))?|inicia(?:r)? sesion|fa(?:ca|zer|z) login|se connecter|connecte-toi|connectez-vous|einloggen|melde dich an|anmelden|effettua il login|inloggen|log in op|登录|登錄|登入|ログインして|로그인해|로그인하고)"$/;
 
 const SCREENSHOT =
   /\b(?:screenshots?|screen ?shots?|screen ?captures?|screen ?grabs?|capture (?:the |a )?(?:page|screen|site|website|viewport)|render (?:the |a |this )?(?:page|site|website|url) (?:to|as|into)|(?:png|jpe?g|image) of (?:the |a |this )?(?:page|site|website))\b/i;
 
 const WALLET =
-  /\b(?:sign(?:ing)? (?:a |an |the |this |my |that |these )?(?:transactions?|tx|txs|messages?|permits?|typed[- ]?data|payloads?|authori[sz]ations?|transfers?|orders?|eip-?712)|wallet signatures?|sign (?:it |this |that )?(?:with|using) (?:my|the|a) (?:wallet|key|private key|ledger|seed)|(?:use|with|using) my (?:private key|seed phrase|mnemonic|wallet)|send (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|transfer (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|approve (?:the |a |an )?(?:token|spend(?:ing)?|allowance|spender)|personal_sign|eth_sign\w*)/i;
+  /\b(?:siwe|sign[- ]in[- ]with[- ](?:ethereum|solana|x)|eip-?4361|sign(?:ing)? (?:a |an |the |this |my |that |these )?(?:siwe |login |log-?in |sign-?in |auth(?:entication)? )?(?:transactions?|tx|txs|messages?|permits?|typed[- ]?data|payloads?|authori[sz]ations?|transfers?|orders?|eip-?712|challenges?|nonces?)|wallet signatures?|sign (?:it |this |that )?(?:with|using) (?:my|the|a) (?:wallet|key|private key|ledger|seed)|(?:use|with|using) my (?:private key|seed phrase|mnemonic|wallet)|send (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|transfer (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|approve (?:the |a |an )?(?:token|spend(?:ing)?|allowance|spender)|personal_sign|eth_sign\w*)/i;
 
 const REFUND =
   /\b(?:refund(?:s|ed|ing)?|charge ?backs?|reimburs(?:e|ed|ement)|money back|reverse (?:the |a |my |this )?(?:payment|charge|settlement|transaction)|undo (?:the |a |my )?payment|cancel (?:the |a |my )?(?:payment|settlement))\b/i;
 
 const MCP_PAYER = [
+  // "ask the MCP server to pay the 402", "have your MCP endpoint cover the payment", "use the MCP server's wallet".
+  /\bmcp\b[^.!?]{0,60}?(?<!\b(?:i|we|i'll|we'll|i will|we will|i can|we can|i'd) )\b(?:pay|pays|paying|paid|cover|covers|settle|settles|handle|handles|foot|fund|funds|sign)\b[^.!?]{0,30}?\b(?:402|x402|payment|payments|challenge|bill|invoice|fee|charge|it|for me|on my behalf)\b/i,
+  /\bmcp(?: server| endpoint| tool)?'?s? (?:own )?wallet\b/i,
   /\bmcp\b(?:[\s-]+(?:server|endpoint|tool|tools|client|agent|should|to|will|can|must|would|please|itself|then|and|the|for|me|us))*[\s-]+(?:pay|pays|paying|payer|wallet|settles?|spends?|purchases?|buys?)\b/i,
   /\b(?:payer|pay|pays|paying|wallet|settle|spend)\b(?:\s+[\w-]+){0,3}?\s+(?:through|via|from|by|with|using) (?:the |an |your )?mcp\b/i,
   /\bmcp (?:as|is) (?:the |a |my )?(?:payer|wallet)\b/i,
@@ -409,8 +415,10 @@ export function screen(ctx: ScreenContext): Finding[] {
   }
 
   // Words in the objective, with negated phrases ("without fetching it", "sin descargarla") removed.
-  const text = withoutNegations(ctx.objective);
-  const folded = withoutNegationsFolded(foldText(ctx.objective));
+  // Pasted data (JSON, a page) is what the buyer sends, not what it asks for: only the words around it are read.
+  const words = pastedData(ctx.objective).words;
+  const text = withoutNegations(words);
+  const folded = withoutNegationsFolded(foldText(words));
   const at = '/objective';
   const fetchVerb = FETCH_VERB.exec(text);
   if (fetchVerb) {
@@ -461,6 +469,11 @@ export function screen(ctx: ScreenContext): Finding[] {
   }
   const pay = PAY_ADDRESS.exec(text);
   if (pay && pay[1]!.toLowerCase() !== ctx.payTo.toLowerCase()) add(fromWords, 'non_allowlisted_supplier', at, `the objective asks to pay ${pay[1]}, not the service's payee ${ctx.payTo}`);
+
+  // "Sign this SIWE message so I can log in": logging in is why the signature is wanted; the signing is what is asked.
+  const signing = fromWords.some((f) => f.category === 'wallet_signing');
+  const loginOnly = (f: Finding) => f.category === 'browsing' && LOGIN_WORDS.test(f.detail.message ?? '');
+  if (signing) for (let i = fromWords.length - 1; i >= 0; i--) if (loginOnly(fromWords[i]!)) fromWords.splice(i, 1);
 
   const order = UNSUPPORTED.map((u) => u.category);
   const byOrder = (a: Finding, b: Finding) => order.indexOf(a.category) - order.indexOf(b.category);

@@ -1,7 +1,7 @@
 /** How the outcome router recognises a contrast objective and builds its native bodies. */
 import type { ErrorDetail } from '../../errors.js';
 import { has, isObject, need, notAList, done, type RoutingDescriptor, type UnitDraft } from '../../catalog/routing.js';
-import { parseColour, readColours, readLargeText } from '../../catalog/objective-text.js';
+import { asksColourConversion, parseColour, readColours, readLargeText } from '../../catalog/objective-text.js';
 
 /** A colour written as people write it (#rgb, a CSS name, rgb()) as the native #rrggbb; anything else unchanged for validation to name. */
 function nativeColour(v: unknown, normalised: string[]): unknown {
@@ -29,8 +29,11 @@ export const contrastRouting: RoutingDescriptor = {
     ko: ['명암비', '명암 대비', '색상 대비', '색 대비', '대비율', '콘트라스트', '가독성'],
   },
   textSignal(objective) {
+    // "convert #ff8800 to CMYK" names a colour, but asks for something this outcome does not do.
+    if (asksColourConversion(objective)) return undefined;
     const r = readColours(objective);
     if (r.explicit) return 'colours (#RRGGBB, #RGB or rgb()) in the objective';
+    if (r.unread?.length) return `colour names in the objective (${r.unread.join(', ')})`;
     return r.pairs.length ? 'a pair of named colours in the objective ("white text on navy")' : undefined;
   },
   fieldAliases: { fg: 'foreground', bg: 'background', colour_pairs: 'pairs', color_pairs: 'pairs' },
@@ -97,7 +100,16 @@ export const contrastRouting: RoutingDescriptor = {
     } else if (units.length === 0 && missing.length === 0 && invalid.length === 0) {
       // Contrast is what is asked here, so a plain list of colour names counts too ("teal and white").
       const r = ctx.fromItems ? undefined : readColours(ctx.objective, { loose: true });
-      if (r && r.pairs.length) {
+      if (r && r.unread?.length) {
+        // Never a neighbouring colour instead: the buyer would pay for a pair they did not mean.
+        missing.push(
+          need(
+            at,
+            'foreground',
+            `${r.unread.map((w) => `"${w}"`).join(', ')} names a shade with no exact value (the router reads #RRGGBB, #RGB, rgb(), hsl() and the CSS named colours, in any of its languages); write each colour as #RRGGBB ("#RRGGBB on #RRGGBB") or send inputs.foreground and inputs.background`,
+          ),
+        );
+      } else if (r && r.pairs.length) {
         for (const pair of r.pairs) units.push({ at: '/objective', body: { ...pair, large_text: largeText(undefined) } });
         assumptions.push(`Colours read from the objective: ${r.how}.`);
       } else if (r && r.colours.length) {
