@@ -158,10 +158,10 @@ const WORD = /[a-z]+/g;
 const ON_WORD = /(?<![a-z])(?:on|onto|against|over|atop|upon|behind|background|bg|sobre|en|em|sur|auf|uber|su|sopra|op|tegen)(?![a-z])|在|上|위/;
 /** Japanese and Korean write the background first: "#fff の上の #333", "#fff 위의 #333". Chinese "B 上的 A" too. */
 const BACKGROUND_FIRST = /の上|上の|上的|위에|위의/;
-const BG_WORDS = '(?:background|bg|backdrop|fondo|fundo|fond|hintergrund\\w*|sfondo|achtergrond\\w*)';
-const FG_WORDS = '(?:foreground|fg|text|font|texto|texte|police|schrift\\w*|testo|tekst|letra|caratteri)';
-const BG_LABEL = new RegExp(`(?:(?<![a-z])${BG_WORDS}(?:[\\s:=-]*(?:colou?r|color|couleur|farbe|colore|kleur|de|du|di|van))*|背景|배경|바탕)[\\s:=-]*(?:色|颜色|색)?[\\s:=-]*$`);
-const FG_LABEL = new RegExp(`(?:(?<![a-z])${FG_WORDS}(?:[\\s:=-]*(?:colou?r|color|couleur|farbe|colore|kleur|de|du|di|van))*|文字|文本|前景|글자|글씨|텍스트)[\\s:=-]*(?:色|颜色|색)?[\\s:=-]*$`);
+const BG_WORDS = '(?:background|bg|backdrop|fill|button|fondo|fundo|fond|bouton|boton|botao|hintergrund\\w*|schaltflache|sfondo|pulsante|achtergrond\\w*|knop)';
+const FG_WORDS = '(?:foreground|fg|text|font|label|texto|texte|libelle|police|schrift\\w*|beschriftung|testo|etichetta|tekst|letra|etiqueta|rotulo|caratteri)';
+const BG_LABEL = new RegExp(`(?:(?<![a-z])${BG_WORDS}(?:[\\s:=-]*(?:colou?r|color|couleur|farbe|colore|kleur|de|du|di|van))*|背景|배경|바탕)[\\s:=-]*(?:色|颜色|색)?(?:\\s+(?:is|are|was|es|est|ist|e|sind|son|sont|sono|zijn|era))?[\\s:=-]*$`);
+const FG_LABEL = new RegExp(`(?:(?<![a-z])${FG_WORDS}(?:[\\s:=-]*(?:colou?r|color|couleur|farbe|colore|kleur|de|du|di|van))*|文字|文本|前景|글자|글씨|텍스트)[\\s:=-]*(?:色|颜色|색)?(?:\\s+(?:is|are|was|es|est|ist|e|sind|son|sont|sono|zijn|era))?[\\s:=-]*$`);
 /** A label right after a colour (CJK and "#fff background"): "#fff の背景", "#333 文字". */
 const BG_AFTER = new RegExp(`^\\s*(?:の|的|색의?)?\\s*(?:${BG_WORDS}(?![a-z])|背景|배경|바탕)`);
 const FG_AFTER = new RegExp(`^\\s*(?:の|的|색의?)?\\s*(?:(?:text|font|texto|texte|testo|tekst)(?![a-z])|文字|文本|前景|글자|글씨|텍스트)`);
@@ -486,12 +486,12 @@ export function readTimestamp(text: string): Timestamp | undefined {
 // ─── negation ───────────────────────────────────────────────────────────────
 
 const NEGATION =
-  /\b(?:without|no|not|never|don't|dont|do not|doesn't|does not|won't|will not|nor|avoid|avoiding|instead of)\b(?:\s+(?:any|the|a|an|it|them|to|be|being|need|needing|doing|further|additional|extra|outbound|external|real|actual|live|remote|use|using|via|through|an?|my|mcp|wallet|server|endpoint))*\s+[\w-]+/gi;
+  /\b(?:without|no(?! (?:google|site|sitio|painel|botao|navegador|link|menu|campo|formulario|carrinho|app)\b)|not|never|don't|dont|do not|doesn't|does not|won't|will not|nor|avoid|avoiding|instead of)\b(?:\s+(?:any|the|a|an|it|them|to|be|being|need|needing|doing|further|additional|extra|outbound|external|real|actual|live|remote|use|using|via|through|an?|my|mcp|wallet|server|endpoint))*\s+[\w-]+/gi;
 /** The same in the other routed languages, over folded text: "sin descargar", "ohne abzurufen", "sans télécharger", "不要下载", "取得せずに", "가져오지 않고". */
 const NEGATION_FOLDED =
-  /(?<![a-z])(?:sin|sem|sans|ohne|senza|zonder|nao|nicht|niet|kein\w*|geen|ne pas|pas de|non|no)(?:\s+(?:la|el|los|las|lo|o|a|os|as|le|les|l'|die|der|das|den|zu|il|lo|de|het|een|un|una|uma|une|ein\w*|se|ni|pas|hacer|fazer|faire))*\s+[\w'-]+|(?:不要|不用|无需|無需|无须|請勿|请勿|勿|别|別)[\u4e00-\u9fff]{1,4}|[^\s、。,.!?]{1,12}(?:せずに|せず|しないで|しないで|なしで|지 않고|지 말고|없이)/g;
+  /(?<![a-z])(?:sin|sem|sans|ohne|senza|zonder|nao|nicht|niet|kein\w*|geen|ne pas|pas de|non|no(?! (?:google|site|sitio|painel|botao|navegador|link|menu|campo|formulario|carrinho|app)\b))(?:\s+(?:la|el|los|las|lo|o|a|os|as|le|les|l'|die|der|das|den|zu|il|lo|de|het|een|un|una|uma|une|ein\w*|se|ni|pas|hacer|fazer|faire))*\s+[\w'-]+|(?:不要|不用|无需|無需|无须|請勿|请勿|勿|别|別)[\u4e00-\u9fff]{1,4}|[^\s、。,.!?]{1,12}(?:せずに|せず|しないで|しないで|なしで|지 않고|지 말고|없이)/g;
 
-/** The text with negated phrases ("without fetching", "do not browse") blanked out. */
+/** The text with negated phrases ("without fetching", "do not browse") blanked out. Portuguese "no" before a place ("no Google", "no site") is "in the", not a negation. */
 export function withoutNegations(text: string): string {
   return text.replace(NEGATION, ' ');
 }
