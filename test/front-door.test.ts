@@ -12,21 +12,19 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { screenshotDir } from './support/screenshots.js';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { browserSkip, openPageBrowser, type PageBrowser } from './support/browser.js';
 import { atomicToDecimal } from '../src/catalog/price.js';
 import { FRONT_DOOR_CSP } from '../src/discovery/front-door.js';
 import { startRig, type Rig } from './support/harness.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium); CI installs it and fails without it` : false;
-if (skipBrowser) process.stderr.write(`front-door.test.ts: browser tests SKIPPED: ${skipBrowser}\n`);
+const skipBrowser = browserSkip('front-door.test.ts');
 
 const run = promisify(execFile);
 /** Shell-unescape the page's text as a person copying it would get it. */
@@ -90,24 +88,17 @@ describe('GET / by content negotiation', () => {
 });
 
 describe('in a browser', { skip: skipBrowser }, () => {
-  let browser: Browser;
+  let pb: PageBrowser;
   let context: BrowserContext;
-  const foreign: string[] = [];
   const errors: string[] = [];
   const shots = screenshotDir('front-door-shots');
 
   before(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    context = await browser.newContext({ colorScheme: 'light' });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(base + '/')) return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
+    pb = await openPageBrowser(base);
+    context = pb.context;
   });
   after(async () => {
-    await browser?.close().catch(() => {});
+    await pb?.close();
   });
 
   for (const [name, viewport] of [
@@ -165,7 +156,7 @@ describe('in a browser', { skip: skipBrowser }, () => {
   });
 
   test('nothing came from another origin and no script failed', () => {
-    assert.deepEqual(foreign, []);
+    assert.deepEqual(pb.foreign, []);
     assert.deepEqual(errors, []);
     process.stderr.write(`front-door.test.ts: screenshots in ${shots}\n`);
   });

@@ -6,29 +6,24 @@
  * at 1280 and 390 px: no horizontal scroll, no script error, no request to
  * another origin, each node's link answers, the type filter draws what the
  * JSON API lists, a bad type is a 400 page. Screenshots: entity-graph-*.png.
- *
- * Without /usr/bin/chromium the browser tests are skipped with the reason
- * shown, except in CI (CI=true), where they fail: .ci/run installs chromium.
+
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { graphSvg, selectGraph, type GraphData } from '../src/intel/pages/graph-page.js';
 import { PAGE_CSP } from '../src/intel/pages.js';
 import { STARTER_DIR } from '../src/intel/starter.js';
 import { ENTITY_TYPES, type Entity, type EntityType, type Relationship } from '../src/intel/types.js';
 import { startRig, type Rig } from './support/harness.js';
 import { screenshotDir } from './support/screenshots.js';
+import { browserSkip, openPageBrowser, type PageBrowser } from './support/browser.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const chromiumMissing = !existsSync(CHROMIUM);
-const skipBrowser = chromiumMissing && process.env.CI !== 'true' ? `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium); CI installs it and fails without it` : false;
-if (skipBrowser) process.stderr.write(`graph-page.test.ts: browser tests SKIPPED: ${skipBrowser}\n`);
+const skipBrowser = browserSkip('graph-page.test.ts');
 
 const ndjson = (name: string): Json[] =>
   readFileSync(join(STARTER_DIR, name), 'utf8')
@@ -96,9 +91,8 @@ describe('the graph picture, in process', () => {
 describe('the graph page in a browser', { skip: skipBrowser }, () => {
   let rig: Rig;
   let base: string;
-  let browser: Browser;
+  let pb: PageBrowser;
   let context: BrowserContext;
-  const foreign: string[] = [];
   const errors: string[] = [];
   const shots = screenshotDir('graph-shots');
   const json = async (path: string): Promise<Json> => (await fetch(base + path)).json();
@@ -112,20 +106,13 @@ describe('the graph page in a browser', { skip: skipBrowser }, () => {
   };
 
   before(async () => {
-    assert.ok(!chromiumMissing, `${CHROMIUM} is missing and CI=true: .ci/run must install Debian's chromium`);
     rig = await startRig();
     base = rig.service.url;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    context = await browser.newContext({ colorScheme: 'light' });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(base + '/')) return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
+    pb = await openPageBrowser(base);
+    context = pb.context;
   });
   after(async () => {
-    await browser?.close().catch(() => {});
+    await pb?.close();
     await rig?.close();
   });
 
@@ -191,7 +178,7 @@ describe('the graph page in a browser', { skip: skipBrowser }, () => {
   });
 
   test('nothing but this service was requested, and the browser reported no errors', () => {
-    assert.deepEqual(foreign, []);
+    assert.deepEqual(pb.foreign, []);
     assert.deepEqual(errors, []);
   });
 });

@@ -17,10 +17,11 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FacilitatorClient } from '@x402/core/server';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { browserSkip, openPageBrowser, type PageBrowser } from './support/browser.js';
 import { newIndependentBuyer } from '../devnet/index.js';
 import { atomicToDecimal } from '../src/catalog/price.js';
 import { loadConfig } from '../src/config.js';
@@ -34,10 +35,7 @@ import { screenshotDir } from './support/screenshots.js';
 
 const TOKEN = 'operator-dashboard-test-token-0123456789';
 const bearer = { authorization: `Bearer ${TOKEN}` };
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-const skipBrowser = !existsSync(CHROMIUM) && process.env.CI !== 'true' ? `${CHROMIUM} is missing (install Debian's chromium: apt-get install chromium); CI installs it and fails without it` : false;
-if (skipBrowser) process.stderr.write(`operator-dashboard.test.ts: browser tests SKIPPED: ${skipBrowser}\n`);
+const skipBrowser = browserSkip('operator-dashboard.test.ts');
 const SHOTS = screenshotDir('operator-dashboard-shots');
 
 let rig: Rig;
@@ -273,23 +271,16 @@ describe('access', () => {
 });
 
 describe('in a browser', { skip: skipBrowser }, () => {
-  let browser: Browser;
+  let pb: PageBrowser;
   let context: BrowserContext;
-  const foreign: string[] = [];
   const errors: string[] = [];
 
   before(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    context = await browser.newContext({ colorScheme: 'light' });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(base + '/')) return route.continue();
-      foreign.push(url);
-      return route.abort();
-    });
+    pb = await openPageBrowser(base);
+    context = pb.context;
   });
   after(async () => {
-    await browser?.close().catch(() => {});
+    await pb?.close();
   });
 
   test('signing in through the form opens the dashboard', async () => {
@@ -338,7 +329,7 @@ describe('in a browser', { skip: skipBrowser }, () => {
   }
 
   test('nothing came from another origin and no script failed', () => {
-    assert.deepEqual(foreign, []);
+    assert.deepEqual(pb.foreign, []);
     assert.deepEqual(errors, []);
     process.stderr.write(`operator-dashboard.test.ts: screenshots in ${SHOTS}\n`);
   });

@@ -42,32 +42,25 @@ export interface GraphData {
   relationships: Relationship[];
 }
 
+/** Every item of a paged collection, up to `max` (more: `truncated`). */
+async function readPages<T extends { id: string }>(page: (afterId: string | undefined) => Promise<{ items: T[]; more: boolean }>, max: number): Promise<{ items: T[]; truncated: boolean }> {
+  const items: T[] = [];
+  for (let afterId: string | undefined; ; ) {
+    const p = await page(afterId);
+    items.push(...p.items);
+    if (!p.more) return { items, truncated: false };
+    if (items.length >= max) return { items, truncated: true };
+    afterId = p.items.at(-1)!.id;
+  }
+}
+
 /** Every entity and relationship, in pages, up to READ_LIMIT. */
 export async function readGraph(store: ContentStore): Promise<GraphData & { truncated: boolean }> {
-  const entities: Entity[] = [];
-  const relationships: Relationship[] = [];
-  let truncated = false;
-  for (let afterId: string | undefined; ; ) {
-    const page = await store.entities({ limit: 500, afterId });
-    entities.push(...page.items);
-    if (!page.more) break;
-    if (entities.length >= READ_LIMIT.entities) {
-      truncated = true;
-      break;
-    }
-    afterId = page.items.at(-1)!.id;
-  }
-  for (let afterId: string | undefined; ; ) {
-    const page = await store.relationships({ limit: 500, afterId });
-    relationships.push(...page.items);
-    if (!page.more) break;
-    if (relationships.length >= READ_LIMIT.relationships) {
-      truncated = true;
-      break;
-    }
-    afterId = page.items.at(-1)!.id;
-  }
-  return { entities, relationships, truncated };
+  const [entities, relationships] = await Promise.all([
+    readPages((afterId) => store.entities({ limit: 500, afterId }), READ_LIMIT.entities),
+    readPages((afterId) => store.relationships({ limit: 500, afterId }), READ_LIMIT.relationships),
+  ]);
+  return { entities: entities.items, relationships: relationships.items, truncated: entities.truncated || relationships.truncated };
 }
 
 /** The entities of `types` (all when empty) in drawing order (type, then name), and the relationships between them. */
