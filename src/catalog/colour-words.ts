@@ -42,7 +42,7 @@ const BASES: ReadonlyArray<readonly [string, string]> = [
 /** Compound names that are one colour, as folded words (a space also matches "-"). */
 const COMPOUNDS: ReadonlyArray<readonly [string, string]> = [
   ['navy', 'navy blue|marine blue|azul marino|azul marinho|bleu marine|marineblau|marine blau|blu navy|blu marino|marineblauw|marine blauw'],
-  ['skyblue', 'sky blue|bleu ciel|himmelblau|azul cielo|azul celeste|azul ceu|azzurro cielo|hemelsblauw'],
+  ['skyblue', 'sky blue|bleu ciel|himmelblau|azul cielo|azul celeste|celeste|azul ceu|azzurro cielo|hemelsblauw'],
 ];
 
 /** "dark" and "light" and their equivalents, as separate words. */
@@ -160,12 +160,12 @@ export function latinColourWords(text: string, words: readonly Word[]): ColourWo
 
 /** Base colour forms per CSS name (Chinese, Japanese, Korean). */
 const CJK_BASES: ReadonlyArray<readonly [string, string]> = [
-  ['white', '白色 白い ホワイト 흰색 하얀색 하양 흰'],
-  ['black', '黑色 黒色 黒い ブラック 검은색 검정색 검정'],
+  ['white', '白色 白い 白の 白地 ホワイト 흰색 하얀색 하양 흰'],
+  ['black', '黑色 黒色 黒い 黒の 黒地 ブラック 검은색 검정색 검정'],
   ['gray', '灰色 灰 グレー グレイ 회색'],
-  ['red', '红色 紅色 赤色 赤い レッド 빨간색 빨강 적색'],
-  ['blue', '蓝色 藍色 蓝 藍 青色 青い 青 ブルー 파란색 파랑 청색'],
-  ['green', '绿色 綠色 绿 緑色 緑 グリーン 초록색 녹색 초록'],
+  ['red', '红色 紅色 赤色 赤い 赤の レッド 빨간색 빨강 적색'],
+  ['blue', '蓝色 藍色 蓝 藍 青色 青い 青の 青 ブルー 파란색 파랑 청색'],
+  ['green', '绿色 綠色 绿 緑色 緑の 緑 グリーン 초록색 녹색 초록'],
   ['yellow', '黄色 黃色 黄色い 黄 イエロー 노란색 노랑'],
   ['orange', '橙色 オレンジ色 オレンジ 주황색'],
   ['purple', '紫色 紫 パープル 보라색 보라'],
@@ -175,7 +175,7 @@ const CJK_BASES: ReadonlyArray<readonly [string, string]> = [
   ['gold', '金色 금색'],
 ];
 const CJK_COMPOUNDS: ReadonlyArray<readonly [string, string]> = [
-  ['navy', '藏青色 藏青 藏蓝色 藏蓝 海军蓝 紺色 濃紺 紺 ネイビー 남색 네이비'],
+  ['navy', '藏青色 藏青 藏蓝色 藏蓝 海军蓝 紺色 濃紺 紺の 紺 ネイビー 남색 네이비'],
   ['skyblue', '天蓝色 天蓝 天藍色 空色 스카이블루 하늘색'],
   ['lightblue', '水色'],
 ];

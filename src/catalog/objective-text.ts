@@ -258,7 +258,7 @@ function pairsWithNeighbour(text: string, all: Found[], i: number, loose: boolea
     if (ON_WORD.test(between) || BG_LABEL.test(between) || FG_LABEL.test(between) || BG_AFTER.test(between) || /^\s*\/\s*$/.test(between)) return true;
     // "紺色の文字と白い背景", "진한 파랑 글자, 흰색 배경": a label after the first colour, then "and".
     const afterLabel = between.replace(BG_AFTER, '').replace(FG_AFTER, '');
-    if (afterLabel !== between && AND_WORD.test(afterLabel)) return true;
+    if (afterLabel !== between && (AND_WORD.test(afterLabel) || /^\s*[をでにはが、]?\s*$/.test(afterLabel))) return true;
     return loose && AND_WORD.test(between);
   };
   return (i > 0 && near(all[i - 1]!, all[i]!)) || (i + 1 < all.length && near(all[i]!, all[i + 1]!));
@@ -296,6 +296,8 @@ export function readColours(raw: string, opts: { loose?: boolean } = {}): Colour
   }
   const unread: string[] = [];
   namedColours(text, candidates, unread);
+  // "not light blue but sky blue", "水色ではなく空色": a colour the text rules out is not one of the pair.
+  for (let i = candidates.length - 1; i >= 0; i--) if (ruledOut(text, candidates[i]!)) candidates.splice(i, 1);
   candidates.sort((a, b) => a.start - b.start);
   const found = candidates.filter((f, i) => !f.named || (pairsWithNeighbour(text, candidates, i, loose) && !restates(text, candidates, i)));
   const paired = pairColours(text, found);
@@ -303,6 +305,12 @@ export function readColours(raw: string, opts: { loose?: boolean } = {}): Colour
   colourMemo.unshift({ text: raw, loose, reading });
   colourMemo.length = Math.min(colourMemo.length, 2);
   return reading;
+}
+
+const RULED_OUT_BEFORE = /(?:(?<![a-z])(?:not|instead of|rather than|nicht|niet|pas|non)\s+|不是|而不是)$/;
+const RULED_OUT_AFTER = /^\s*(?:ではなく|じゃなく|でなく|가 아니라|이 아니라|가 아닌|이 아닌)/;
+function ruledOut(text: string, c: Found): boolean {
+  return RULED_OUT_BEFORE.test(text.slice(Math.max(0, c.start - 16), c.start)) || RULED_OUT_AFTER.test(text.slice(c.end, c.end + 12));
 }
 
 function pairColours(text: string, found: Found[]): ColourReading {
@@ -503,13 +511,13 @@ export function withoutNegationsFolded(folded: string): string {
 
 // ─── colour conversion (not offered) ────────────────────────────────────────
 
-const COLOUR_SPACE = String.raw`(?:cmyk|pantone|hsv|hsb|hsl|cie ?lab|lab|lch|oklch|oklab|ral|hex(?:adecimal)?|rgb|ncs|xyz)`;
+const COLOUR_SPACE = String.raw`(?:cmyk|cmjn|pantone|hsv|hsb|hsl|cie ?lab|lab|lch|oklch|oklab|ral|hex(?:adecimal)?|rgb|ncs|xyz)`;
 /** "convert #ff8800 to CMYK", "#ff8800 in Pantone", "convierte #ff8800 a CMYK", "#ff8800 转换为 CMYK". */
 const CONVERSION = new RegExp(
   [
     String.raw`(?<![a-z])(?:convert\w*|conver(?:tir|ter|tire|ti|ta|te|tis)\w*|umrechn\w*|umwandl\w*|wandle\w*|reken\w* om|omzet\w*|zet\w* om|translate\w*|traduc\w*|tradui\w*|tradu[sz]\w*)(?![a-z])[^.?!]{0,60}?(?<![a-z])(?:to|into|in|as|a|al|en|em|para|naar|zu|nach|in)\s+(?:the |el |la |le |o |de |den |das |il |het )?${COLOUR_SPACE}(?![a-z])`,
     String.raw`(?<![a-z])(?:in|as|en|em|como|als|naar)\s+${COLOUR_SPACE}\s*(?:\?|$|values?|valor\w*|valeur\w*|wert\w*|waarde\w*|valore|format\w*)`,
-    String.raw`(?<![a-z])(?:cmyk|pantone|hsv|hsb|ral|ncs|cie ?lab)(?![a-z])`,
+    String.raw`(?<![a-z])(?:cmyk|cmjn|pantone|hsv|hsb|ral|ncs|cie ?lab)(?![a-z])`,
     String.raw`(?:转换|轉換|换算|変換|변환)[^。？！]{0,12}${COLOUR_SPACE}|${COLOUR_SPACE}[^。？！]{0,12}(?:转换|轉換|换算|変換|변환|로 바꿔|に直して)`,
   ].join('|'),
 );
@@ -536,7 +544,8 @@ export interface PastedData {
   words: string;
 }
 
-const LABEL_BEFORE = /(["']?)([A-Za-z_][A-Za-z0-9_]{0,63})\1\s*[:=]\s*$/;
+/** "source_fields:", "source fields =", '"target_fields":' right before a pasted value (words joined by _ as input names are). */
+const LABEL_BEFORE = /(["']?)([A-Za-z_][A-Za-z0-9_]{0,40}(?: [A-Za-z][A-Za-z0-9_]{0,20}){0,2})\1\s*[:=]\s*$/;
 const SCALAR_PAIR = /(["']?)\b([A-Za-z_][A-Za-z0-9_]{0,63})\1\s*[:=]\s*(true|false|null|-?\d+(?:\.\d+)?(?![\w.])|"(?:[^"\\\n]|\\.){0,500}")/g;
 
 /** Where the JSON value starting at `from` ('{' or '[') ends (exclusive), or -1: brackets counted outside strings. */
@@ -596,7 +605,7 @@ export function pastedData(text: string): PastedData {
     const label = LABEL_BEFORE.exec(words.slice(Math.max(0, i - 70), i));
     const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
     // "check: {…}" labels an object with a word that may be no input's name: the object counts either way.
-    if (label) pairs.push([label[2]!, value]);
+    if (label) pairs.push([label[2]!.toLowerCase().replace(/ /g, '_'), value]);
     if (isObject) objects.push({ value: value as Record<string, unknown>, text: segment });
     if (!label && !isObject) continue;
     blank(isObject ? i : i - label![0].length, end);

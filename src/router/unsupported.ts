@@ -115,7 +115,7 @@ const DOMAIN =
   /\b(?:whois|rdap|registrar|domain[- ](?:registration|availability|expiry|expiration|owner(?:ship)?|look-?up|search|registered|available|age)|register (?:a |the |my |this |that )?domain|domain names? (?:registration|look-?up|availability)|(?:is|are) [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} (?:available|taken|registered|free)|who owns [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}|when does [a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,} expire|dns (?:look-?up|records?|resolution))\b/i;
 
 const BROWSING =
-  /\b(?:brows(?:e|es|ing)(?! the (?:router|contract|catalog|outcomes))|web ?browser|in (?:a|the|my|your) (?:web |headless )?browser|headless|log ?in(?=$|[.!?,;])|navigat(?:e|ing) (?:to|through|the)|click(?:s|ed|ing)?\b(?! ?(?:through rate|stream|bait))|tap (?:on )?the (?:button|link)|fill(?:ing)? (?:in|out) (?:the|a) form|log ?in(?:to)? (?:to|at|on|my|the|your)|sign ?in(?:to)? (?:to|at|on|my|the|your)|open (?:up )?(?:my|the|your|our|a) (?:[\w-]+ ){0,3}?(?:admin|dashboard|account|website|web ?site|web ?page|page|store ?front|store|portal|console|panel|tab|browser|inbox|back ?office)\b|go to (?:my|the|your|our) (?:[\w-]+ ){0,3}?(?:admin|dashboard|account|website|site|page|portal|console)\b|search (?:the )?(?:web|internet|google|online)|search online|look (?:it |this |that )?up online|web search|google (?:for|it|search|the|a|an|this|that|what|which|who|whom|how|where|when|me|up)\b|bing (?:it|for|the)|surf(?:ing)? the web)\b/i;
+  /\b(?:brows(?:e|es|ing)(?! the (?:router|contract|catalog|outcomes))|web ?browser|in (?:a|the|my|your) (?:web |headless )?browser|headless|log ?in(?=$|[.!?,;])|navigat(?:e|ing) (?:to|through|the)|click(?:s|ed|ing)?\b(?! ?(?:through rate|stream|bait))|tap (?:on )?the (?:button|link)|fill(?:ing)? (?:in|out) (?:the|a) form|log ?in(?:to)? (?:to|at|on|my|the|your)|sign ?in(?:to)? (?:to|at|on|my|the|your)|open (?:up )?(?:my|the|your|our|a) (?:[\w-]+ ){0,3}?(?:admin|dashboard|account|website|web ?site|web ?page|page|store ?front|store|portal|console|panel|tab|browser|inbox|back ?office)\b|go to (?:my|the|your|our) (?:[\w-]+ ){0,3}?(?:admin|dashboard|account|website|site|page|portal|console)\b|search (?:the )?(?:web|internet|google|online)|search online|look (?:it |this |that )?up online|web search|google (?:for|it|search|the|a|an|this|that|what|which|who|whom|how|where|when|me|up|den|die|das|nach|de|het|naar|el|la|los|las|le|les|o|il|lo|gli)\b|bing (?:it|for|the)|surf(?:ing)? the web)\b/i;
 
 /** The login words a browsing finding may quote (any routed language): on their own, with a signature asked for, they are its purpose. */
 const LOGIN_WORDS = /"(?:log ?in(?:to)?(?: (?:to|at|on|my|the|your))?|sign ?in(?:to)?(?: (?:to|at|on|my|the|your))?|inicia(?:r)? sesion|fa(?:ca|zer|z) login|se connecter|connecte-toi|connectez-vous|einloggen|melde dich an|anmelden|effettua il login|inloggen|log in op|登录|登錄|登入|ログインして|로그인해|로그인하고)"$/;
@@ -130,6 +130,8 @@ const REFUND =
   /\b(?:refund(?:s|ed|ing)?|charge ?backs?|reimburs(?:e|ed|ement)|money back|reverse (?:the |a |my |this )?(?:payment|charge|settlement|transaction)|undo (?:the |a |my )?payment|cancel (?:the |a |my )?(?:payment|settlement))\b/i;
 
 const MCP_PAYER = [
+  // "have the router pay the challenge on my behalf": nothing here pays for the buyer, whatever it is called.
+  /\b(?:router|service|server|endpoint|gateway|proxy|agent|you)\b[^.!?]{0,40}?\b(?:pay|pays|settle|settles|cover|covers)\b[^.!?]{0,40}?\b(?:on my behalf|on our behalf|for me|for us)\b/i,
   // "ask the MCP server to pay the 402", "have your MCP endpoint cover the payment", "use the MCP server's wallet".
   /\bmcp\b[^.!?]{0,60}?(?<!\b(?:i|we|i'll|we'll|i will|we will|i can|we can|i'd) )\b(?:pay|pays|paying|paid|cover|covers|settle|settles|handle|handles|foot|fund|funds|sign)\b[^.!?]{0,30}?\b(?:402|x402|payment|payments|challenge|bill|invoice|fee|charge|it|for me|on my behalf)\b/i,
   /\bmcp(?: server| endpoint| tool)?'?s? (?:own )?wallet\b/i,
@@ -194,12 +196,12 @@ const CATEGORY_TERMS: ReadonlyArray<[UnsupportedCategory, Terms]> = [
       es: ['navega*', 'abre la pagina', 'abrir la pagina', 'haz clic', 'hacer clic', 'pulsa en', 'inicia sesion', 'iniciar sesion', 'busca en google', 'buscar en google', 'busca en internet', 'buscar en internet', 'busca en la web', 'buscar en la web', 'rellena el formulario', 'llena el formulario'],
       pt: ['navegue', 'navegar', 'abra a pagina', 'abrir a pagina', 'navega', 'clique em', 'clicar em', 'clica em', 'faca login', 'fazer login', 'faz login', 'entre no site', 'entre na conta', 'pesquise no google', 'pesquisar no google', 'pesquise na web', 'pesquisar na internet', 'preencha o formulario'],
       fr: ['navigue*', 'naviguer', 'ouvre la page', 'ouvrir la page', 'clique sur', 'cliquez sur', 'cliquer sur', 'connecte-toi', 'se connecter', 'connectez-vous', 'cherche sur google', 'recherche sur google', 'chercher sur le web', 'recherche sur internet', 'remplis le formulaire', 'remplir le formulaire'],
-      de: ['navigier*', 'klick*', 'offne die seite', 'einloggen', 'logge dich ein', 'melde dich an', 'anmelden', 'im web suchen', 'im internet suchen', 'suche im internet', 'durchsuche das web', 'google nach', 'googeln', 'surfen', 'surfe im', 'formular ausfullen', 'fulle das formular'],
+      de: ['navigier*', 'klick*', 'google den', 'google die', 'google das', 'google nach', 'offne die seite', 'einloggen', 'logge dich ein', 'melde dich an', 'anmelden', 'im web suchen', 'im internet suchen', 'suche im internet', 'durchsuche das web', 'google nach', 'googeln', 'surfen', 'surfe im', 'formular ausfullen', 'fulle das formular'],
       it: ['naviga*', 'apri la pagina', 'aprire la pagina', 'fai clic', 'clicca*', 'effettua il login', 'accedi al sito', 'accedi all', 'cerca su google', 'cerca sul web', 'cerca su internet', 'compila il modulo'],
-      nl: ['navigeer*', 'open de pagina', 'klik op', 'klikken', 'inloggen', 'log in op', 'zoek op google', 'zoek op internet', 'zoeken op het web', 'surfen', 'surf naar', 'vul het formulier'],
+      nl: ['navigeer*', 'open de pagina', 'google de', 'google het', 'google naar', 'klik op', 'klikken', 'inloggen', 'log in op', 'zoek op google', 'zoek op internet', 'zoeken op het web', 'surfen', 'surf naar', 'vul het formulier'],
       zh: ['浏览', '瀏覽', '打开网页', '打开网址', '打开链接', '点击', '點擊', '登录', '登錄', '登入', '上网搜索', '网上搜索', '搜索网页', '谷歌搜索', '填写表单', '打开浏览器'],
-      ja: ['ブラウズ', 'ブラウザで', 'ページを開いて', 'サイトを開いて', 'クリックして', 'ログインして', 'ウェブで検索', 'ネットで検索', 'グーグルで検索', 'googleで検索', 'フォームに入力', '閲覧して'],
-      ko: ['브라우저로', '브라우징', '페이지를 열어', '사이트를 열어', '클릭해', '클릭하고', '로그인해', '로그인하고', '웹에서 검색', '인터넷에서 검색', '구글에서 검색', '구글 검색', '양식을 작성', '둘러보'],
+      ja: ['ブラウズ', 'ブラウザで', 'ググって', 'ググる', 'ググり', 'ページを開いて', 'サイトを開いて', 'クリックして', 'ログインして', 'ウェブで検索', 'ネットで検索', 'グーグルで検索', 'googleで検索', 'フォームに入力', '閲覧して'],
+      ko: ['브라우저로', '브라우징', '구글링', '구글에서 검색', '구글로 검색', '페이지를 열어', '사이트를 열어', '클릭해', '클릭하고', '로그인해', '로그인하고', '웹에서 검색', '인터넷에서 검색', '구글에서 검색', '구글 검색', '양식을 작성', '둘러보'],
     },
   ],
   [
@@ -233,7 +235,7 @@ const CATEGORY_TERMS: ReadonlyArray<[UnsupportedCategory, Terms]> = [
   [
     'refunds',
     {
-      es: ['reembols*', 'devolucion del pago', 'devuelve mi dinero', 'devolver el dinero', 'revertir el pago', 'anular el pago', 'contracargo*'],
+      es: ['reembols*', 'devolucion del pago', 'devuelve mi dinero', 'devolver el dinero', 'devuelvan el dinero', 'devuelvan mi dinero', 'me devuelvan', 'devolucion de mi dinero', 'revertir el pago', 'anular el pago', 'contracargo*'],
       pt: ['reembols*', 'estorno*', 'estornar', 'devolver o dinheiro', 'devolva meu dinheiro', 'reverter o pagamento', 'cancelar o pagamento'],
       fr: ['rembours*', 'annuler le paiement', 'annule le paiement', 'rendre mon argent', 'retrofacturation'],
       de: ['ruckerstatt*', 'erstatte*', 'erstattung', 'geld zuruck', 'ruckbuchung*', 'zahlung stornier*', 'storniere die zahlung'],
@@ -277,6 +279,9 @@ const SIGN_FOLDED =
 /** Moving funds in the other languages: "envía 5 USDC", "stuur 10 USDC naar", "überweise 3 ETH". */
 const SEND_FOLDED =
   /(?<![a-z])(?:envia|enviar|envie|manda|mandar|envoie|envoyer|envoyez|sende|senden|uberweise|uberweisen|invia|inviare|stuur|sturen|verstuur|transfiere|transferir|transfira|transfere|transferer|trasferisci|trasferire|maak)\s+(?:\d+(?:[.,]\d+)?\s+)?(?:usdc|eth|ether|dai|usdt|tokens?|fondos|fundos|fonds|gelder|fondi|geld|dinero|dinheiro|argent|soldi)\b/;
+
+/** "구글에서 … 검색", "谷歌上搜索", "Googleで…検索": a web search engine, then searching, in one sentence. */
+const SEARCH_ENGINE_FOLDED = /(?:구글|google|グーグル|谷歌|bing|빙)(?:에서|で|上|에|을|を)[^.?!。？！]{0,40}?(?:검색|検索|搜索|查找|찾아)/;
 
 /** MCP named as the one that pays, in the other languages: "que el servidor MCP pague", "MCP soll bezahlen", "让MCP支付". */
 const MCP_PAYS_FOLDED =
@@ -462,6 +467,10 @@ export function screen(ctx: ScreenContext): Finding[] {
   if (!fromWords.some((f) => f.category === 'domain_registration_lookup')) {
     const m = DOMAIN_AVAILABLE.exec(folded) ?? DOMAIN_OWNER.exec(folded);
     if (m) add(fromWords, 'domain_registration_lookup', at, `the objective asks about a domain name ("${m[0].slice(0, 80)}")`);
+  }
+  if (!fromWords.some((f) => f.category === 'browsing')) {
+    const m = SEARCH_ENGINE_FOLDED.exec(folded);
+    if (m) add(fromWords, 'browsing', at, `the objective asks for a web search ("${m[0].slice(0, 80)}")`);
   }
   if (!fromWords.some((f) => f.category === 'mcp_payer')) {
     const m = MCP_PAYS_FOLDED.exec(folded);
