@@ -160,10 +160,10 @@ export function latinColourWords(text: string, words: readonly Word[]): ColourWo
 
 /** Base colour forms per CSS name (Chinese, Japanese, Korean). */
 const CJK_BASES: ReadonlyArray<readonly [string, string]> = [
-  ['white', '白色 白い 白の 白地 ホワイト 흰색 하얀색 하양 흰'],
-  ['black', '黑色 黒色 黒い 黒の 黒地 ブラック 검은색 검정색 검정'],
+  ['white', '白色 白い 白の 白地 白 ホワイト 흰색 하얀색 하양 흰'],
+  ['black', '黑色 黒色 黒い 黒の 黒地 黒 黑 ブラック 검은색 검정색 검정'],
   ['gray', '灰色 灰 グレー グレイ 회색'],
-  ['red', '红色 紅色 赤色 赤い 赤の レッド 빨간색 빨강 적색'],
+  ['red', '红色 紅色 红 紅 赤色 赤い 赤の 赤 レッド 빨간색 빨강 적색'],
   ['blue', '蓝色 藍色 蓝 藍 青色 青い 青の 青 ブルー 파란색 파랑 청색'],
   ['green', '绿色 綠色 绿 緑色 緑の 緑 グリーン 초록색 녹색 초록'],
   ['yellow', '黄色 黃色 黄色い 黄 イエロー 노란색 노랑'],
@@ -201,6 +201,14 @@ const CJK_PHRASES: ReadonlyMap<string, string | null> = (() => {
   return m;
 })();
 const CJK_PHRASE_RE = new RegExp([...CJK_PHRASES.keys()].sort((a, b) => b.length - a.length).join('|'), 'g');
+
+/** A whole value that is one CJK colour name, single characters included ("白", "紺"), as #rrggbb. */
+export function cjkColourValue(value: string): string | undefined {
+  const whole = CJK_PHRASES.get(value) ?? undefined;
+  if (whole) return whole;
+  for (const [css, forms] of [...CJK_BASES, ...CJK_COMPOUNDS]) if (forms.split(' ').includes(value)) return CSS_NAMED_COLOURS.get(css);
+  return undefined;
+}
 
 /** Colour names in Chinese, Japanese and Korean text (folded), in order; the longest phrase wins. */
 export function cjkColourWords(text: string): ColourWord[] {

@@ -6,7 +6,7 @@
  * (which outcome a phrase names) live with each capability's routing.
  */
 import { CSS_NAMED_COLOURS } from './css-colours.js';
-import { cjkColourWords, latinColourWords } from './colour-words.js';
+import { cjkColourValue, cjkColourWords, latinColourWords } from './colour-words.js';
 
 
 /** Lower-case, one space between words: the form keyword rules are written against. */
@@ -214,6 +214,8 @@ export function parseColour(value: string): string | undefined {
   const folded = foldText(value);
   const direct = fromToken(folded);
   if (direct !== undefined || folded.startsWith('#')) return direct;
+  const cjk = cjkColourValue(folded);
+  if (cjk !== undefined) return cjk;
   // A colour name in any routed language ("azul oscuro", "浅灰色"), when it is the whole value.
   const found: Found[] = [];
   const unread: string[] = [];
@@ -264,10 +266,11 @@ function pairsWithNeighbour(text: string, all: Found[], i: number, loose: boolea
   return (i > 0 && near(all[i - 1]!, all[i]!)) || (i + 1 < all.length && near(all[i]!, all[i + 1]!));
 }
 
-/** "dark gray (#444)", "#444 (dark gray)": one colour written twice; the explicit value wins. */
+/** "dark gray (#444)", "#444 (dark gray)", "blue #4285f4": one colour written twice; the explicit value wins. */
 function restates(text: string, all: Found[], i: number): boolean {
-  const paren = /^\s*\(\s*$/;
-  return (i + 1 < all.length && !all[i + 1]!.named && paren.test(text.slice(all[i]!.end, all[i + 1]!.start))) || (i > 0 && !all[i - 1]!.named && paren.test(text.slice(all[i - 1]!.end, all[i]!.start)));
+  // "brand blue #4285f4", "dark gray (#444)", "#444 (dark gray)", "white: #fff": the name and the value side by side.
+  const beside = /^\s*[(:=]?\s*$/;
+  return (i + 1 < all.length && !all[i + 1]!.named && beside.test(text.slice(all[i]!.end, all[i + 1]!.start))) || (i > 0 && !all[i - 1]!.named && /^\s*\(\s*$/.test(text.slice(all[i - 1]!.end, all[i]!.start)));
 }
 
 const colourMemo: Array<{ text: string; loose: boolean; reading: ColourReading }> = [];

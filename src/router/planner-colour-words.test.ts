@@ -94,4 +94,13 @@ describe('one colour vocabulary across the ten languages', () => {
   test('"navy blue" is one colour, not two', () => {
     assert.deepEqual(quotedBody('contrast of white text on navy blue'), [{ capability: 'accessibility-contrast-calculator', body: { foreground: '#ffffff', background: '#000080', large_text: false } }]);
   });
+
+  test('near misses of the new rules still quote: the buyer paying its own 402, SIWE named but not signed, a name beside its hex, single-character names as inputs', () => {
+    const BW = [{ capability: 'accessibility-contrast-calculator', body: { foreground: '#000000', background: '#ffffff', large_text: false } }];
+    assert.deepEqual(quotedBody("Check the contrast of #000 on #fff for me; I'll pay the 402 myself"), BW);
+    assert.deepEqual(quotedBody('Is the text on this SIWE-style login page readable? contrast of #000 on #fff'), BW);
+    assert.deepEqual(quotedBody('Google brand blue #4285f4 on white: contrast?'), [{ capability: 'accessibility-contrast-calculator', body: { foreground: '#4285f4', background: '#ffffff', large_text: false } }]);
+    assert.deepEqual(quotedBody('Verifique o contraste de #000 no fundo #fff'), BW);
+    for (const [name, hex] of [['白', '#ffffff'], ['黒', '#000000'], ['紺', '#000080'], ['濃い赤', '#8b0000'], ['深红色', '#8b0000'], ['verde-escuro', '#006400'], ['azul-celeste', '#87ceeb']]) assert.equal(parseColour(name!), hex, name);
+  });
 });
