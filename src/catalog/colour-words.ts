@@ -71,7 +71,15 @@ const SHADE_WORDS: ReadonlyMap<string, string> = new Map(
 );
 
 const BASE_OF: ReadonlyMap<string, string> = new Map(BASES.flatMap(([css, words]) => words.split(' ').map((w) => [w, css] as [string, string])));
-const COMPOUND_OF: ReadonlyMap<string, string> = new Map(COMPOUNDS.flatMap(([css, list]) => list.split('|').map((p) => [p, css] as [string, string])));
+const COMPOUND_OF: ReadonlyMap<string, string> = new Map(
+  COMPOUNDS.flatMap(([css, list]) =>
+    list.split('|').flatMap((p) => {
+      // A one-word compound takes German and Dutch endings too: "marineblauem", "himmelblaue", "marineblauwe".
+      const forms = p.includes(' ') ? [p] : [p, ...['e', 'em', 'en', 'er', 'es'].map((end) => p + end)];
+      return forms.map((f) => [f, css] as [string, string]);
+    }),
+  ),
+);
 
 /** The CSS name a modifier makes of a base, or undefined when CSS has none (the colour is then unread). */
 function shaded(shade: string, base: string): string | undefined {

@@ -246,7 +246,7 @@ function namedColours(text: string, out: Found[], unread: string[]): void {
 }
 
 /** "and", "vs", "," and their equivalents: how a list of colours is written once colours are known to be wanted. */
-const AND_WORD = /^\s*(?:,|\/|&|and|vs\.?|versus|with|y|e|et|und|en|o|和|与|與|跟|と|와|과|및)?\s*$/;
+const AND_WORD = /^\s*(?:,|\/|&|and|vs\.?|versus|with|y|e|et|und|en|o|和|与|與|跟|配|と|와|과|및)?\s*$/;
 
 /**
  * A named colour counts when the words between it and a neighbouring colour

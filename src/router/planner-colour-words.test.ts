@@ -103,4 +103,18 @@ describe('one colour vocabulary across the ten languages', () => {
     assert.deepEqual(quotedBody('Verifique o contraste de #000 no fundo #fff'), BW);
     for (const [name, hex] of [['白', '#ffffff'], ['黒', '#000000'], ['紺', '#000080'], ['濃い赤', '#8b0000'], ['深红色', '#8b0000'], ['verde-escuro', '#006400'], ['azul-celeste', '#87ceeb']]) assert.equal(parseColour(name!), hex, name);
   });
+
+  test('wordings a third set found (each fixed by a rule, not a row): inflected compounds, 配, SIWE and pay-for-me in other languages, labelled field lists', () => {
+    const quote = (fg: string, bg: string) => [{ capability: 'accessibility-contrast-calculator', body: { foreground: fg, background: bg, large_text: false } }];
+    assert.deepEqual(quotedBody('Kontrast: weißer Text auf marineblauem Hintergrund'), quote('#ffffff', '#000080'));
+    assert.deepEqual(quotedBody('主按钮现在是白色文字配深红色背景。请检查对比度。'), quote('#ffffff', '#8b0000'));
+    assert.deepEqual(quotedBody('Die Navigationsleiste ist jetzt weiße Schrift auf dunkelgrün. Prüfe den Kontrast.'), quote('#ffffff', '#006400'));
+    assert.deepEqual(quotedBody('I signed in with my wallet earlier; now check contrast of #222 on #ddd'), quote('#222222', '#dddddd'));
+    const refused = (objective: string) => (quotedBody(objective) as { refused?: string }).refused;
+    for (const o of ['Signiere diese SIWE-Nachricht, damit ich mich einloggen kann', 'Onderteken dit SIWE-bericht zodat ik kan inloggen', '签名这条SIWE消息，这样我就能登录', 'Sign in with Ethereum on my behalf']) assert.equal(refused(o), 'wallet_signing_unsupported', o);
+    for (const o of ['Just pay the x402 challenge on my behalf and give me the contrast of #111 on #eee', 'Fai pagare il 402 al server MCP per me e controlla il contrasto di #000 su #fff']) assert.equal(refused(o), 'mcp_payer_unsupported', o);
+    const fields = JSON.stringify([{ name: 'id', type: 'integer', required: true, nullable: false }]);
+    const checked = quotedBody(`Kompatibel? Quelle: ${fields} Ziel: ${fields}`) as Array<{ capability: string }>;
+    assert.equal(checked[0]?.capability, 'data-compatibility-checker');
+  });
 });

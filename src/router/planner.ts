@@ -61,6 +61,12 @@ interface ItemUnit {
   at: string;
 }
 
+/** "Quelle: [...] Ziel: [...]": a pasted field list labelled source or target in a routed language. */
+const FIELD_LIST_LABELS: Readonly<Record<string, string>> = Object.fromEntries([
+  ...'source producer fuente origen origem source_contract quelle origine bron producent productor produtor produttore'.split(' ').map((w) => [w, 'source_fields']),
+  ...'target consumer destino cible ziel destinazione doel consument consumidor consommateur verbraucher consumatore'.split(' ').map((w) => [w, 'target_fields']),
+]);
+
 export interface ParsedRequest {
   request: QuoteRequest;
   objectiveField: ObjectiveField;
@@ -433,7 +439,7 @@ export class OutcomeRouter {
       if ('@context' in o.value || '@type' in o.value || '@graph' in o.value) give('html', `<script type="application/ld+json">${o.text}</script>`);
       else for (const [k, v] of Object.entries(o.value)) give(k, v);
     }
-    for (const [k, v] of data.pairs) give(k, v);
+    for (const [k, v] of data.pairs) give(FIELD_LIST_LABELS[k] ?? k, v);
     if (data.html !== undefined) give('html', data.html);
     return filled;
   }

@@ -124,12 +124,17 @@ const SCREENSHOT =
   /\b(?:screenshots?|screen ?shots?|screen ?captures?|screen ?grabs?|capture (?:the |a )?(?:page|screen|site|website|viewport)|render (?:the |a |this )?(?:page|site|website|url) (?:to|as|into)|(?:png|jpe?g|image) of (?:the |a |this )?(?:page|site|website))\b/i;
 
 const WALLET =
-  /\b(?:sign(?:ing)? (?:a |an |the |this |my |that |these )?(?:sign[- ]in[- ]with[- ](?:ethereum|solana|x) |eip-?4361 )?(?:siwe |login |log-?in |sign-?in |auth(?:entication)? )?(?:transactions?|tx|txs|messages?|permits?|typed[- ]?data|payloads?|authori[sz]ations?|transfers?|orders?|eip-?712|challenges?|nonces?)|wallet signatures?|sign (?:it |this |that )?(?:with|using) (?:my|the|a) (?:wallet|key|private key|ledger|seed)|(?:use|with|using) my (?:private key|seed phrase|mnemonic|wallet)|send (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|transfer (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|approve (?:the |a |an )?(?:token|spend(?:ing)?|allowance|spender)|personal_sign|eth_sign\w*)/i;
+  /\b(?:sign(?:ing)? (?:a |an |the |this |my |that |these )?(?:sign[- ]in[- ]with[- ](?:ethereum|solana|x) |eip-?4361 )?(?:siwe |login |log-?in |sign-?in |auth(?:entication)? )?(?:transactions?|tx|txs|messages?|permits?|typed[- ]?data|payloads?|authori[sz]ations?|transfers?|orders?|eip-?712|challenges?|nonces?)|wallet signatures?|sign (?:it |this |that )?(?:with|using) (?:my|the|a) (?:wallet|key|private key|ledger|seed)|(?:use|with|using) my (?:private key|seed phrase|mnemonic)|send (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|transfer (?:\d+(?:\.\d+)? )?(?:usdc|eth|ether|tokens?|funds|money|crypto)\b|approve (?:the |a |an )?(?:token|spend(?:ing)?|allowance|spender)|personal_sign|eth_sign\w*)/i;
+
+/** "Sign in with Ethereum on my behalf", "Please sign in with Solana": a sign-in the service would have to sign (a page named "SIWE-style" is not). */
+const SIGN_IN_FOR_ME = /(?:(?:^|[.!?;]\s*)(?:please |just |now |then )*sign[- ]in[- ]with[- ](?:ethereum|solana|x)\b|\bsign[- ]in[- ]with[- ](?:ethereum|solana|x)\b[^.!?]{0,20}?\b(?:on my behalf|for me|as me|using my (?:wallet|key)))/i;
 
 const REFUND =
   /\b(?:refund(?:s|ed|ing)?|charge ?backs?|reimburs(?:e|ed|ement)|money back|reverse (?:the |a |my |this )?(?:payment|charge|settlement|transaction)|undo (?:the |a |my )?payment|cancel (?:the |a |my )?(?:payment|settlement))\b/i;
 
 const MCP_PAYER = [
+  // "Just pay the x402 challenge on my behalf": an order to pay for the buyer, addressed to this service.
+  /(?:^|[.!?;]\s*)(?:just |please |now |then )*(?:pay|settle|cover)\b[^.!?]{0,40}?\b(?:on my behalf|on our behalf|for me|for us)\b/i,
   // "have the router pay the challenge on my behalf": nothing here pays for the buyer, whatever it is called.
   /\b(?:router|service|server|endpoint|gateway|proxy|agent|you)\b[^.!?]{0,40}?\b(?:pay|pays|settle|settles|cover|covers)\b[^.!?]{0,40}?\b(?:on my behalf|on our behalf|for me|for us)\b/i,
   // "ask the MCP server to pay the 402", "have your MCP endpoint cover the payment", "use the MCP server's wallet".
@@ -193,11 +198,11 @@ const CATEGORY_TERMS: ReadonlyArray<[UnsupportedCategory, Terms]> = [
   [
     'browsing',
     {
-      es: ['navega*', 'abre la pagina', 'abrir la pagina', 'haz clic', 'hacer clic', 'pulsa en', 'inicia sesion', 'iniciar sesion', 'busca en google', 'buscar en google', 'busca en internet', 'buscar en internet', 'busca en la web', 'buscar en la web', 'rellena el formulario', 'llena el formulario'],
+      es: ['navega', 'navegar', 'navegando', 'navegue', 'abre la pagina', 'abrir la pagina', 'haz clic', 'hacer clic', 'pulsa en', 'inicia sesion', 'iniciar sesion', 'busca en google', 'buscar en google', 'busca en internet', 'buscar en internet', 'busca en la web', 'buscar en la web', 'rellena el formulario', 'llena el formulario'],
       pt: ['navegue', 'navegar', 'abra a pagina', 'abrir a pagina', 'navega', 'clique em', 'clicar em', 'clica em', 'faca login', 'fazer login', 'faz login', 'entre no site', 'entre na conta', 'pesquise no google', 'pesquisar no google', 'pesquise na web', 'pesquisar na internet', 'preencha o formulario'],
       fr: ['navigue*', 'naviguer', 'ouvre la page', 'ouvrir la page', 'clique sur', 'cliquez sur', 'cliquer sur', 'connecte-toi', 'se connecter', 'connectez-vous', 'cherche sur google', 'recherche sur google', 'chercher sur le web', 'recherche sur internet', 'remplis le formulaire', 'remplir le formulaire'],
       de: ['navigier*', 'klick*', 'google den', 'google die', 'google das', 'google nach', 'offne die seite', 'einloggen', 'logge dich ein', 'melde dich an', 'anmelden', 'im web suchen', 'im internet suchen', 'suche im internet', 'durchsuche das web', 'google nach', 'googeln', 'surfen', 'surfe im', 'formular ausfullen', 'fulle das formular'],
-      it: ['naviga*', 'apri la pagina', 'aprire la pagina', 'fai clic', 'clicca*', 'effettua il login', 'accedi al sito', 'accedi all', 'cerca su google', 'cerca sul web', 'cerca su internet', 'compila il modulo'],
+      it: ['naviga', 'navigare', 'navigando', 'navighi', 'apri la pagina', 'aprire la pagina', 'fai clic', 'clicca*', 'effettua il login', 'accedi al sito', 'accedi all', 'cerca su google', 'cerca sul web', 'cerca su internet', 'compila il modulo'],
       nl: ['navigeer*', 'open de pagina', 'google de', 'google het', 'google naar', 'klik op', 'klikken', 'inloggen', 'log in op', 'zoek op google', 'zoek op internet', 'zoeken op het web', 'surfen', 'surf naar', 'vul het formulier'],
       zh: ['浏览', '瀏覽', '打开网页', '打开网址', '打开链接', '点击', '點擊', '登录', '登錄', '登入', '上网搜索', '网上搜索', '搜索网页', '谷歌搜索', '填写表单', '打开浏览器'],
       ja: ['ブラウズ', 'ブラウザで', 'ググって', 'ググる', 'ググり', 'ページを開いて', 'サイトを開いて', 'クリックして', 'ログインして', 'ウェブで検索', 'ネットで検索', 'グーグルで検索', 'googleで検索', 'フォームに入力', '閲覧して'],
@@ -275,13 +280,18 @@ const DOMAIN_OWNER = new RegExp(
 );
 /** Signing in the other languages: a signing verb, then (within a few words) what would be signed. */
 const SIGN_FOLDED =
-  /(?<![a-z])(?:firma|firme|firmar|firmare|assine|assinar|assina|signe|signez|signiere|signieren|unterschreibe|unterschreiben|onderteken|ondertekenen|teken)\s+(?:[^\s.?!]+\s+){0,3}?(?:transac\w*|transakt\w*|transazion\w*|transactie\w*|mensaje|mensagem|message|nachricht\w*|messaggio|bericht|permit\w*|typed|eip-?712|orden|ordem|ordre|auftrag|ordine|order|autoriza\w*|autoris\w*|autorizzazion\w*|machtiging)/;
+  /(?<![a-z])(?:firma|firme|firmar|firmare|assine|assinar|assina|signe|signez|signiere|signieren|unterschreibe|unterschreiben|onderteken|ondertekenen|teken)\s+(?:[^\s.?!]+\s+){0,3}?(?:siwe-?)?(?:transac\w*|transakt\w*|transazion\w*|transactie\w*|mensaje|mensagem|message|nachricht\w*|messaggio|bericht|permit\w*|typed|eip-?712|orden|ordem|ordre|auftrag|ordine|order|autoriza\w*|autoris\w*|autorizzazion\w*|machtiging)/;
 /** Moving funds in the other languages: "envía 5 USDC", "stuur 10 USDC naar", "überweise 3 ETH". */
 const SEND_FOLDED =
   /(?<![a-z])(?:envia|enviar|envie|manda|mandar|envoie|envoyer|envoyez|sende|senden|uberweise|uberweisen|invia|inviare|stuur|sturen|verstuur|transfiere|transferir|transfira|transfere|transferer|trasferisci|trasferire|maak)\s+(?:\d+(?:[.,]\d+)?\s+)?(?:usdc|eth|ether|dai|usdt|tokens?|fondos|fundos|fonds|gelder|fondi|geld|dinero|dinheiro|argent|soldi)\b/;
 
 /** "구글에서 … 검색", "谷歌上搜索", "Googleで…検索": a web search engine, then searching, in one sentence. */
 const SEARCH_ENGINE_FOLDED = /(?:구글|google|グーグル|谷歌|bing|빙)(?:에서|で|上|에|을|を)[^.?!。？！]{0,40}?(?:검색|検索|搜索|查找|찾아)/;
+
+/** Signing a (login) message in Chinese, Japanese, Korean: "签名这条SIWE消息", "このSIWEメッセージに署名", "이 SIWE 메시지에 서명". */
+const SIGN_CJK_FOLDED = /(?:签名|签署|簽署|簽名)[^。？！.?!]{0,10}(?:消息|信息|讯息|訊息)|(?:消息|信息|メッセージ|메시지)[^。？！.?!]{0,8}(?:签名|签署|署名して|署名|서명)/;
+/** The MCP endpoint asked to pay for the buyer: "fai pagare il 402 al server MCP per me", "lass den MCP-Server für mich zahlen". */
+const MCP_FOR_ME_FOLDED = /(?=[^.?!]*mcp)(?=[^.?!]*(?<![a-z])(?:pag\w*|pay\w*|pai\w*|zahl\w*|bezahl\w*|betaal\w*)(?![a-z]))[^.?!]*(?<![a-z])(?:per me|para mi|por mi|para mim|pour moi|fur mich|voor mij|a mio nome|en mi nombre|em meu nome|en mon nom|in meinem namen|namens mij)(?![a-z])/;
 
 /** MCP named as the one that pays, in the other languages: "que el servidor MCP pague", "MCP soll bezahlen", "让MCP支付". */
 const MCP_PAYS_FOLDED =
@@ -441,7 +451,7 @@ export function screen(ctx: ScreenContext): Finding[] {
     [[DOMAIN], 'domain_registration_lookup'],
     [[BROWSING], 'browsing'],
     [[SCREENSHOT], 'screenshots'],
-    [[WALLET], 'wallet_signing'],
+    [[WALLET, SIGN_IN_FOR_ME], 'wallet_signing'],
     [[REFUND], 'refunds'],
     [MCP_PAYER, 'mcp_payer'],
     [SUPPLIER, 'non_allowlisted_supplier'],
@@ -461,7 +471,7 @@ export function screen(ctx: ScreenContext): Finding[] {
     if (m) add(fromWords, category, at, `the objective asks for "${m[0].slice(0, 80)}"`);
   }
   if (!fromWords.some((f) => f.category === 'wallet_signing')) {
-    const m = SIGN_FOLDED.exec(folded) ?? SEND_FOLDED.exec(folded);
+    const m = SIGN_FOLDED.exec(folded) ?? SEND_FOLDED.exec(folded) ?? SIGN_CJK_FOLDED.exec(folded);
     if (m) add(fromWords, 'wallet_signing', at, `the objective asks for "${m[0].slice(0, 80)}"`);
   }
   if (!fromWords.some((f) => f.category === 'domain_registration_lookup')) {
@@ -473,7 +483,7 @@ export function screen(ctx: ScreenContext): Finding[] {
     if (m) add(fromWords, 'browsing', at, `the objective asks for a web search ("${m[0].slice(0, 80)}")`);
   }
   if (!fromWords.some((f) => f.category === 'mcp_payer')) {
-    const m = MCP_PAYS_FOLDED.exec(folded);
+    const m = MCP_PAYS_FOLDED.exec(folded) ?? MCP_FOR_ME_FOLDED.exec(folded);
     if (m) add(fromWords, 'mcp_payer', at, `the objective asks the MCP endpoint to pay ("${m[0].slice(0, 80)}")`);
   }
   const pay = PAY_ADDRESS.exec(text);
