@@ -6,6 +6,7 @@
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { resolve } from 'node:path';
+import { fromBase58 } from './payments/chains/svm-transaction.js';
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {
@@ -66,6 +67,76 @@ function facilitatorUrlsOf(env: Env, network: string): string[] {
 
 export const DEVNET_NETWORK = 'eip155:31337';
 
+/** A Solana SPL token the gate asks for (`TransferChecked` to the payee's associated token account). */
+export interface SvmAssetConfig {
+  /** The mint (base58). */
+  address: string;
+  decimals: number;
+  symbol: string;
+  name: string;
+}
+
+/** The Solana rail, offered beside the EVM one in every 402 when X402_SVM_NETWORK is set (or by the devnet). */
+export interface SolanaRailConfig {
+  network: string;
+  /** The payee's wallet (base58); the transfer goes to its associated token account for the mint. */
+  payTo: string;
+  asset: SvmAssetConfig;
+  /** JSON-RPC endpoint read to resolve settlements whose outcome is unknown. */
+  rpcUrl: string;
+}
+
+export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+
+/** The Solana networks the facilitators settle `exact` on, with their USDC and public RPC. */
+export const KNOWN_SVM_NETWORKS: Record<string, { label: string; asset: SvmAssetConfig; rpcUrl: string }> = {
+  [SOLANA_MAINNET]: {
+    label: 'Solana',
+    asset: { address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6, symbol: 'USDC', name: 'USD Coin' },
+    rpcUrl: 'https://api.mainnet-beta.solana.com',
+  },
+  [SOLANA_DEVNET]: {
+    label: 'Solana Devnet',
+    asset: { address: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', decimals: 6, symbol: 'USDC', name: 'USD Coin' },
+    rpcUrl: 'https://api.devnet.solana.com',
+  },
+};
+
+const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** A base58 Solana address (32 bytes). */
+function solanaAddress(env: Env, name: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') throw new ConfigError(name, 'is required (a base58 Solana address)');
+  if (!BASE58_KEY.test(raw) || fromBase58(raw)?.length !== 32) throw new ConfigError(name, `is not a base58 Solana address (32 bytes): "${raw}"`);
+  return raw;
+}
+
+/** X402_SVM_NETWORK and its companions: the Solana rail, or undefined when it is not configured. */
+function solanaRailOf(env: Env): SolanaRailConfig | undefined {
+  const network = env.X402_SVM_NETWORK || undefined;
+  if (network === undefined) {
+    for (const v of ['X402_SVM_PAY_TO', 'X402_SVM_ASSET', 'X402_SVM_RPC_URL'] as const) {
+      if (env[v]) throw new ConfigError(v, 'is set but X402_SVM_NETWORK is not; set X402_SVM_NETWORK (e.g. ' + SOLANA_MAINNET + ') to take payments on Solana');
+    }
+    return undefined;
+  }
+  const known = KNOWN_SVM_NETWORKS[network];
+  if (!known) throw new ConfigError('X402_SVM_NETWORK', `must be ${SOLANA_MAINNET} (Solana) or ${SOLANA_DEVNET} (Solana Devnet), got "${network}"`);
+  const payTo = solanaAddress(env, 'X402_SVM_PAY_TO');
+  let asset = known.asset;
+  if (env.X402_SVM_ASSET) {
+    const mint = solanaAddress(env, 'X402_SVM_ASSET');
+    if (mint !== known.asset.address && env.X402_ALLOW_CUSTOM_ASSET !== '1') {
+      throw new ConfigError('X402_SVM_ASSET', `differs from ${known.label}'s USDC ${known.asset.address}; set X402_ALLOW_CUSTOM_ASSET=1 if that is intended`);
+    }
+    asset = { address: mint, decimals: int(env, 'X402_SVM_ASSET_DECIMALS', 6, 0, 18), symbol: env.X402_ASSET_SYMBOL || 'USDC', name: 'USD Coin' };
+  }
+  const rpcUrl = httpUrl(env, 'X402_SVM_RPC_URL', false) ?? known.rpcUrl;
+  return { network, payTo, asset, rpcUrl };
+}
+
 export interface PaymentConfig {
   network: string;
   payTo: Hex;
@@ -82,6 +153,8 @@ export interface PaymentConfig {
   maxTimeoutSeconds: number;
   /** How long a request holds the lease on an attempt before another request may resume it. */
   attemptLeaseMs: number;
+  /** The Solana rail beside this one, when configured: one facilitator list serves both. */
+  solana?: SolanaRailConfig;
 }
 
 /**
@@ -107,6 +180,8 @@ export interface Config {
    * `external`: use the network, payee and facilitator given in the environment.
    */
   rail: 'devnet' | 'external';
+  /** DEVNET_SVM (default on): the devnet also runs an embedded Solana runtime and offers it as a second rail. */
+  devnetSvm: boolean;
   /** Present when rail is external; filled from the devnet when rail is devnet. */
   payment: PaymentConfig | undefined;
   reconcileIntervalMs: number;
@@ -539,14 +614,18 @@ export function loadConfig(env: Env = process.env): Config {
   const mppSecretKey = mppSecretKeyOf(env);
   const common = { adminToken, operatorWallets, operatorContact: operatorContactOf(env), outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, mppSecretKey, operations: operationsOf(env), intel: intelOf(env) };
 
+  const devnetSvmFlag = env.DEVNET_SVM ?? '';
+  if (!['', '0', '1'].includes(devnetSvmFlag)) throw new ConfigError('DEVNET_SVM', `must be 0 or 1, got "${devnetSvmFlag}"`);
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {
     // Embedded default: the devnet supplies network, asset, payee and facilitator.
-    for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET', 'X402_FACILITATOR_HEADERS'] as const) {
+    for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET', 'X402_FACILITATOR_HEADERS', 'X402_SVM_NETWORK'] as const) {
       if (env[v]) throw new ConfigError(v, 'is set but X402_NETWORK is not; set X402_NETWORK (e.g. eip155:8453) to use an external network');
     }
-    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', payment: undefined, reconcileIntervalMs, ledgerTimeoutMs, ...common };
+    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', devnetSvm: devnetSvmFlag !== '0', payment: undefined, reconcileIntervalMs, ledgerTimeoutMs, ...common };
   }
+  if (devnetSvmFlag) throw new ConfigError('DEVNET_SVM', 'is set but X402_NETWORK is too: DEVNET_SVM chooses the devnet\'s rails; with an external network set X402_SVM_NETWORK instead');
+  if (/^solana:/.test(network)) throw new ConfigError('X402_NETWORK', `must be a CAIP-2 EVM network such as eip155:8453, got "${network}"; a Solana network goes in X402_SVM_NETWORK, beside the EVM one`);
   if (!/^eip155:[0-9]+$/.test(network)) throw new ConfigError('X402_NETWORK', `must be a CAIP-2 EVM network such as eip155:8453, got "${network}"`);
   if (network === 'eip155:1') throw new ConfigError('X402_NETWORK', 'eip155:1 is not supported; use eip155:8453 (Base) or eip155:84532 (Base Sepolia)');
   const known = KNOWN_NETWORKS[network];
@@ -583,7 +662,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     logLevel,
     rail: 'external',
-    payment: { network, payTo, asset, facilitatorUrls, facilitatorAuth, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs },
+    devnetSvm: false,
+    payment: { network, payTo, asset, facilitatorUrls, facilitatorAuth, rpcUrl, facilitatorTimeoutMs, maxTimeoutSeconds, attemptLeaseMs, solana: solanaRailOf(env) },
     reconcileIntervalMs,
     ledgerTimeoutMs,
     ...common,

@@ -236,7 +236,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const signIn = new SignInWithX(payment.network, signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());
     const mpp = mppSecretKey ? new MppCharge(mppSecretKey, payment) : undefined;
     // A ledger shared with other instances is swept steadily: their unfinished attempts wake nobody here.
-    const reconciler = startReconciler(ledger, chain, config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'), { steady: ledger.kind !== 'sqlite' });
+    const reconciler = startReconciler(ledger, (network) => rail.chainFor(network), config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'), { steady: ledger.kind !== 'sqlite' });
     cleanups.push(() => reconciler.stop());
     const gate = new PaymentGate({ ledger, rail, leaseMs: payment.attemptLeaseMs, signIn, mpp, log, now: init.now, afterPaidCall: () => reconciler.wake() });
     // Where each entry's calls run is chosen here, once; the flow and every transport only see the executor.

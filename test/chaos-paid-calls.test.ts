@@ -168,7 +168,7 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
     }
 
     // The chain is the judge.
-    await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
+    await reconcileOnce(rig.service.ledger, (n) => rig.service.rail.chainFor(n), Date.now);
     let charged = 0;
     for (const p of purchases) {
       const a = (p.payload.payload as { authorization: { from: Hex; nonce: Hex } }).authorization;
@@ -188,7 +188,7 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
     // Deliveries whose `settled` write hit an injected ledger failure are recorded by the reconciler.
     let recorded = 0;
     for (let i = 0; i < 30; i++) {
-      await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
+      await reconcileOnce(rig.service.ledger, (n) => rig.service.rail.chainFor(n), Date.now);
       recorded = (await rig.service.ledger.summary()).paidDeliveries - deliveredBefore;
       if (recorded === delivered) break;
       await new Promise((r) => setTimeout(r, 500));

@@ -149,7 +149,7 @@ describe('facilitator and ledger faults', () => {
     const id = sha256Hex([rig.devnet.network, rig.devnet.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join('|'));
     assert.equal((await rig.service.ledger.get(id))?.state, 'unknown');
     const { reconcileOnce } = await import('../src/payments/reconciler.js');
-    await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
+    await reconcileOnce(rig.service.ledger, (n) => rig.service.rail.chainFor(n), Date.now);
     const attempt = await rig.service.ledger.get(id);
     assert.equal(attempt?.state, 'settled', 'this attempt was recorded from the chain');
     assert.equal(attempt?.txHash, (upstream!.body as { transaction: string }).transaction);

@@ -75,7 +75,7 @@ describe('settlement pending at the facilitator, mined later', () => {
     await anvilRpc(rig.devnet, 'evm_setAutomine', [false]);
     assert.equal((await postJson(url, body, { 'PAYMENT-SIGNATURE': header })).status, 503);
     await anvilRpc(rig.devnet, 'evm_mine');
-    const report = await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
+    const report = await reconcileOnce(rig.service.ledger, (n) => rig.service.rail.chainFor(n), Date.now);
     assert.deepEqual(report, { examined: 1, settled: 1, expired: 0, stillUnknown: 0 }, 'this attempt is the only unresolved one, and the chain settles it');
     const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
     const { sha256Hex } = await import('../src/foundation/canonical-json.js');
@@ -99,7 +99,7 @@ describe('settlement pending at the facilitator, mined later', () => {
     await anvilRpc(rig.devnet, 'evm_increaseTime', [3600]);
     await anvilRpc(rig.devnet, 'evm_mine');
     await anvilRpc(rig.devnet, 'evm_setAutomine', [true]);
-    const report = await reconcileOnce(rig.service.ledger, rig.service.rail.chain, Date.now);
+    const report = await reconcileOnce(rig.service.ledger, (n) => rig.service.rail.chainFor(n), Date.now);
     assert.deepEqual(report, { examined: 1, settled: 0, expired: 1, stillUnknown: 0 }, 'this attempt is the only unresolved one, and it expired unused');
     const retry = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
     assert.equal(retry.status, 402);

@@ -418,10 +418,10 @@ describe('faults before settlement', () => {
     // A retry still within the margin gets the same answer.
     expectCode(await rig.gate.handle(call(p)), 'challenge', 'payment_expired');
     // The reconciler leaves a still-valid executed attempt alone, then fails it once the chain is past validBefore.
-    assert.equal((await reconcileOnce(rig.ledger, rig.rail.chain, () => rig.clock.t)).expired, 0);
+    assert.equal((await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t)).expired, 0);
     rig.clock.t += 60_000;
     rig.rail.chain.blockTime = rig.clock.t / 1000;
-    assert.equal((await reconcileOnce(rig.ledger, rig.rail.chain, () => rig.clock.t)).expired, 1);
+    assert.equal((await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t)).expired, 1);
     assert.equal(await stateOf(p), 'failed');
     expectCode(await rig.gate.handle(call(p)), 'challenge', 'payment_expired');
   });
@@ -478,7 +478,7 @@ describe('after settle is sent', () => {
     assert.equal(await stateOf(p, r), 'settling');
     failSettledWrite = false;
     await r.ledger.release(await idOf(p, r), r.gate.instanceId);
-    const report = await reconcileOnce(r.ledger, r.rail.chain, () => r.clock.t);
+    const report = await reconcileOnce(r.ledger, (n) => r.rail.chainFor(n), () => r.clock.t);
     assert.equal(report.settled, 1);
     assert.equal(await stateOf(p, r), 'settled');
     assert.match((await r.ledger.get(await idOf(p, r)))!.txHash!, /^0x/);
@@ -570,7 +570,7 @@ describe('after settle is sent', () => {
     rig.rail.chain.used.set(rig.rail.nonce(p), undefined);
     expectCode(await rig.gate.handle(call(p)), 'refuse', 'settlement_unknown');
     assert.equal(await stateOf(p), 'unknown');
-    const report = await reconcileOnce(rig.ledger, rig.rail.chain, () => rig.clock.t);
+    const report = await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t);
     assert.equal(report.stillUnknown, 1);
   });
 
@@ -708,9 +708,9 @@ describe('reconciler', () => {
     const p = await sign();
     rig.rail.settleAnswers.push({ kind: 'unknown', message: 'x' });
     await rig.gate.handle(call(p));
-    assert.deepEqual(await reconcileOnce(rig.ledger, rig.rail.chain, () => rig.clock.t), { examined: 1, settled: 0, expired: 0, stillUnknown: 1 });
+    assert.deepEqual(await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t), { examined: 1, settled: 0, expired: 0, stillUnknown: 1 });
     rig.rail.chain.failure = new Error('down');
-    assert.deepEqual(await reconcileOnce(rig.ledger, rig.rail.chain, () => rig.clock.t), { examined: 1, settled: 0, expired: 0, stillUnknown: 1 });
+    assert.deepEqual(await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t), { examined: 1, settled: 0, expired: 0, stillUnknown: 1 });
   });
 
   test('an unknown attempt never refused, dead on chain → failed payment_expired; a refused one → settlement_failed', async () => {
@@ -722,7 +722,7 @@ describe('reconciler', () => {
     await rig.gate.handle(call(q));
     rig.clock.t += 400_000;
     rig.rail.chain.blockTime = rig.clock.t / 1000;
-    const report = await reconcileOnce(rig.ledger, rig.rail.chain, () => rig.clock.t);
+    const report = await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t);
     assert.equal(report.expired, 2);
     assert.equal((await rig.ledger.get(await idOf(p)))!.failureCode, 'payment_expired');
     assert.equal((await rig.ledger.get(await idOf(q)))!.failureCode, 'settlement_failed');

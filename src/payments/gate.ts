@@ -8,8 +8,9 @@
  *
  * Rules it keeps (each has a test named after the attack or fault):
  * - Nothing is written or sent for a payment that fails the local checks
- *   (shape, amount, payee, time window, EIP-712 signature of `from`).
- * - One authorization (payer + EIP-3009 nonce) is bound, durably and before
+ *   of its chain (chains/: shape, amount, payee, window, the payer's signature).
+ * - One authorization (payer + its identity on its chain: the EIP-3009 nonce,
+ *   a Solana transaction's signed message) is bound, durably and before
  *   the facilitator is asked, to one resource and one request fingerprint;
  *   only the bound payload is ever settled.
  * - A stored result is handed only to a caller presenting exactly the signed
@@ -27,12 +28,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
-import type { Hex } from 'viem';
 import type { AssetConfig } from '../config.js';
 import { ServiceError, type ErrorCode } from '../errors.js';
 import { LedgerUnavailableError, responseToStore, type AdvanceOptions, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
-import { authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, sameAuthorization, type BoundPayment, type Eip3009Authorization } from './authorization.js';
-import type { ChainReader } from './chain.js';
+import type { Authorization, ChainFate, NotNew, PaymentChain } from './chains/payment-chain.js';
 import { HOW_TO_PAY } from './how-to-pay.js';
 import { sha256Hex } from '../foundation/canonical-json.js';
 import type { MppCharge, MppCredential, MppProblem } from './mpp.js';
@@ -46,15 +45,26 @@ export const SETTLE_MARGIN_SECONDS = 10;
 /** Retry-After for a settlement whose transfer may still be mined. */
 const PENDING_RETRY_SECONDS = 5;
 
+/** One chain a payment may be made on, as the 402 offers it. */
+export interface RailOffer {
+  network: string;
+  payTo: string;
+  asset: { address: string; symbol: string; decimals: number };
+}
+
 /**
  * What the gate needs from the payment rail: the SDK's requirement and 402
- * building, the facilitator's verify and settle sorted into outcomes, and the
- * chain reader. `PaymentRail` is the real one; `ScriptedRail` the fake.
+ * building, the facilitator's verify and settle sorted into outcomes, and
+ * each network's chain (chains/). `PaymentRail` is the real one;
+ * `ScriptedRail` the fake.
  */
 export interface GateRail {
   readonly ready: boolean;
+  /** The EVM rail (always offered; MPP and sign-in speak it). */
   readonly payment: { network: string; payTo: string; asset: AssetConfig; maxTimeoutSeconds: number };
-  readonly chain: ChainReader;
+  /** Every chain the 402 offers, the EVM rail first. */
+  readonly offers: readonly RailOffer[];
+  chainFor(network: string): PaymentChain | undefined;
   requirements(priceAtomic: string): Promise<PaymentRequirements[]>;
   paymentRequired(
     requirements: PaymentRequirements[],
@@ -172,7 +182,9 @@ interface Drive {
   /** The bound payload and requirements, read back from the ledger: the only ones ever settled. */
   payload: PaymentPayload;
   requirements: PaymentRequirements;
-  auth: Eip3009Authorization;
+  chain: PaymentChain;
+  /** The payer as the payment names it (receipts). */
+  payer: string;
   response: StoredResponse | null;
   /** Transitions not yet written: verify, run and store become durable in one write with `settling`. */
   pending: Array<{ to: AttemptState; patch: TransitionPatch }>;
@@ -255,9 +267,10 @@ export class PaymentGate {
   }
 
   private priceSentence(call: PaidCall): string {
+    const where = this.rail.offers.map((o) => `on ${o.network} to ${o.payTo}`).join(', or ');
     const a = this.rail.payment.asset;
     const whole = Number(call.priceAtomic) / 10 ** a.decimals;
-    return `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) on ${this.rail.payment.network} to ${this.rail.payment.payTo}.`;
+    return `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) ${where}.`;
   }
 
   /** Plain 402s by `plainChallengeKey`: the PaymentRequired and its price sentence. */
@@ -309,39 +322,29 @@ export class PaymentGate {
     call: PaidCall,
     payment: PaymentPayload,
     all: PaymentRequirements[],
-  ): Promise<{ bound: BoundPayment; requirements: PaymentRequirements; notNew?: { code: ChallengeCode; message: string } } | { outcome: GateOutcome }> {
+  ): Promise<{ bound: Authorization; chain: PaymentChain; requirements: PaymentRequirements; notNew?: NotNew } | { outcome: GateOutcome }> {
     const invalid = async (message: string, code: ChallengeCode = 'payment_invalid') => ({ outcome: await this.challenge(call, all, code, message) });
     if (payment.x402Version !== 2) return invalid(`Only x402Version 2 payments are accepted (got ${String(payment.x402Version)}).`);
     const requirements = this.rail.match(all, payment);
-    if (!requirements) return invalid('The payment does not match this resource\'s requirements (scheme, network, asset, amount and payTo must equal one of accepts).');
-    const checked = checkAuthorization(payment, requirements, this.now() / 1000, {
+    const chain = requirements && this.rail.chainFor(requirements.network);
+    if (!requirements || !chain) return invalid('The payment does not match this resource\'s requirements (scheme, network, asset, amount and payTo must equal one of accepts).');
+    const checked = await chain.check(payment, requirements, this.now() / 1000, {
       settleMarginSeconds: SETTLE_MARGIN_SECONDS,
       maxTimeoutSeconds: Math.max(requirements.maxTimeoutSeconds, this.rail.payment.maxTimeoutSeconds),
     });
+    if (!checked.ok && checked.code === 'service_unavailable') return { outcome: { kind: 'refuse', code: 'service_unavailable', message: checked.message, retryAfterSeconds: 5 } };
     if (!checked.ok) return invalid(checked.message, checked.code);
-    const bound = checked.bound;
-    let signature = await ecdsaSignatureCheck(bound, requirements);
-    if (signature === 'contract') {
-      // Smart-wallet signatures (ERC-1271 / ERC-6492) are checked by the chain, still before any write.
-      try {
-        const typed = authorizationTypedData(bound.authorization, requirements);
-        signature = (await this.rail.chain.verifyTypedData(bound.authorization.from, typed as never, bound.signature)) ? 'valid' : 'invalid';
-      } catch {
-        return { outcome: { kind: 'refuse', code: 'service_unavailable', message: 'The smart-wallet signature could not be checked (chain unreachable); nothing was charged. Retry later.', retryAfterSeconds: 5 } };
-      }
-    }
-    if (signature !== 'valid') return invalid('The authorization\'s signature is not a valid EIP-712 signature by its `from` address.');
-    return { bound, requirements, notNew: checked.notNew };
+    return { bound: checked.authorization, chain, requirements, notNew: checked.notNew };
   }
 
   private async paid(call: PaidCall, payment: PaymentPayload, all: PaymentRequirements[]): Promise<GateOutcome> {
     const admitted = await this.admit(call, payment, all);
     if ('outcome' in admitted) return admitted.outcome;
-    const { bound, requirements, notNew } = admitted;
-    const auth = bound.authorization;
-    const payer = auth.from.toLowerCase();
+    const { bound, chain, requirements, notNew } = admitted;
+    const payer = bound.ledgerPayer;
+    const asset = chain.ledgerForm(requirements.asset);
     const paymentId = extractPaymentIdentifier(payment, true);
-    const id = sha256Hex([requirements.network, requirements.asset.toLowerCase(), payer, auth.nonce].join('|'));
+    const id = sha256Hex([requirements.network, asset, payer, bound.nonce].join('|'));
     const timings: Timings = { ledgerMs: 0, verifyMs: 0, handlerMs: 0, settleMs: 0, chainMs: 0 };
 
     let t = performance.now();
@@ -355,15 +358,15 @@ export class PaymentGate {
       {
         id,
         network: requirements.network,
-        asset: requirements.asset.toLowerCase(),
+        asset,
         payer,
-        nonce: auth.nonce,
-        payTo: requirements.payTo.toLowerCase(),
+        nonce: bound.nonce,
+        payTo: chain.ledgerForm(requirements.payTo),
         amount: requirements.amount,
         resource: call.resource,
         requestFingerprint: call.fingerprint,
         paymentKey: paymentId ? paymentKeyOf(payer, paymentId) : null,
-        validBefore: Number(auth.validBefore),
+        validBefore: bound.validBefore,
         payload: JSON.stringify(bound.payload),
         requirements: JSON.stringify(requirements),
       },
@@ -382,7 +385,7 @@ export class PaymentGate {
       if (!existing) return { kind: 'refuse', code: 'service_unavailable', message: 'The payment record could not be read back; retry.' };
       if (existing.id !== id) return this.samePaymentIdentifier(call, bound.payload, requirements, all, existing, timings);
       // Payer and nonce are public once settled: only the exact signed authorization that was bound proves the caller paid.
-      if (!sameAuthorization(bound, existing.payload)) {
+      if (existing.network !== requirements.network || chain.stored(existing.payload).signed !== bound.signed) {
         return this.challenge(call, all, 'payment_invalid', 'This payer and nonce are already bound to a different signed authorization; present the one that was bound, or sign a new one.');
       }
       // ...and even that signature is public calldata once settled: before anything
@@ -515,13 +518,17 @@ export class PaymentGate {
   /** Move an attempt we hold the lease of as far as it can go, renewing the lease meanwhile. */
   private async drive(call: PaidCall, all: PaymentRequirements[], attempt: PaymentAttempt, timings: Timings): Promise<GateOutcome> {
     const payload = JSON.parse(attempt.payload) as PaymentPayload;
+    const chain = this.rail.chainFor(attempt.network);
+    // An attempt bound on a network this instance no longer offers: its retry waits for an instance that does.
+    if (!chain) return { kind: 'refuse', code: 'service_unavailable', message: `This payment was made on ${attempt.network}, which this service does not take now; nothing was charged by this request. Retry later with the same payment.`, retryAfterSeconds: 30 };
     const d: Drive = {
       call,
       all,
       attempt,
       payload,
       requirements: JSON.parse(attempt.requirements) as PaymentRequirements,
-      auth: (payload.payload as { authorization: Eip3009Authorization }).authorization,
+      chain,
+      payer: chain.stored(attempt.payload).payer,
       response: attempt.response,
       pending: [],
       refusalText: '',
@@ -647,7 +654,7 @@ export class PaymentGate {
     this.log.info({ ...about(d), op: 'settle', facilitator: d.sentTo, outcome: s.kind, tx, ms: Math.round(ms) }, 'facilitator settle');
     switch (s.kind) {
       case 'settled': {
-        const receipt: SettleResponse = { ...s.response, payer: s.response.payer ?? d.auth.from };
+        const receipt: SettleResponse = { ...s.response, payer: s.response.payer || d.payer };
         try {
           // The one write per call that is not flushed before it returns (every
           // other write is). Losing it (only an OS/database-server crash can)
@@ -680,33 +687,33 @@ export class PaymentGate {
   }
 
   /**
-   * settling | unknown: a settle may have been sent. The chain decides:
-   * used → settled; unused at a block past validBefore → failed; otherwise
-   * it may still be mined, so it stays unknown (or is settled again: one
-   * authorization can only ever transfer once).
+   * settling | unknown: a settle may have been sent. The chain decides
+   * (chains/): used → settled; can never happen any more → failed;
+   * otherwise it may still land, so it stays unknown (or is settled again:
+   * one authorization can only ever transfer once).
    */
   private async chainStep(d: Drive): Promise<StepResult> {
-    const { auth, requirements } = d;
+    const a = d.attempt;
     const t = performance.now();
-    let st: Awaited<ReturnType<ChainReader['authorizationState']>>;
+    let fate: ChainFate;
     try {
-      st = await this.rail.chain.authorizationState(requirements.asset as Hex, auth.from, auth.nonce);
+      fate = await d.chain.fate({ asset: a.asset, payer: a.payer, nonce: a.nonce, validBefore: a.validBefore, payload: a.payload });
     } catch (e) {
       this.log.warn({ ...about(d), err: errText(e) }, 'chain unreadable');
       return this.pendingOutcome(d, 'The settlement outcome could not be confirmed (chain unreadable); nothing was delivered. Retry later with the same payment.');
     } finally {
       d.timings.chainMs += performance.now() - t;
     }
-    if (st.used) return this.settledFromChain(d);
-    if (st.blockTime >= Number(auth.validBefore)) {
+    if (fate.kind === 'used') return this.settledFromChain(d, fate.transaction);
+    if (fate.kind === 'dead') {
       const code = d.refusal ? 'settlement_failed' : 'payment_expired';
-      const detail = `not used on chain before validBefore ${d.refusalText}`.trim();
+      const detail = `not used on chain before it expired ${d.refusalText}`.trim();
       if (!(await this.write(d, 'failed', { failureCode: code, failureDetail: detail, settleResponse: d.refusal && JSON.stringify(d.refusal) }))) {
         return { outcome: await this.lost(d.attempt.id, d.timings) };
       }
       return { outcome: await this.challenge(d.call, d.all, code, `The authorization expired unused (${detail}); nothing was delivered and nothing was charged. Sign a new one.`, d.refusal) };
     }
-    if (d.settleSent || Number(auth.validBefore) < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
+    if (d.settleSent || a.validBefore < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
       return this.pendingOutcome(d, 'The settlement is not confirmed yet: the transfer may still be mined; nothing was delivered. Retry later with the same payment: you will get the result if it is mined, and will not be charged twice.');
     }
     // Still valid and not sent by this request: send the bound payload again.
@@ -720,15 +727,14 @@ export class PaymentGate {
   }
 
   /** The chain says the authorization was used: record the settlement with its transaction and deliver the stored result. */
-  private async settledFromChain(d: Drive): Promise<StepResult> {
-    const { auth, requirements } = d;
-    const tx = await this.rail.chain.authorizationTransaction(requirements.asset as Hex, auth.from, auth.nonce).catch(() => undefined);
+  private async settledFromChain(d: Drive, tx: string | undefined): Promise<StepResult> {
+    const { requirements } = d;
     // A receipt always carries its transaction. (A response is always stored
     // before `settling` is written, so an attempt here always has one.)
     if (!tx || !d.response) {
       return this.pendingOutcome(d, 'The payment is on chain but its transaction could not be found yet; nothing was delivered. Retry shortly with the same payment.');
     }
-    const receipt: SettleResponse = { success: true, transaction: tx, network: requirements.network as `${string}:${string}`, payer: auth.from, amount: requirements.amount };
+    const receipt: SettleResponse = { success: true, transaction: tx, network: requirements.network as `${string}:${string}`, payer: d.payer, amount: requirements.amount };
     if (!(await this.write(d, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx, note: 'recorded from chain' }))) {
       return { outcome: await this.lost(d.attempt.id, d.timings) };
     }

@@ -8,10 +8,15 @@ import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import type { PaymentConfig } from '../config.js';
 import type { ChainReader } from './chain.js';
+import { EvmChain } from './chains/evm.js';
+import type { PaymentChain } from './chains/payment-chain.js';
+import { rpcSvmReader, SvmChain, type SvmChainReader } from './chains/svm.js';
 import { facilitatorPool, provablyNotSent, type SettleTargets } from './facilitators.js';
+import type { RailOffer } from './gate.js';
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse };
 
@@ -37,7 +42,10 @@ function message(e: unknown): string {
 
 export interface RailOptions {
   payment: PaymentConfig;
+  /** The EVM chain's reader. */
   chain: ChainReader;
+  /** The Solana chain's reader, when `payment.solana` is set; default: JSON-RPC at its rpcUrl. */
+  svmReader?: SvmChainReader;
   /** Defaults to `defaultFacilitator(payment)`. */
   facilitator?: FacilitatorClient & Partial<SettleTargets>;
 }
@@ -51,6 +59,8 @@ export class PaymentRail {
   readonly payment: PaymentConfig;
   readonly chain: ChainReader;
   readonly facilitator: FacilitatorClient & Partial<SettleTargets>;
+  readonly offers: readonly RailOffer[];
+  private readonly chains = new Map<string, PaymentChain>();
   private server: x402ResourceServer;
   private readonly byPrice = new Map<string, PaymentRequirements[]>();
   private initialized = false;
@@ -59,7 +69,20 @@ export class PaymentRail {
     this.payment = opts.payment;
     this.chain = opts.chain;
     this.facilitator = opts.facilitator ?? defaultFacilitator(opts.payment);
+    const { network, payTo, asset, solana } = opts.payment;
+    this.chains.set(network, new EvmChain(network, opts.chain));
+    const offers: RailOffer[] = [{ network, payTo, asset }];
+    if (solana) {
+      const reader = opts.svmReader ?? rpcSvmReader(solana.rpcUrl);
+      this.chains.set(solana.network, new SvmChain(solana.network, solana.payTo, { mint: solana.asset.address, decimals: solana.asset.decimals }, reader));
+      offers.push({ network: solana.network, payTo: solana.payTo, asset: solana.asset });
+    }
+    this.offers = offers;
     this.server = this.sdkServer();
+  }
+
+  chainFor(network: string): PaymentChain | undefined {
+    return this.chains.get(network);
   }
 
   /**
@@ -73,7 +96,9 @@ export class PaymentRail {
       settle: (p, r) => this.facilitator.settle(p, r),
       getSupported: () => (known ? Promise.resolve(known) : this.facilitator.getSupported()),
     };
-    return new x402ResourceServer(client).register(this.payment.network as `${string}:${string}`, new ExactEvmScheme());
+    const server = new x402ResourceServer(client).register(this.payment.network as `${string}:${string}`, new ExactEvmScheme());
+    const solana = this.payment.solana;
+    return solana ? server.register(solana.network as `${string}:${string}`, new ExactSvmScheme()) : server;
   }
 
   get ready(): boolean {
@@ -93,11 +118,15 @@ export class PaymentRail {
     this.initialized = true;
   }
 
-  /** The requirements for a price, built by the SDK once per price and then reused. */
+  /**
+   * The requirements for a price, built by the SDK once per price and then
+   * reused: the EVM rail's, then the Solana rail's (same price) when it is
+   * configured and the facilitators settle it.
+   */
   async requirements(priceAtomic: string): Promise<PaymentRequirements[]> {
     let r = this.byPrice.get(priceAtomic);
     if (!r) {
-      const { network, payTo, asset, maxTimeoutSeconds } = this.payment;
+      const { network, payTo, asset, maxTimeoutSeconds, solana } = this.payment;
       r = await this.server.buildPaymentRequirements({
         scheme: 'exact',
         network: network as `${string}:${string}`,
@@ -105,9 +134,26 @@ export class PaymentRail {
         maxTimeoutSeconds,
         price: { amount: priceAtomic, asset: asset.address, extra: { name: asset.name, version: asset.version } },
       });
+      if (solana && this.server.getSupportedKind(2, solana.network as `${string}:${string}`, 'exact')) {
+        r = r.concat(
+          await this.server.buildPaymentRequirements({
+            scheme: 'exact',
+            network: solana.network as `${string}:${string}`,
+            payTo: solana.payTo,
+            maxTimeoutSeconds,
+            price: { amount: priceAtomic, asset: solana.asset.address },
+          }),
+        );
+      }
       this.byPrice.set(priceAtomic, r);
     }
     return r;
+  }
+
+  /** True when the facilitators settle every configured chain (a Solana rail they do not settle is left out of the 402s). */
+  get settlesEveryChain(): boolean {
+    const solana = this.payment.solana;
+    return !solana || Boolean(this.server.getSupportedKind(2, solana.network as `${string}:${string}`, 'exact'));
   }
 
   async paymentRequired(

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
 import type { Ledger, PaymentAttempt } from '../store/ledger.js';
 import type { ChainReader } from './chain.js';
+import { EvmChain } from './chains/evm.js';
 import { startReconciler, type ReconcileReport, type Reconciler } from './reconciler.js';
 
 const TX = `0x${'ab'.repeat(32)}` as Hex;
@@ -36,6 +37,7 @@ const usedOnChain: ChainReader = {
   authorizationTransaction: async () => TX,
   verifyTypedData: async () => true,
 };
+const onChain = (network: string) => new EvmChain(network, usedOnChain);
 
 /** A ledger whose listUnresolved throws `failures` times, then lists `attempt` while it is unresolved. */
 function flakyLedger(failures: number, attempt: PaymentAttempt) {
@@ -80,7 +82,7 @@ async function firstReport(start: (onReport: (r: ReconcileReport) => void) => Re
 
 test('startReconciler survives a ledger that throws: once the ledger answers, the next round records the settlement from the chain', async () => {
   const { ledger, state } = flakyLedger(3, unknownAttempt());
-  const { report, stop } = await firstReport((onReport) => startReconciler(ledger, usedOnChain, 5, onReport));
+  const { report, stop } = await firstReport((onReport) => startReconciler(ledger, onChain, 5, onReport));
   stop();
   assert.equal(state.failed, 3, 'the rounds that met a throwing ledger ran, and the loop went on');
   assert.deepEqual(report, { examined: 1, settled: 1, expired: 0, stillUnknown: 0 });
@@ -89,7 +91,7 @@ test('startReconciler survives a ledger that throws: once the ledger answers, th
 
 test('startReconciler stops: after stop() no round asks the ledger again', async () => {
   const { ledger, state } = flakyLedger(0, unknownAttempt());
-  const { stop } = await firstReport((onReport) => startReconciler(ledger, usedOnChain, 5, onReport));
+  const { stop } = await firstReport((onReport) => startReconciler(ledger, onChain, 5, onReport));
   stop();
   const lists = state.lists;
   // Several intervals' worth of turns: a live timer would have listed again.
@@ -105,7 +107,7 @@ async function intervals(rounds: number, ms: number): Promise<void> {
 test('an idle reconciler does not poll: a round that finds nothing ends the loop until a paid call wakes it', async () => {
   const { ledger, state } = flakyLedger(0, unknownAttempt());
   const reports: ReconcileReport[] = [];
-  const r = startReconciler(ledger, usedOnChain, 5, (x) => reports.push(x));
+  const r = startReconciler(ledger, onChain, 5, (x) => reports.push(x));
   try {
     await intervals(8, 5);
     // Round one settles the attempt, round two finds nothing: then it stops asking.
@@ -127,7 +129,7 @@ test('an idle reconciler does not poll: a round that finds nothing ends the loop
 
 test('a steady reconciler (a ledger shared with other instances) sweeps every interval even when it finds nothing', async () => {
   const { ledger, state } = flakyLedger(0, unknownAttempt());
-  const r = startReconciler(ledger, usedOnChain, 5, undefined, { steady: true });
+  const r = startReconciler(ledger, onChain, 5, undefined, { steady: true });
   try {
     await intervals(10, 5);
     assert.ok(state.lists >= 4, `listed ${state.lists} times`);

@@ -4,13 +4,12 @@
  * sends a settlement itself: an unused, still-valid authorization is left for
  * the buyer's retry, which settles it and delivers the stored result.
  *
- * The rule for `failed` is the gate's: only when the chain shows the
- * authorization unused at a block whose timestamp is at or past its
- * `validBefore` — then no transfer can ever happen.
+ * The rule for `failed` is the gate's: only when the payment's chain says
+ * no transfer can ever happen (chains/: EVM, unused at a block at or past
+ * `validBefore`; Solana, the blockhash expired and the transaction not on chain).
  */
-import type { Hex } from 'viem';
 import type { Ledger, PaymentAttempt } from '../store/ledger.js';
-import type { ChainReader } from './chain.js';
+import type { ChainFate, PaymentChain } from './chains/payment-chain.js';
 import type { SettleResponse } from './rail.js';
 import { metrics } from '../observability/metrics.js';
 
@@ -21,28 +20,34 @@ export interface ReconcileReport {
   stillUnknown: number;
 }
 
-export async function reconcileOnce(ledger: Ledger, chain: ChainReader, now: () => number, limit = 100): Promise<ReconcileReport> {
+/** The chain of a network attempts were made on (the rail's `chainFor`). */
+export type ChainOf = (network: string) => PaymentChain | undefined;
+
+export async function reconcileOnce(ledger: Ledger, chainOf: ChainOf, now: () => number, limit = 100): Promise<ReconcileReport> {
   const report: ReconcileReport = { examined: 0, settled: 0, expired: 0, stillUnknown: 0 };
   for (const a of await ledger.listUnresolved(now(), limit)) {
     report.examined++;
-    await reconcileAttempt(ledger, chain, a, now, report);
+    await reconcileAttempt(ledger, chainOf, a, now, report);
   }
   return report;
 }
 
-async function reconcileAttempt(ledger: Ledger, chain: ChainReader, a: PaymentAttempt, now: () => number, report: ReconcileReport): Promise<void> {
+async function reconcileAttempt(ledger: Ledger, chainOf: ChainOf, a: PaymentAttempt, now: () => number, report: ReconcileReport): Promise<void> {
   // Settlement never sent: nothing to look up while the buyer may still retry.
   if (a.state === 'executed' && a.validBefore > now() / 1000) return;
-  let st: Awaited<ReturnType<ChainReader['authorizationState']>>;
+  let fate: ChainFate;
   try {
-    st = await chain.authorizationState(a.asset as Hex, a.payer as Hex, a.nonce as Hex);
+    const chain = chainOf(a.network);
+    // A network this instance does not take now: left for an instance that does.
+    if (!chain) throw new Error(`no chain for ${a.network}`);
+    fate = await chain.fate(a);
   } catch {
     report.stillUnknown++;
     return;
   }
-  if (st.used) {
+  if (fate.kind === 'used') {
     // A receipt always carries its transaction: without it the attempt waits for the next round.
-    const tx = await chain.authorizationTransaction(a.asset as Hex, a.payer as Hex, a.nonce as Hex).catch(() => undefined);
+    const tx = fate.transaction;
     if (!tx || !a.response) {
       report.stillUnknown++;
       return;
@@ -53,11 +58,11 @@ async function reconcileAttempt(ledger: Ledger, chain: ChainReader, a: PaymentAt
     }
     return;
   }
-  if (st.blockTime >= a.validBefore) {
+  if (fate.kind === 'dead') {
     // A refused settle left its answer in settle_response (see the gate's pendingOutcome).
     const patch = a.settleResponse
-      ? { failureCode: 'settlement_failed', failureDetail: `not used on chain before validBefore; ${a.failureDetail}` }
-      : { failureCode: 'payment_expired', failureDetail: 'not used on chain before validBefore' };
+      ? { failureCode: 'settlement_failed', failureDetail: `not used on chain before it expired; ${a.failureDetail}` }
+      : { failureCode: 'payment_expired', failureDetail: 'not used on chain before it expired' };
     if (await ledger.transitionUnleased(a.id, a.state, 'failed', patch, now())) report.expired++;
     return;
   }
@@ -80,7 +85,7 @@ export interface Reconciler {
  */
 export function startReconciler(
   ledger: Ledger,
-  chain: ChainReader,
+  chain: ChainOf,
   intervalMs: number,
   onReport?: (r: ReconcileReport) => void,
   opts: { steady?: boolean } = {},

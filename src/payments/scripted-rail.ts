@@ -6,7 +6,11 @@
  */
 import type { Hex } from 'viem';
 import type { AuthorizationState, ChainReader } from './chain.js';
-import type { GateRail } from './gate.js';
+import { EvmChain } from './chains/evm.js';
+import type { PaymentChain } from './chains/payment-chain.js';
+import { SvmChain, type SvmChainReader, type SvmTransactionFound } from './chains/svm.js';
+import { readTransaction, toBase58 } from './chains/svm-transaction.js';
+import type { GateRail, RailOffer } from './gate.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, VerifyOutcome } from './rail.js';
 
 type Scripted<T> = T | Error | ((payload: PaymentPayload) => T | Promise<T>);
@@ -41,6 +45,35 @@ export class ScriptedChain implements ChainReader {
   }
 }
 
+/** The Solana chain as a map the test sets: buyer signature → the landed transaction; blockhashes that expired. */
+export class ScriptedSvmReader implements SvmChainReader {
+  readonly landed = new Map<string, SvmTransactionFound>();
+  readonly expired = new Set<string>();
+  /** When set, every read throws it (an unreachable RPC). */
+  failure: Error | undefined;
+  reads = 0;
+
+  async blockhashValid(blockhash: string): Promise<boolean> {
+    this.reads++;
+    if (this.failure) throw this.failure;
+    return !this.expired.has(blockhash);
+  }
+
+  async findTransaction(buyerSignature: string): Promise<SvmTransactionFound | undefined> {
+    if (this.failure) throw this.failure;
+    return this.landed.get(buyerSignature);
+  }
+}
+
+/** The scripted rail's Solana side: who is paid, in which mint, with which fee payer. */
+export interface ScriptedSolana {
+  network: string;
+  payTo: string;
+  mint: string;
+  feePayer: string;
+  reader: ScriptedSvmReader;
+}
+
 export class ScriptedRail implements GateRail {
   ready = true;
   readonly payment = {
@@ -50,6 +83,26 @@ export class ScriptedRail implements GateRail {
     maxTimeoutSeconds: 300,
   };
   readonly chain = new ScriptedChain();
+  /** Set by `withSolana`: a second rail in every 402. */
+  solana: ScriptedSolana | undefined;
+  private svmChain: SvmChain | undefined;
+
+  get offers(): RailOffer[] {
+    const evm = { network: this.payment.network, payTo: this.payment.payTo, asset: this.payment.asset };
+    return this.solana ? [evm, { network: this.solana.network, payTo: this.solana.payTo, asset: { address: this.solana.mint, symbol: 'USDC', decimals: 6 } }] : [evm];
+  }
+
+  /** Offer Solana too (payments checked by the real SvmChain, the chain read from `solana.reader`). */
+  withSolana(solana: ScriptedSolana): this {
+    this.solana = solana;
+    this.svmChain = new SvmChain(solana.network, solana.payTo, { mint: solana.mint, decimals: 6 }, solana.reader);
+    return this;
+  }
+
+  chainFor(network: string): PaymentChain | undefined {
+    if (network === this.payment.network) return new EvmChain(network, this.chain);
+    return network === this.solana?.network ? this.svmChain : undefined;
+  }
   /** Answers for the next verify / settle calls, in order; when empty, the defaults below. */
   readonly verifyAnswers: Array<Scripted<VerifyOutcome>> = [];
   readonly settleAnswers: Array<Scripted<SettleOutcome>> = [];
@@ -61,6 +114,10 @@ export class ScriptedRail implements GateRail {
 
   async requirements(priceAtomic: string): Promise<PaymentRequirements[]> {
     if (this.requirementsFailure) throw this.requirementsFailure;
+    const sol = this.solana;
+    const solana: PaymentRequirements[] = sol
+      ? [{ scheme: 'exact', network: sol.network as `${string}:${string}`, amount: priceAtomic, asset: sol.mint, payTo: sol.payTo, maxTimeoutSeconds: this.payment.maxTimeoutSeconds, extra: { feePayer: sol.feePayer } }]
+      : [];
     return [
       {
         scheme: 'exact',
@@ -71,6 +128,7 @@ export class ScriptedRail implements GateRail {
         maxTimeoutSeconds: this.payment.maxTimeoutSeconds,
         extra: { name: 'USD Coin', version: '2' },
       },
+      ...solana,
     ];
   }
 
@@ -105,7 +163,14 @@ export class ScriptedRail implements GateRail {
 
   /** Record the payload's authorization as used on chain and answer like a facilitator that saw it mined. */
   mine(payload: PaymentPayload): SettleOutcome {
-    const tx = ('0x' + (++this.txCounter).toString(16).padStart(64, '0')) as Hex;
+    const n = ++this.txCounter;
+    const network = (payload.accepted as PaymentRequirements).network;
+    if (this.solana && network === this.solana.network) {
+      const signature = `ScriptedSolanaTx${n}`;
+      this.solana.reader.landed.set(buyerSignatureOf(payload), { signature, failed: false });
+      return { kind: 'settled', response: { success: true, transaction: signature, network, payer: '' } };
+    }
+    const tx = ('0x' + n.toString(16).padStart(64, '0')) as Hex;
     this.chain.used.set(this.nonce(payload), tx);
     return { kind: 'settled', response: { success: true, transaction: tx, network: this.payment.network as `${string}:${string}`, payer: this.from(payload) } };
   }
@@ -115,7 +180,8 @@ export class ScriptedRail implements GateRail {
   }
 
   private from(payload: PaymentPayload): string {
-    return String((payload.payload as { authorization: { from: string } }).authorization.from);
+    const a = (payload.payload as { authorization?: { from: string } }).authorization;
+    return a ? String(a.from) : '';
   }
 
   private async answer<T>(next: Scripted<T>, payload: PaymentPayload): Promise<T> {
@@ -123,4 +189,11 @@ export class ScriptedRail implements GateRail {
     if (typeof next === 'function') return (next as (p: PaymentPayload) => T | Promise<T>)(payload);
     return next;
   }
+}
+
+/** The buyer's signature (base58) of a Solana payload: how the chain finds its transaction. */
+export function buyerSignatureOf(payload: PaymentPayload): string {
+  const tx = readTransaction(new Uint8Array(Buffer.from((payload.payload as { transaction: string }).transaction, 'base64')));
+  if (typeof tx === 'string') throw new Error(tx);
+  return toBase58(tx.signatures[1]!);
 }

@@ -1,0 +1,226 @@
+/**
+ * The Solana transaction inside an x402 `exact` payment on Solana: its wire
+ * form read strictly (legacy and v0 messages, no address lookup tables), and
+ * the local checks made before anything is written or sent.
+ *
+ * The buyer signs a transaction whose fee payer is the facilitator; it may do
+ * exactly this and nothing else: set its compute budget, move `amount` of the
+ * mint from the buyer's token account to the payee's associated token account
+ * by `TransferChecked`, and carry one memo. Anything else in it would be
+ * something the buyer's signature also authorizes.
+ */
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+
+export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PxnBkWxgq6Zr2Cw';
+export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+
+/** A transaction on the wire is at most one packet (1232 bytes). */
+export const MAX_TRANSACTION_BYTES = 1232;
+/** Bounds the facilitator also keeps (it pays the fee): what a payment may ask of it. */
+export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
+export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
+export const MAX_MEMO_BYTES = 256;
+
+const TRANSFER_CHECKED = 12;
+const SET_COMPUTE_UNIT_LIMIT = 2;
+const SET_COMPUTE_UNIT_PRICE = 3;
+
+const base58 = { encode: getBase58Decoder(), decode: getBase58Encoder() };
+export const toBase58 = (bytes: Uint8Array): string => base58.encode.decode(bytes);
+export function fromBase58(s: string): Uint8Array | undefined {
+  try {
+    return new Uint8Array(base58.decode.encode(s));
+  } catch {
+    return undefined;
+  }
+}
+
+export interface WireInstruction {
+  program: number;
+  accounts: number[];
+  data: Uint8Array;
+}
+
+export interface WireTransaction {
+  signatures: Uint8Array[];
+  messageBytes: Uint8Array;
+  version: 'legacy' | 0;
+  numSigners: number;
+  accounts: string[];
+  blockhash: string;
+  instructions: WireInstruction[];
+}
+
+class Reader {
+  private at = 0;
+  constructor(private readonly b: Uint8Array) {}
+  get offset(): number {
+    return this.at;
+  }
+  get done(): boolean {
+    return this.at === this.b.length;
+  }
+  byte(): number {
+    if (this.at >= this.b.length) throw new Error('truncated');
+    return this.b[this.at++]!;
+  }
+  bytes(n: number): Uint8Array {
+    if (this.at + n > this.b.length) throw new Error('truncated');
+    const out = this.b.subarray(this.at, this.at + n);
+    this.at += n;
+    return out;
+  }
+  /** Solana's compact-u16 length prefix. */
+  length(): number {
+    let n = 0;
+    for (let shift = 0; shift <= 14; shift += 7) {
+      const x = this.byte();
+      n |= (x & 0x7f) << shift;
+      if (!(x & 0x80)) return n;
+    }
+    throw new Error('bad length');
+  }
+}
+
+/** The wire transaction, or a reason it is not one this service reads. */
+export function readTransaction(wire: Uint8Array): WireTransaction | string {
+  try {
+    const r = new Reader(wire);
+    const count = r.length();
+    const signatures: Uint8Array[] = [];
+    for (let i = 0; i < count; i++) signatures.push(r.bytes(64));
+    const start = r.offset;
+    const first = r.byte();
+    let version: 'legacy' | 0 = 'legacy';
+    let numSigners = first;
+    if (first & 0x80) {
+      if ((first & 0x7f) !== 0) return `message version ${first & 0x7f} is not read here (legacy and v0 are)`;
+      version = 0;
+      numSigners = r.byte();
+    }
+    r.byte(); // read-only signed accounts
+    r.byte(); // read-only unsigned accounts
+    const accounts: string[] = [];
+    for (let i = r.length(); i > 0; i--) accounts.push(toBase58(r.bytes(32)));
+    const blockhash = toBase58(r.bytes(32));
+    const instructions: WireInstruction[] = [];
+    for (let i = r.length(); i > 0; i--) {
+      const program = r.byte();
+      const idx: number[] = [];
+      for (let j = r.length(); j > 0; j--) idx.push(r.byte());
+      const data = r.bytes(r.length());
+      instructions.push({ program, accounts: idx, data });
+    }
+    if (version === 0 && r.length() !== 0) return 'the transaction uses address lookup tables; list every account in the message';
+    if (!r.done) return 'trailing bytes after the message';
+    if (numSigners !== count) return `the transaction has ${count} signature slots for ${numSigners} signers`;
+    for (const ix of instructions) {
+      if (ix.program >= accounts.length || ix.accounts.some((a) => a >= accounts.length)) return 'an instruction names an account the message does not list';
+    }
+    return { signatures, messageBytes: wire.subarray(start), version, numSigners, accounts, blockhash, instructions };
+  } catch (e) {
+    return `the transaction could not be read (${e instanceof Error ? e.message : String(e)})`;
+  }
+}
+
+/** What a payment must be: the requirements, in the forms the check compares. */
+export interface SvmExpectation {
+  mint: string;
+  decimals: number;
+  amount: bigint;
+  /** The facilitator's fee payer the requirements name (`extra.feePayer`). */
+  feePayer: string;
+  /** The payee's associated token account for the mint, per token program. */
+  destinations: Partial<Record<string, string>>;
+}
+
+export interface SvmPayment {
+  /** The buyer: the transfer's authority, who signed. */
+  payer: string;
+  /** The buyer's token account the transfer takes from. */
+  source: string;
+  /** The buyer's signature (base58): how the transaction is found on chain. */
+  buyerSignature: string;
+  blockhash: string;
+  /** SHA-256 of the signed message (hex): with the payer, the payment's identity. */
+  messageHash: string;
+}
+
+function u32(b: Uint8Array, at: number): number {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at, true);
+}
+function u64(b: Uint8Array, at: number): bigint {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(at, true);
+}
+
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** True when `signature` is `address`'s ed25519 signature of `message`. */
+export function ed25519Verify(address: string, message: Uint8Array, signature: Uint8Array): boolean {
+  const key = fromBase58(address);
+  if (!key || key.length !== 32) return false;
+  try {
+    const pub = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, key]), format: 'der', type: 'spki' });
+    return verify(null, message, pub, signature);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The local check: a transaction that pays exactly the expectation and does
+ * nothing else, signed by its buyer. A string says why not.
+ */
+export function checkSvmPayment(tx: WireTransaction, want: SvmExpectation): SvmPayment | string {
+  const { accounts, instructions } = tx;
+  if (accounts[0] !== want.feePayer) return `the transaction's fee payer must be the facilitator's ${want.feePayer} (extra.feePayer)`;
+  if (tx.numSigners !== 2) return 'the transaction must have exactly two signers: the facilitator as fee payer and the buyer';
+  let limit = 0;
+  let price = 0;
+  let memo = 0;
+  let transfer: WireInstruction | undefined;
+  for (const ix of instructions) {
+    const program = accounts[ix.program]!;
+    if (program === COMPUTE_BUDGET_PROGRAM) {
+      if (ix.accounts.length !== 0) return 'a compute budget instruction names accounts';
+      if (ix.data[0] === SET_COMPUTE_UNIT_LIMIT && ix.data.length === 5) {
+        if (limit++ || u32(ix.data, 1) > MAX_COMPUTE_UNIT_LIMIT) return `at most one compute unit limit, of at most ${MAX_COMPUTE_UNIT_LIMIT}`;
+      } else if (ix.data[0] === SET_COMPUTE_UNIT_PRICE && ix.data.length === 9) {
+        if (price++ || u64(ix.data, 1) > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) return `at most one compute unit price, of at most ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS} micro-lamports`;
+      } else {
+        return 'only compute unit limit and price instructions of the compute budget program are accepted';
+      }
+    } else if (program === MEMO_PROGRAM) {
+      if (memo++ || ix.accounts.length !== 0 || ix.data.length > MAX_MEMO_BYTES) return `at most one memo, naming no accounts, of at most ${MAX_MEMO_BYTES} bytes`;
+    } else if (program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) {
+      if (transfer) return 'the transaction must carry exactly one token transfer';
+      transfer = ix;
+    } else {
+      return `the transaction calls ${program}; only the compute budget, token and memo programs are accepted`;
+    }
+  }
+  if (!transfer) return 'the transaction carries no TransferChecked instruction';
+  const program = accounts[transfer.program]!;
+  const d = transfer.data;
+  if (d.length !== 10 || d[0] !== TRANSFER_CHECKED || transfer.accounts.length !== 4) return 'the token instruction must be a TransferChecked with a single signing authority';
+  const [source, mint, destination, authority] = transfer.accounts.map((i) => accounts[i]!) as [string, string, string, string];
+  if (mint !== want.mint || d[9] !== want.decimals) return `the transfer must be of mint ${want.mint} with ${want.decimals} decimals`;
+  if (u64(d, 1) !== want.amount) return 'the transfer does not pay this resource\'s amount';
+  if (destination !== want.destinations[program]) return 'the transfer does not pay the payee\'s associated token account';
+  // The fee payer only pays the fee: as the authority or the source it would pay the buyer's price itself.
+  if (authority === accounts[0] || source === accounts[0]) return 'the facilitator\'s fee payer may not be the transfer\'s authority or source';
+  const signer = accounts.indexOf(authority);
+  if (signer !== 1) return 'the transfer\'s authority must be the transaction\'s second signer';
+  const sig = tx.signatures[1]!;
+  if (!ed25519Verify(authority, tx.messageBytes, sig)) return 'the buyer\'s signature is not a valid ed25519 signature of the transaction by the transfer\'s authority';
+  return {
+    payer: authority,
+    source,
+    buyerSignature: toBase58(sig),
+    blockhash: tx.blockhash,
+    messageHash: createHash('sha256').update(tx.messageBytes).digest('hex'),
+  };
+}
