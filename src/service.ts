@@ -21,6 +21,8 @@ import { offerVerifier, receiptHook } from './commitments/flow-hooks.js';
 import { offerOf } from './discovery/bazaar.js';
 import { createPaidFlow, type PaidFlow } from './payments/paid-flow.js';
 import { rpcChainReader, type ChainReader } from './payments/chain.js';
+import type { SvmChainReader } from './payments/chains/svm.js';
+import { toBase58 } from './payments/chains/svm-transaction.js';
 import { PaymentGate } from './payments/gate.js';
 import { SignInWithX } from './payments/sign-in.js';
 import { MppCharge } from './payments/mpp.js';
@@ -54,7 +56,13 @@ export interface RunningService {
   /** The HTTP app (its route table is what the discovery tests compare with OpenAPI). */
   app: Hono;
   /** Present when the service started its own devnet. */
-  devnet?: { rpcUrl: string; facilitatorUrl: string; buyer: { address: string; privateKey: string } };
+  devnet?: {
+    rpcUrl: string;
+    facilitatorUrl: string;
+    buyer: { address: string; privateKey: string };
+    /** The embedded Solana devnet (DEVNET_SVM, default on): its RPC and its first buyer (64-byte secret key, base58). */
+    svm?: { rpcUrl: string; buyer: { address: string; secretKey: string } };
+  };
   close(): Promise<void>;
 }
 
@@ -64,6 +72,8 @@ export interface ServiceOptions {
   /** Replace the facilitator client (fault-injection tests). */
   facilitator?: FacilitatorClient;
   chain?: ChainReader;
+  /** Replace the Solana chain reader (fault-injection tests). */
+  svmReader?: SvmChainReader;
   /** Wrap the opened ledger (fault-injection tests). */
   wrapLedger?: (ledger: Ledger) => Ledger;
   /** Service modules to run (each instance serves this one service); defaults to `defaultModules()`. */
@@ -73,12 +83,13 @@ export interface ServiceOptions {
 type Cleanups = Array<() => Promise<void> | void>;
 
 /** The payment configuration: the operator's, or a local devnet started here (its facts written to DATA_DIR/devnet.json). */
-async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Promise<{ payment: PaymentConfig; devnet?: RunningService['devnet']; signingKey?: Hex; mppSecretKey?: string }> {
+async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Promise<{ payment: PaymentConfig; devnet?: RunningService['devnet']; devnetWallets?: string[]; signingKey?: Hex; mppSecretKey?: string }> {
   if (config.rail !== 'devnet') return { payment: config.payment!, signingKey: config.signingKey, mppSecretKey: config.mppSecretKey };
   const { startDevnet } = await import('../devnet/index.js');
   const { devnetSigningKey, devnetMppSecret } = await import('../devnet/signing-key.js');
-  const devnet = await startDevnet({ log: (m: string) => log.info(m) });
+  const devnet = await startDevnet({ log: (m: string) => log.info(m), svm: config.devnetSvm });
   cleanups.unshift(() => devnet.stop());
+  const svm = devnet.svm;
   const payment: PaymentConfig = {
     network: devnet.network,
     payTo: devnet.payTo,
@@ -87,17 +98,33 @@ async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Pro
     facilitatorAuth: {},
     rpcUrl: devnet.rpcUrl,
     ...config.timings,
+    ...(svm && { solana: { network: svm.network, payTo: svm.payTo, asset: { address: svm.mint, decimals: svm.decimals, symbol: 'USDC', name: 'USD Coin' }, rpcUrl: svm.rpcUrl } }),
   };
+  const svmBuyer = svm && { address: svm.buyers[0]!.address, secretKey: toBase58(svm.buyers[0]!.secretKey) };
   mkdirSync(config.dataDir, { recursive: true });
   const file = join(config.dataDir, 'devnet.json');
   // X402_SIGNING_KEY wins; otherwise the devnet's own key, kept in devnet.json across restarts.
   const signingKey = config.signingKey ?? devnetSigningKey(file);
   // Likewise MPP_SECRET_KEY, or the devnet's own.
   const mppSecretKey = config.mppSecretKey ?? devnetMppSecret(file);
-  const facts = { network: devnet.network, chainId: devnet.chainId, rpcUrl: devnet.rpcUrl, asset: devnet.asset, payTo: devnet.payTo, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer, signingKey, signer: createCommitmentSigner(signingKey).address, mppSecretKey };
+  const facts = {
+    network: devnet.network,
+    chainId: devnet.chainId,
+    rpcUrl: devnet.rpcUrl,
+    asset: devnet.asset,
+    payTo: devnet.payTo,
+    facilitatorUrl: devnet.facilitatorUrl,
+    buyer: devnet.buyer,
+    signingKey,
+    signer: createCommitmentSigner(signingKey).address,
+    mppSecretKey,
+    ...(svm && { solana: { network: svm.network, rpcUrl: svm.rpcUrl, mint: svm.mint, payTo: svm.payTo, buyer: svmBuyer } }),
+  };
   writeFileSync(file, JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
   log.info({ file, network: DEVNET_NETWORK, rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl }, `devnet payment rail ready; buyer key in ${file}`);
-  return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer }, signingKey, mppSecretKey };
+  // The Solana devnet's keys are as public as anvil's: its buyers, payee and fee payers are test wallets.
+  const devnetWallets = svm ? [svm.payTo, ...svm.feePayers, ...svm.buyers.map((b) => b.address)] : [];
+  return { payment, devnet: { rpcUrl: devnet.rpcUrl, facilitatorUrl: devnet.facilitatorUrl, buyer: devnet.buyer, ...(svmBuyer && { svm: { rpcUrl: svm!.rpcUrl, buyer: svmBuyer } }) }, devnetWallets, signingKey, mppSecretKey };
 }
 
 /** The whole catalog: the base entries, every module's, then the entries built over all of them (the composite). */
@@ -209,7 +236,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const ledger = instrumentLedger(opts.wrapLedger ? opts.wrapLedger(database.ledger) : database.ledger);
   const cleanups: Cleanups = [() => database.close()];
   try {
-    const { payment, devnet, signingKey, mppSecretKey } = await paymentRail(config, log, cleanups);
+    const { payment, devnet, devnetWallets = [], signingKey, mppSecretKey } = await paymentRail(config, log, cleanups);
     if (!mppSecretKey) log.warn('MPP_SECRET_KEY is not set: paid routes offer x402 only, no MPP (the discovery documents say so)');
     const signer = signingKey ? createCommitmentSigner(signingKey) : undefined;
     if (!signer) log.warn('X402_SIGNING_KEY is not set: receipts and quote offers are not signed (the discovery documents say so)');
@@ -223,14 +250,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       onSupported: (answer, name) => lastGood.save(answer, name),
       log,
     });
-    const rail = new PaymentRail({ payment, chain, facilitator: facilitators });
+    const rail = new PaymentRail({ payment, chain, svmReader: opts.svmReader, facilitator: facilitators });
     cleanups.push(await startFacilitators({ pool: facilitators, rail, network: payment.network, lastGood, log }));
     const presence = [...new Map([...defaults, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
     // The process's worker pool, under this service's budget: entries that compose others get its step executor when built.
     const handlers = await acquireHandlerPool({ size: config.handlers.workers });
     cleanups.push(() => handlers.release());
     const steps = stepExecutor(handlers.pool, config.handlers.budgetMs, CATALOG);
-    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, ownWallets: ownWallets(config.operatorWallets, [payment.payTo]), presence, signer, steps };
+    const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, ownWallets: ownWallets(config.operatorWallets, [payment.payTo, ...(payment.solana ? [payment.solana.payTo] : []), ...devnetWallets]), presence, signer, steps };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     // Instances that share the signing key issue and accept each other's sign-in challenges (redelivery proofs).
     const signIn = new SignInWithX(payment.network, signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());
