@@ -458,7 +458,13 @@ export class SvmChain {
     const sigVerify = opts.sigVerify ?? false;
     if (!sigVerify) this.svm.withSigverify(false);
     try {
-      const r = this.svm.simulateTransaction(tx);
+      let r: ReturnType<LiteSVM['simulateTransaction']>;
+      try {
+        r = this.svm.simulateTransaction(tx);
+      } catch {
+        // litesvm's wrapper throws (rather than reporting) a missing signature under sigverify.
+        return { err: 'SignatureFailure', logs: [], unitsConsumed: 0n, innerInstructions: [] };
+      }
       if (r instanceof FailedTransactionMetadata) {
         const meta = r.meta();
         return { err: toTxError(r.err()), logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), innerInstructions: innerInstructionsJson(meta) };
