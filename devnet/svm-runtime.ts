@@ -179,8 +179,8 @@ export function associatedTokenAddress(owner: string, mint: string): string {
   const program = addressBytes.encode(ASSOCIATED_TOKEN_PROGRAM as Address);
   for (let bump = 255; bump >= 0; bump--) {
     const h = createHash('sha256');
-    for (const s of seeds) h.update(s);
-    h.update(Uint8Array.of(bump)).update(program).update('ProgramDerivedAddress');
+    for (const s of seeds) h.update(new Uint8Array(s));
+    h.update(Uint8Array.of(bump)).update(new Uint8Array(program)).update('ProgramDerivedAddress');
     const candidate = addressFromBytes.decode(h.digest());
     if (isOffCurveAddress(candidate)) return candidate;
   }
@@ -395,18 +395,18 @@ export class SvmChain {
       return { kind: 'refused', signature: decoded.signature, err: 'SignatureFailure' };
     }
     const post = decoded.staticAccounts.map((a) => this.lamports(a));
-    const failed = result instanceof FailedTransactionMetadata;
+    const err = result instanceof FailedTransactionMetadata ? toTxError(result.err()) : null;
     // Landed = executed (ok), or failed during execution and paid its fee: the fee
     // payer's debit is the only trace a failed transaction leaves.
-    if (failed && post[0]! >= pre[0]!) return { kind: 'refused', signature: decoded.signature, err: toTxError(result.err()) };
-    const meta = failed ? result.meta() : result;
+    if (err !== null && post[0]! >= pre[0]!) return { kind: 'refused', signature: decoded.signature, err };
+    const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;
     const entry: LedgerEntry = {
       signature: decoded.signature,
       slot: this.slot,
       blockTime: Number(this.blockTime(this.slot)),
       wire: decoded.wire,
-      err: failed ? toTxError(result.err()) : null,
-      fee: failed ? pre[0]! - post[0]! : this.fee(decoded),
+      err,
+      fee: err !== null ? pre[0]! - post[0]! : this.fee(decoded),
       feePayer,
       accounts: decoded.staticAccounts,
       version: decoded.version,
