@@ -20,6 +20,8 @@ import { isPaymentPayload, isPaymentRequirements } from '@x402/core/schemas';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import type { FacilitatorSvmSigner } from '@x402/svm';
+import { ExactSvmScheme } from '@x402/svm/exact/facilitator';
 import { createWalletClient, defineChain, publicActions, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { nodeHttpTransport } from './rpc-transport.js';
@@ -54,6 +56,12 @@ export interface FacilitatorServerOptions {
   confirmationTimeoutMs?: number;
   /** Don't let the listening socket alone keep the process alive (used by the devnet). */
   unref?: boolean;
+  /**
+   * Also settle Solana payments (the exact scheme) on `network` through `signer`,
+   * on the same facilitator, so one server serves both chains as CDP's does;
+   * /supported then lists the solana kind with `extra.feePayer`.
+   */
+  svm?: { network: string; signer: FacilitatorSvmSigner };
 }
 
 export interface FacilitatorServer {
@@ -152,6 +160,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
   };
 
   const facilitator = new x402Facilitator().register(network, new ExactEvmScheme(signer));
+  if (opts.svm) facilitator.register(opts.svm.network as Network, new ExactSvmScheme(opts.svm.signer));
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -238,6 +247,7 @@ export async function startFacilitatorServer(opts: FacilitatorServerOptions): Pr
   const addr = server.address() as AddressInfo;
   const hostForUrl = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${hostForUrl}:${addr.port}`;
+  if (opts.svm) log?.(`facilitator also settles ${opts.svm.network} (fee payers ${opts.svm.signer.getAddresses().join(', ')})`);
   log?.(`facilitator listening on ${url} for ${network} (signers ${lanes.map((l) => l.account.address).join(', ')}; receipts polled every ${pollingInterval} ms)`);
 
   let closing: Promise<void> | undefined;

@@ -24,9 +24,11 @@ import {
   type TransferLog,
 } from './chain-reads.js';
 import { startFacilitatorServer, type FacilitatorServer } from './facilitator-server.js';
+import { startSvmDevnet, type SvmDevnet } from './svm-devnet.js';
 
 export { authorizationState, findAuthorizationUsedTx };
 export type { TransferLog };
+export type { SvmDevnet, SvmDevnetAccount, SvmFaults } from './svm-devnet.js';
 
 export interface DevnetAccount {
   address: Address;
@@ -55,6 +57,11 @@ export interface Devnet {
   buyers: DevnetAccount[];
   /** Process id of the anvil child, for diagnostics and leak checks. */
   anvilPid: number;
+  /**
+   * The embedded Solana devnet (litesvm in this process), settled by the same
+   * facilitator; absent when started with `svm: false`.
+   */
+  svm?: SvmDevnet;
   stop(): Promise<void>;
 }
 
@@ -76,6 +83,8 @@ export interface StartDevnetOptions {
     /** Receipt polling interval; default: the facilitator's loopback default (25 ms). */
     pollingIntervalMs?: number;
   };
+  /** Also start the embedded Solana devnet and let the facilitator settle on it. Default true. */
+  svm?: boolean;
 }
 
 /** Anvil accounts that may settle: #0 (deployer), then the ones no other role uses. */
@@ -297,6 +306,7 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
 
   const { child, rpcUrl } = await spawnAnvil(log);
   let facilitator: FacilitatorServer | undefined;
+  let svm: SvmDevnet | undefined;
   try {
     const chain = { ...foundry, id: CHAIN_ID, rpcUrls: { default: { http: [rpcUrl] } } };
     const wallet = createWalletClient({
@@ -327,6 +337,9 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
     }
     log?.(`DevUSDC at ${asset}; minted ${BUYER_FUNDING} to ${buyers.length} buyers; Multicall3 at ${MULTICALL3_ADDRESS}`);
 
+    // In process and timer-free: an idle Solana devnet costs nothing but memory.
+    if (opts.svm ?? true) svm = await startSvmDevnet({ log, confirmationTimeoutMs: opts.confirmationTimeoutMs });
+
     facilitator = await startFacilitatorServer({
       rpcUrl,
       privateKey: deployer.privateKey,
@@ -336,9 +349,11 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
       unref: true,
       confirmationTimeoutMs: opts.confirmationTimeoutMs,
       pollingIntervalMs: opts.facilitator?.pollingIntervalMs,
+      ...(svm ? { svm: { network: svm.network, signer: svm.signer } } : {}),
     });
 
     const fac = facilitator;
+    const svmDevnet = svm;
     let stopping: Promise<void> | undefined;
     return {
       network: NETWORK,
@@ -355,9 +370,11 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
       buyer: buyers[0],
       buyers,
       anvilPid: child.pid ?? -1,
+      ...(svmDevnet ? { svm: svmDevnet } : {}),
       stop() {
         stopping ??= (async () => {
           await fac.close();
+          await svmDevnet?.stop();
           await stopChild(child);
           liveAnvils.delete(child);
           log?.('devnet stopped');
@@ -367,6 +384,7 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
     };
   } catch (err) {
     await facilitator?.close();
+    await svm?.stop();
     await stopChild(child);
     liveAnvils.delete(child);
     throw err;
