@@ -40,6 +40,8 @@ export function devnetEnv(devnet: Devnet, facilitatorUrl = devnet.facilitatorUrl
     LOG_LEVEL: 'silent',
     // The suite sends thousands of free calls from one address; the tests of the limit set their own.
     RATE_LIMIT_PER_MINUTE: '0',
+    // The devnet's Solana rail (on unless started with svm: false): every 402 offers both, as in production with both configured.
+    ...(devnet.svm && { X402_SVM_NETWORK: devnet.svm.network, X402_SVM_PAY_TO: devnet.svm.payTo, X402_SVM_RPC_URL: devnet.svm.rpcUrl }),
     ...extra,
   };
 }

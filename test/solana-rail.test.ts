@@ -1,0 +1,182 @@
+/**
+ * The Solana rail end to end: the service beside the embedded devnet (anvil
+ * and a litesvm Solana runtime, one facilitator built on the SDK's exact
+ * schemes for both), paid by the official clients, with the faults
+ * production produces on Solana: a broadcast that has not landed when the
+ * facilitator answers, one that lands later, one whose blockhash expires
+ * unlanded, a lost answer after the money moved, a facilitator that is down,
+ * and the settled transaction copied from the chain by someone else.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import {
+  BLACK_ON_WHITE,
+  CONTRAST,
+  balanceOf,
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+  payingFetch,
+  postJson,
+  startRig,
+  type PaymentPayload,
+  type PaymentRequired,
+  type Rig,
+} from './support/harness.js';
+import type { SvmDevnet, SvmDevnetAccount } from '../devnet/index.js';
+
+const SOLANA = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+
+async function solanaClient(svm: SvmDevnet, buyer: SvmDevnetAccount = svm.buyers[0]!): Promise<x402Client> {
+  const signer = await createKeyPairSignerFromBytes(buyer.secretKey);
+  return new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: svm.rpcUrl }));
+}
+
+describe('Solana beside Base: one 402, both paid by the official clients', () => {
+  let rig: Rig;
+  let svm: SvmDevnet;
+  let url: string;
+  before(async () => {
+    rig = await startRig();
+    svm = rig.devnet.svm!;
+    url = rig.service.url + CONTRAST;
+  });
+  after(async () => rig?.close());
+
+  /** A Solana payment for exactly this request, as the official client signs it, with a payment-identifier. */
+  async function signSolana(body: object, buyer?: SvmDevnetAccount): Promise<{ header: string; payload: PaymentPayload; required: PaymentRequired }> {
+    const res = await postJson(url, body);
+    assert.equal(res.status, 402);
+    const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    const onlySolana = { ...required, accepts: required.accepts.filter((a) => a.network === SOLANA) };
+    const payload = await (await solanaClient(svm, buyer)).createPaymentPayload(onlySolana);
+    payload.extensions = { ...(payload.extensions ?? {}), 'payment-identifier': { info: { required: false, id: generatePaymentId() } } };
+    return { header: encodePaymentSignatureHeader(payload), payload, required };
+  }
+
+  test('every paid 402 offers Base and Solana at the same price', async () => {
+    const res = await postJson(url, BLACK_ON_WHITE);
+    assert.equal(res.status, 402);
+    const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+    assert.deepEqual(required.accepts.map((a) => a.network), [rig.devnet.network, SOLANA]);
+    assert.equal(required.accepts[0]!.amount, required.accepts[1]!.amount);
+    assert.equal(required.accepts[1]!.payTo, svm.payTo);
+    assert.equal(required.accepts[1]!.asset, svm.mint);
+    assert.ok((required.accepts[1]!.extra as { feePayer?: string }).feePayer, 'the facilitator\'s fee payer is named for the buyer\'s transaction');
+  });
+
+  test('@x402/fetch pays one call on each chain; each chain moves exactly the price once', async () => {
+    const evmBefore = await balanceOf(rig.devnet, rig.devnet.payTo);
+    const solBefore = svm.tokenBalance(svm.payTo);
+    const evmRes = await payingFetch(rig.devnet)(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BLACK_ON_WHITE) });
+    assert.equal(evmRes.status, 200, await evmRes.clone().text());
+    assert.equal(decodePaymentResponseHeader(evmRes.headers.get('payment-response')!).network, rig.devnet.network);
+    const solRes = await wrapFetchWithPayment(fetch, await solanaClient(svm))(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BLACK_ON_WHITE) });
+    assert.equal(solRes.status, 200, await solRes.clone().text());
+    const receipt = decodePaymentResponseHeader(solRes.headers.get('payment-response')!);
+    assert.equal(receipt.network, SOLANA);
+    assert.equal(receipt.payer, svm.buyers[0]!.address);
+    assert.deepEqual(await solRes.json(), await evmRes.json(), 'the same request buys the same result on either chain');
+    assert.equal((await balanceOf(rig.devnet, rig.devnet.payTo)) - evmBefore, 1000n);
+    assert.equal(svm.tokenBalance(svm.payTo) - solBefore, 1000n);
+  });
+
+  test('the settled transaction copied from the chain gets no result; the buyer\'s own retry does', async () => {
+    const body = { ...BLACK_ON_WHITE, foreground: '#101010' };
+    const { header, payload } = await signSolana(body);
+    const paid = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(paid.status, 200);
+    const tx = decodePaymentResponseHeader(paid.headers.get('payment-response')!).transaction;
+    // What anyone reading the chain has: the landed transaction, both signatures in it.
+    const onChain = (await (await fetch(svm.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [tx, { encoding: 'base64', maxSupportedTransactionVersion: 0 }] }) })).json()) as { result: { transaction: [string, string] } };
+    const copied = { x402Version: 2, accepted: payload.accepted, payload: { transaction: onChain.result.transaction[0] } };
+    const stolen = await postJson(url, body, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(copied as PaymentPayload) });
+    assert.equal(stolen.status, 402);
+    assert.equal(((await stolen.json()) as { problem: { code: string } }).problem.code, 'redelivery_proof_required');
+    const again = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(again.status, 200);
+    assert.equal(decodePaymentResponseHeader(again.headers.get('payment-response')!).transaction, tx);
+  });
+
+  test('broadcast but not landed when the facilitator answers: nothing delivered; once it lands, the retry delivers it, charged once', async () => {
+    const body = { ...BLACK_ON_WHITE, foreground: '#202020' };
+    const before = svm.tokenBalance(svm.payTo);
+    const { header } = await signSolana(body);
+    svm.faults.hold();
+    try {
+      const pending = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+      assert.equal(pending.status, 503, await pending.clone().text());
+      assert.equal(((await pending.json()) as { error: { code: string } }).error.code, 'settlement_unknown');
+      assert.equal(svm.tokenBalance(svm.payTo), before);
+      assert.equal(svm.faults.landHeld().length, 1);
+    } finally {
+      svm.faults.release();
+    }
+    const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n);
+  });
+
+  test('broadcast, never landed, blockhash expired: failed, nothing charged, nothing delivered', async () => {
+    const body = { ...BLACK_ON_WHITE, foreground: '#303030' };
+    const before = svm.tokenBalance(svm.payTo);
+    const { header } = await signSolana(body);
+    svm.faults.hold();
+    try {
+      const pending = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+      assert.equal(pending.status, 503);
+      // Still pending while the blockhash lives: the chain has not said no.
+      const stillPending = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+      assert.equal(stillPending.status, 503);
+      svm.faults.dropHeld();
+      svm.faults.expireBlockhashes();
+    } finally {
+      svm.faults.release();
+    }
+    const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(res.status, 402, await res.clone().text());
+    assert.match(((await res.json()) as { problem: { code: string } }).problem.code, /^(settlement_failed|payment_expired)$/);
+    assert.equal(svm.tokenBalance(svm.payTo), before);
+  });
+
+  test('the money moved but the answer was lost: the retry finds the transaction on chain and delivers, never settling again', async () => {
+    const body = { ...BLACK_ON_WHITE, foreground: '#404040' };
+    const before = svm.tokenBalance(svm.payTo);
+    const { header } = await signSolana(body);
+    rig.proxy.resetCalls();
+    rig.proxy.setMode({ settle: 'hang-after-forward' });
+    try {
+      const lost = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+      assert.equal(lost.status, 503);
+      await rig.proxy.waitForUpstream('settle', 1);
+    } finally {
+      rig.proxy.setMode('pass');
+    }
+    assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n, 'the transfer happened');
+    const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(rig.proxy.forwarded.settle, 1, 'found on chain, not settled again');
+    assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n);
+  });
+
+  test('facilitator down: a clean 503, nothing charged; the same payment later pays once', async () => {
+    const body = { ...BLACK_ON_WHITE, foreground: '#505050' };
+    const before = svm.tokenBalance(svm.payTo);
+    const { header } = await signSolana(body);
+    rig.proxy.setMode('down');
+    try {
+      const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+      assert.equal(res.status, 503);
+    } finally {
+      rig.proxy.setMode('pass');
+    }
+    assert.equal(svm.tokenBalance(svm.payTo), before);
+    const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n);
+  });
+});
