@@ -12,9 +12,22 @@ const outFile = join(dataDir, 'devnet.json');
 const devnet = await startDevnet({ log: (m) => console.error(`[devnet] ${m}`) });
 
 // Everything except stop(): the file is a plain description of the running devnet.
-// It contains the (publicly known) anvil test keys and must never hold real keys.
-const { stop, ...description } = devnet;
-const json = JSON.stringify(description, null, 2);
+// It contains the (publicly known) anvil and SVM devnet test keys and must never hold
+// real keys. The Solana devnet is described by its facts only (its signer, faults and
+// balance reader live in this process); its secret keys as byte arrays, the
+// format of Solana keypair files.
+const { stop, svm, ...description } = devnet;
+const svmFacts = svm && {
+  network: svm.network,
+  rpcUrl: svm.rpcUrl,
+  mint: svm.mint,
+  decimals: svm.decimals,
+  payTo: svm.payTo,
+  payToTokenAccount: svm.payToTokenAccount,
+  feePayers: svm.feePayers,
+  buyers: svm.buyers.map((b) => ({ address: b.address, secretKey: Array.from(b.secretKey) })),
+};
+const json = JSON.stringify({ ...description, ...(svmFacts ? { svm: svmFacts } : {}) }, null, 2);
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(outFile, `${json}\n`);
 console.log(json);

@@ -275,6 +275,17 @@ describe('svm devnet', () => {
         error?: { code: number; message: string; data?: { err?: unknown } };
         result?: unknown;
       };
+    // The rest of the surface, through kit (which validates nothing but parses every shape).
+    const many = await rpc.getMultipleAccounts([devnet.mint as Address, devnet.payToTokenAccount as Address, devnet.feePayers[0] as Address, '11111111111111111111111111111112' as Address], { encoding: 'base64' }).send();
+    assert.equal(many.value.length, 4);
+    assert.equal(many.value[3], null);
+    assert.equal(many.value[1]?.data[1], 'base64');
+    assert.equal(await rpc.getMinimumBalanceForRentExemption(165n).send(), 2039280n);
+    const [slot, height, epoch] = [await rpc.getSlot().send(), await rpc.getBlockHeight().send(), await rpc.getEpochInfo().send()];
+    assert.ok(height >= slot && epoch.absoluteSlot >= slot);
+    assert.match((await rpc.getVersion().send())['solana-core'], /litesvm/);
+    assert.equal(await rpc.getGenesisHash().send(), 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG');
+
     const unknown = await call('getBlockProduction');
     assert.equal(unknown.id, 7);
     assert.equal(unknown.error?.code, -32601);
