@@ -13,6 +13,8 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   BLACK_ON_WHITE,
   CONTRAST,
@@ -67,6 +69,33 @@ describe('Solana beside Base: one 402, both paid by the official clients', () =>
     assert.equal(required.accepts[1]!.payTo, svm.payTo);
     assert.equal(required.accepts[1]!.asset, svm.mint);
     assert.ok((required.accepts[1]!.extra as { feePayer?: string }).feePayer, 'the facilitator\'s fee payer is named for the buyer\'s transaction');
+  });
+
+  test('MCP: the paid tool hands back both rails, and a Solana payment in _meta buys the result', async () => {
+    const client = new Client({ name: 'solana-rail-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(rig.service.url + '/mcp')));
+    try {
+      const args = { ...BLACK_ON_WHITE, foreground: '#606060' };
+      const challenge = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: args });
+      const required = challenge.structuredContent as PaymentRequired;
+      assert.deepEqual(required.accepts.map((a) => a.network), [rig.devnet.network, SOLANA]);
+      const payload = await (await solanaClient(svm)).createPaymentPayload({ ...required, accepts: required.accepts.filter((a) => a.network === SOLANA) });
+      const paid = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: args, _meta: { 'x402/payment': payload } });
+      assert.equal(paid.isError ?? false, false, JSON.stringify(paid));
+      assert.equal(typeof (paid.structuredContent as { contrast_ratio?: unknown }).contrast_ratio, 'number');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the discovery documents name both rails', async () => {
+    const index = (await (await fetch(rig.service.url + '/', { headers: { accept: 'application/json' } })).json()) as { payment: { rails: Array<{ network: string; pay_to: string }> } };
+    assert.deepEqual(index.payment.rails.map((r) => r.network), [rig.devnet.network, SOLANA]);
+    assert.equal(index.payment.rails[1]!.pay_to, svm.payTo);
+    const llms = await (await fetch(rig.service.url + '/llms.txt')).text();
+    assert.match(llms, new RegExp(`network ${SOLANA}, asset ${svm.mint}`));
+    const page = await (await fetch(rig.service.url + '/', { headers: { accept: 'text/html' } })).text();
+    assert.match(page, new RegExp(`on ${rig.devnet.network} or ${SOLANA}`));
   });
 
   test('@x402/fetch pays one call on each chain; each chain moves exactly the price once', async () => {

@@ -7,6 +7,7 @@ import type { ModuleContext } from '../module.js';
 import { DEVNET_NETWORK } from '../config.js';
 import { OPENAPI_VERSION } from './openapi.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
+import { railFacts, railsSentence } from '../payments/rails.js';
 import { freeToolsOf } from '../http/free-routes.js';
 import { agentCardSigningExtension } from '../commitments/published.js';
 
@@ -76,6 +77,7 @@ export function servicesListing(ctx: ModuleContext, openapi: Record<string, unkn
       asset_symbol: ctx.payment.asset.symbol,
       decimals: ctx.payment.asset.decimals,
       pay_to: ctx.payment.payTo,
+      rails: railFacts(ctx.payment),
     },
     services: operations(openapi)
       .filter((o) => !['/healthz', '/readyz'].includes(o.path))
@@ -167,10 +169,10 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
             {
               uri: A2A_X402_EXTENSION_URI,
               description:
-                `Paid skills use the standalone flow with x402 v2 objects: the task stops in input-required with status.message.metadata["x402.payment.status"] = "payment-required" and ["x402.payment.required"] = an x402 v2 PaymentRequired (exact, ${ctx.payment.network}, asset ${asset.address}, payTo ${ctx.payment.payTo}); ` +
+                `Paid skills use the standalone flow with x402 v2 objects: the task stops in input-required with status.message.metadata["x402.payment.status"] = "payment-required" and ["x402.payment.required"] = an x402 v2 PaymentRequired (exact; ${railsSentence(ctx.payment)}); ` +
                 'send a message on that task with metadata "x402.payment.status": "payment-submitted" and "x402.payment.payload": the signed v2 PaymentPayload; the completed task carries the result artifact and "x402.payment.receipts". Free skills need no payment, so the extension is not required.',
               required: false,
-              params: { x402Version: 2, scheme: 'exact', network: ctx.payment.network, asset: asset.address, payTo: ctx.payment.payTo },
+              params: { x402Version: 2, scheme: 'exact', network: ctx.payment.network, asset: asset.address, payTo: ctx.payment.payTo, rails: railFacts(ctx.payment) },
             },
           ]
         : []),
@@ -220,8 +222,13 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
     '> Deterministic paid utilities and free machine-economy discovery for software agents. Pay per call with x402 v2 in USDC; no account, no API key.',
     '',
     '## How to pay',
-    `1. Send the request without payment. Paid resources answer 402 with a PAYMENT-REQUIRED header (base64 JSON, x402 v2) naming scheme "exact", network ${ctx.payment.network}, asset ${a.address} (${a.symbol}, ${a.decimals} decimals), payTo ${ctx.payment.payTo} and the amount in atomic units.`,
+    `1. Send the request without payment. Paid resources answer 402 with a PAYMENT-REQUIRED header (base64 JSON, x402 v2) naming scheme "exact", ${railsSentence(ctx.payment)}, and the amount in atomic units (the same on every chain).`,
     '2. Sign an EIP-3009 transferWithAuthorization for exactly that amount and repeat the same request with the PAYMENT-SIGNATURE header (base64 JSON PaymentPayload). Standard clients such as @x402/fetch do this.',
+    ...(ctx.payment.solana
+      ? [
+          `   On Solana (${ctx.payment.solana.network}), sign instead a transaction whose fee payer is the 402's extra.feePayer and which does only this: set its compute budget, TransferChecked exactly the amount of ${ctx.payment.solana.asset.address} to payTo's associated token account, and at most one memo; the facilitator adds its signature and sends it. @x402/svm's ExactSvmScheme client builds it (with the rpcUrl of that network).`,
+        ]
+      : []),
     // The SDK's spend controls know USDC on Base only: on the devnet a client must allow the token, or it refuses to pay.
     ...(ctx.payment.network === DEVNET_NETWORK
       ? [

@@ -15,6 +15,7 @@ import { atomicToDecimal } from '../catalog/price.js';
 import { DEVNET_NETWORK } from '../config.js';
 import type { ModuleContext } from '../module.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
+import { railFacts, railNetworks } from '../payments/rails.js';
 import { operations } from './documents.js';
 
 /** No script, no foreign origin: inline styles and this origin's icon only. */
@@ -92,7 +93,8 @@ export function frontDoorIndex(ctx: ModuleContext, openapi: Record<string, unkno
     service: 'agent-pay-service',
     description: 'Deterministic paid utilities and free machine-economy discovery for software agents, paid per call with x402 v2 in USDC.',
     links: Object.fromEntries(linksOf(ctx, openapi).map((l) => [l.key, base + l.path])),
-    payment: { protocol: 'x402', x402_version: 2, scheme: 'exact', network: ctx.payment.network, asset: a.address, asset_symbol: a.symbol, decimals: a.decimals, pay_to: ctx.payment.payTo },
+    // The first rail's fields stay at the top (older clients read them); `rails` lists every chain the 402 offers.
+    payment: { protocol: 'x402', x402_version: 2, scheme: 'exact', network: ctx.payment.network, asset: a.address, asset_symbol: a.symbol, decimals: a.decimals, pay_to: ctx.payment.payTo, rails: railFacts(ctx.payment) },
     how_to_pay: HOW_TO_PAY,
     paid: offersOf(ctx).map((o) => ({ id: o.id, method: o.method, url: base + o.path, title: o.title, summary: o.summary, price_atomic: o.priceAtomic, price_usd: o.priceUsd })),
   };
@@ -152,6 +154,7 @@ export function frontDoorPage(ctx: ModuleContext, openapi: Record<string, unknow
   const served = new Set(operations(openapi).map((o) => o.path));
   const free = FREE.filter((f) => served.has(f.path));
   const mpp = ctx.gate.mpp !== undefined;
+  const solana = ctx.payment.solana !== undefined;
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -186,7 +189,7 @@ ${o.exampleOutput !== undefined ? html`<p class="label">You get back</p><pre><co
 </article>
 `,
 )}</div>
-<p class="muted">Prices per call, in ${a.symbol} (1 ${a.symbol} = US$1) on ${ctx.payment.network}${devnet ? ' (a local development chain: the money is not real)' : ''}. Every paid result is computed here: no network fetches, no model calls.</p>
+<p class="muted">Prices per call, in ${a.symbol} (1 ${a.symbol} = US$1) on ${railNetworks(ctx.payment)}${devnet ? ' (local development chains: the money is not real)' : ''}. Every paid result is computed here: no network fetches, no model calls.</p>
 ${free.length
   ? html`<h2 id="free">Free to use</h2>
 <dl class="free">
@@ -201,7 +204,7 @@ ${curl
 <h2 id="pay">How to pay</h2>
 <ol class="steps">
 <li><strong>Call the product</strong> with its JSON body, as you would any API. Without a payment the answer is <code>402 Payment Required</code>: its <code>PAYMENT-REQUIRED</code> header states the price, the token (${a.symbol}), the network and who is paid${mpp ? html`, and <code>WWW-Authenticate: Payment</code> offers the same price to MPP clients` : ''}.</li>
-<li><strong>Let a payment client sign</strong> a ${a.symbol} transfer of exactly that price (an EIP-3009 authorization: a signature, nothing moves yet). Any x402 v2 client does it for you, such as <code>@x402/fetch</code>${devnet ? html`, or <code>npm run buy -- POST /path '{…}'</code> in the repository, which pays with the funded development buyer` : ''}.</li>
+<li><strong>Let a payment client sign</strong> a ${a.symbol} transfer of exactly that price on the chain you hold it on (an EIP-3009 authorization${solana ? html`, or on Solana a transfer transaction that the facilitator sends and pays the fee of` : ''}: a signature, nothing moves yet). Any x402 v2 client does it for you, such as <code>@x402/fetch</code>${devnet ? html`, or <code>npm run buy -- POST /path '{…}'</code> in the repository (add <code>--chain solana</code> to pay on Solana), which pays with the funded development buyer` : ''}.</li>
 <li><strong>The client sends the same request again</strong> with the signature in the <code>PAYMENT-SIGNATURE</code> header. The service checks it, computes and stores your result, and only then settles the transfer on chain.</li>
 <li><strong>You get <code>200</code></strong> with the result and a <code>PAYMENT-RESPONSE</code> receipt naming the transaction. Lost the answer? Send the request again with the same payment identifier and you get the stored result without paying twice.</li>
 </ol>
@@ -212,7 +215,7 @@ ${links.map((l) => html`<li><a href="${l.path}">${l.label}</a> — ${l.what}</li
 `)}</ul>
 <p class="muted">Agents: <code>GET /</code> with <code>Accept: application/json</code> returns this index as JSON.</p>
 </main>
-<footer>Network ${ctx.payment.network} · asset ${a.address} (${a.symbol}, ${a.decimals} decimals) · pay to ${ctx.payment.payTo}</footer>
+<footer>${railFacts(ctx.payment).map((r) => html`<div>Network ${r.network} · asset ${r.asset} (${r.asset_symbol}, ${r.decimals} decimals) · pay to ${r.pay_to}</div>`)}</footer>
 </body>
 </html>
 `;

@@ -12,6 +12,7 @@ import { relocateDefs } from '../catalog/schema-refs.js';
 import type { ModuleContext, OpenApiPaths } from '../module.js';
 import { shortDescription } from './bazaar.js';
 import { operationsRoutes } from '../http/operations-routes.js';
+import { railNetworks } from '../payments/rails.js';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -57,14 +58,17 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
   const range = cap.priceRange;
   const usd = (atomic: string) => atomicToDecimal(atomic, asset.decimals);
   const priceSentence = range
-    ? `Price: set by the input, between ${range.minAtomic} and ${range.maxAtomic} atomic units of ${asset.symbol} (US$${usd(range.minAtomic)}–${usd(range.maxAtomic)}); ${range.note} Paid with x402 v2 (scheme exact) on ${network}.`
-    : `Price: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${usd(cap.priceAtomic)}) per call, paid with x402 v2 (scheme exact) on ${network}.`;
+    ? `Price: set by the input, between ${range.minAtomic} and ${range.maxAtomic} atomic units of ${asset.symbol} (US$${usd(range.minAtomic)}–${usd(range.maxAtomic)}); ${range.note} Paid with x402 v2 (scheme exact) on ${railNetworks(ctx.payment)}.`
+    : `Price: ${cap.priceAtomic} atomic units of ${asset.symbol} (US$${usd(cap.priceAtomic)}) per call, paid with x402 v2 (scheme exact) on ${railNetworks(ctx.payment)}.`;
+  // The Solana rail beside the EVM one, same price, when configured.
+  const solana = ctx.payment.solana;
+  const svm = solana ? [{ x402: { version: 2, scheme: 'exact', network: solana.network, asset: solana.asset.address, payTo: solana.payTo, decimals: solana.asset.decimals } }] : [];
   // MPP (draft-httpauth-payment, method evm, intent charge) beside x402 when MPP_SECRET_KEY is set.
   const mpp = ctx.gate.mpp ? [{ mpp: { method: 'evm', intent: 'charge', chainId: Number(network.split(':')[1]), currency: asset.address, recipient: payTo, decimals: asset.decimals } }] : [];
   const paymentInfo = range
     ? {
         price: { mode: 'dynamic', currency: 'USD', min: usd(range.minAtomic), max: usd(range.maxAtomic) },
-        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals: asset.decimals } }, ...mpp],
+        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, decimals: asset.decimals } }, ...svm, ...mpp],
         protocol: 'x402',
         scheme: 'exact',
         network,
@@ -74,7 +78,11 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
       }
     : {
         price: { mode: 'fixed', currency: 'USD', amount: usd(cap.priceAtomic) },
-        protocols: [{ x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } }, ...mpp.map((m) => ({ mpp: { ...m.mpp, amount: cap.priceAtomic } }))],
+        protocols: [
+          { x402: { version: 2, scheme: 'exact', network, asset: asset.address, payTo, amount: cap.priceAtomic, decimals: asset.decimals } },
+          ...svm.map((s) => ({ x402: { ...s.x402, amount: cap.priceAtomic } })),
+          ...mpp.map((m) => ({ mpp: { ...m.mpp, amount: cap.priceAtomic } })),
+        ],
         amount_atomic: cap.priceAtomic,
         asset: asset.address,
         network,

@@ -1,0 +1,40 @@
+/**
+ * The chains a paid call can be paid on, as the discovery documents and
+ * pages name them: the EVM rail always, the Solana rail when configured. The
+ * 402 itself lists the same (rail.ts builds it); the facilitators decide
+ * whether the Solana one is settled, and the 402 leaves it out when not.
+ */
+import type { PaymentConfig } from '../config.js';
+
+export interface RailFacts {
+  protocol: 'x402';
+  x402_version: 2;
+  scheme: 'exact';
+  network: string;
+  /** `evm`: an EIP-3009 authorization; `solana`: a buyer-signed transaction the facilitator sends as fee payer. */
+  chain: 'evm' | 'solana';
+  asset: string;
+  asset_symbol: string;
+  decimals: number;
+  pay_to: string;
+}
+
+export function railFacts(payment: PaymentConfig): RailFacts[] {
+  const evm: RailFacts = { protocol: 'x402', x402_version: 2, scheme: 'exact', network: payment.network, chain: 'evm', asset: payment.asset.address, asset_symbol: payment.asset.symbol, decimals: payment.asset.decimals, pay_to: payment.payTo };
+  const s = payment.solana;
+  return s ? [evm, { protocol: 'x402', x402_version: 2, scheme: 'exact', network: s.network, chain: 'solana', asset: s.asset.address, asset_symbol: s.asset.symbol, decimals: s.asset.decimals, pay_to: s.payTo }] : [evm];
+}
+
+/** "network …, asset … (USDC, 6 decimals), payTo …", then "; or network …" for each further rail. */
+export function railsSentence(payment: PaymentConfig): string {
+  return railFacts(payment)
+    .map((r) => `network ${r.network}, asset ${r.asset} (${r.asset_symbol}, ${r.decimals} decimals), payTo ${r.pay_to}`)
+    .join('; or ');
+}
+
+/** The networks, for a sentence: "eip155:8453" or "eip155:8453 or solana:5eykt…". */
+export function railNetworks(payment: PaymentConfig): string {
+  return railFacts(payment)
+    .map((r) => r.network)
+    .join(' or ');
+}
