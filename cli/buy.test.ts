@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { balanceOf, startRig, tempDir } from '../test/support/harness.js';
+import { toBase58 } from '../src/payments/chains/svm-transaction.js';
 
 const run = promisify(execFile);
 
@@ -59,4 +60,34 @@ test('buy pays, prints the result and the settlement receipt', async () => {
     await rig.close();
   }
   assert.equal(existsSync(join(dataDir, 'service.json')), false, 'a closed service withdraws its announcement');
+});
+
+test('buy --chain solana pays the 402\'s Solana entry with the devnet\'s Solana buyer', async () => {
+  const dataDir = tempDir('buy-sol-');
+  const rig = await startRig({ dataDir });
+  try {
+    const svm = rig.devnet.svm!;
+    const buyer = svm.buyers[0]!;
+    writeFileSync(
+      join(dataDir, 'devnet.json'),
+      JSON.stringify({ network: rig.devnet.network, asset: rig.devnet.asset, buyer: rig.devnet.buyer, solana: { network: svm.network, rpcUrl: svm.rpcUrl, mint: svm.mint, buyer: { address: buyer.address, secretKey: toBase58(buyer.secretKey) } } }),
+    );
+    const before = svm.tokenBalance(svm.payTo);
+    const body = '{"foreground":"#000000","background":"#ffffff","large_text":false}';
+    const out = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--chain', 'solana', 'POST', '/x402/v1/accessibility-contrast-calculator', body], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '', BUYER_SOLANA_KEY: '' },
+    });
+    assert.match(out.stdout, /^HTTP 200/);
+    assert.match(out.stdout, /network:\s+solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1/);
+    assert.match(out.stdout, new RegExp(`payer:\\s+${buyer.address}`));
+    assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n);
+    const badChain = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--chain', 'tron', 'POST', '/x'], { env: { ...process.env } }).catch((e) => e);
+    assert.equal(badChain.code, 2);
+    assert.match(badChain.stderr, /--chain takes evm or solana/);
+    const badKey = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--chain', 'solana', '--url', rig.service.url, 'POST', '/x'], { env: { ...process.env, BUYER_SOLANA_KEY: 'nope' } }).catch((e) => e);
+    assert.equal(badKey.code, 2);
+    assert.match(badKey.stderr, /BUYER_SOLANA_KEY must be a base58 64-byte secret key/);
+  } finally {
+    await rig.close();
+  }
 });

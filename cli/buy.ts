@@ -1,5 +1,9 @@
 /**
- * npm run buy -- [--url BASE_URL] [--max ATOMIC] [--allow-asset NETWORK:ADDRESS] [--payment-id ID] [--save FILE] METHOD PATH [JSON_BODY]
+ * npm run buy -- [--chain evm|solana] [--url BASE_URL] [--max ATOMIC] [--allow-asset NETWORK:ADDRESS] [--payment-id ID] [--save FILE] METHOD PATH [JSON_BODY]
+ *
+ * `--chain solana` pays the 402's Solana entry instead of its EVM one, with
+ * the devnet's Solana buyer (or BUYER_SOLANA_KEY: a base58 64-byte secret
+ * key, as wallets export it) over the devnet's RPC (or SOLANA_RPC_URL).
  *
  * Pays for one call with the official x402 client (@x402/fetch) and prints
  * the result and the settlement receipt. Against the local service it uses
@@ -17,11 +21,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { privateKeyToAccount } from 'viem/accounts';
+import { fromBase58 } from '../src/payments/chains/svm-transaction.js';
 import { appendPaymentIdentifierToExtensions, generatePaymentId, isValidPaymentId } from '@x402/extensions/payment-identifier';
 import { savedResponse } from '../src/commitments/saved-response.js';
 
-const USAGE = 'usage: npm run buy -- [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] [--payment-id ID] [--save FILE] METHOD PATH [JSON_BODY]';
+const USAGE = 'usage: npm run buy -- [--chain evm|solana] [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] [--payment-id ID] [--save FILE] METHOD PATH [JSON_BODY]';
 
 function die(msg: string): never {
   process.stderr.write(msg + '\n');
@@ -32,6 +39,8 @@ interface DevnetFile {
   network: string;
   asset: string;
   buyer: { address: string; privateKey: string };
+  /** The embedded Solana devnet, when the service runs one (DEVNET_SVM). */
+  solana?: { network: string; rpcUrl: string; mint: string; buyer: { address: string; secretKey: string } };
 }
 
 /** The flags, read by node:util parseArgs; anything else is a usage error. */
@@ -44,6 +53,7 @@ function readArgs(argv: string[]) {
       strict: true,
       options: {
         url: { type: 'string' },
+        chain: { type: 'string' },
         max: { type: 'string' },
         'allow-asset': { type: 'string', multiple: true },
         save: { type: 'string' },
@@ -61,12 +71,14 @@ function readArgs(argv: string[]) {
     if (!m) die('--allow-asset takes NETWORK:ADDRESS, e.g. eip155:31337:0x5FbDB2315678afecb367f032d93F642f64180aa3');
     return { network: m[1] as `${string}:${string}`, asset: m[2]! };
   });
+  const chain = values.chain ?? 'evm';
+  if (chain !== 'evm' && chain !== 'solana') die('--chain takes evm or solana');
   const [method, path, body] = positionals;
   if (!method || !path || positionals.length > 3) die(USAGE);
   if (values.max !== undefined && !/^[1-9][0-9]*$/.test(values.max)) die('--max must be a positive whole number of atomic units');
   const paymentId = values['payment-id'] ?? generatePaymentId();
   if (!isValidPaymentId(paymentId)) die('--payment-id takes 16-128 letters, digits, _ or -');
-  return { baseUrl: values.url, max: values.max, extraAssets, method, path, body, save: values.save, paymentId };
+  return { chain, baseUrl: values.url, max: values.max, extraAssets, method, path, body, save: values.save, paymentId };
 }
 
 /** The URL a running `npm start` announced in DATA_DIR/service.json, if that process is still alive. */
@@ -83,8 +95,29 @@ function announcedUrl(dataDir: string): string | undefined {
   }
 }
 
+/** The EVM buyer: BUYER_PRIVATE_KEY, or the devnet's. */
+function evmBuyer(devnet: DevnetFile | undefined, devnetFile: string, local: boolean) {
+  let key = process.env.BUYER_PRIVATE_KEY;
+  if (!key && devnet) key = devnet.buyer.privateKey;
+  if (!key) die(local ? `no buyer key: start the service (npm start) so it writes ${devnetFile}, or set BUYER_PRIVATE_KEY` : 'BUYER_PRIVATE_KEY is required with --url');
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) die('BUYER_PRIVATE_KEY must be 0x followed by 64 hex digits');
+  const account = privateKeyToAccount(key as `0x${string}`);
+  return { client: new x402Client().register('eip155:*', new ExactEvmScheme(account)), payer: account.address };
+}
+
+/** The Solana buyer: BUYER_SOLANA_KEY, or the devnet's; the RPC its client reads the mint and a blockhash from. */
+async function solanaBuyer(devnet: DevnetFile | undefined, devnetFile: string, local: boolean) {
+  const key = process.env.BUYER_SOLANA_KEY || devnet?.solana?.buyer.secretKey;
+  if (!key) die(local ? `no Solana buyer: start the service with its Solana devnet (DEVNET_SVM is on by default) so ${devnetFile} names one, or set BUYER_SOLANA_KEY` : 'BUYER_SOLANA_KEY is required with --chain solana and --url');
+  const bytes = fromBase58(key);
+  if (bytes?.length !== 64) die('BUYER_SOLANA_KEY must be a base58 64-byte secret key (as Solana wallets export it)');
+  const rpcUrl = process.env.SOLANA_RPC_URL || devnet?.solana?.rpcUrl;
+  const signer = await createKeyPairSignerFromBytes(bytes);
+  return { client: new x402Client().register('solana:*', new ExactSvmScheme(signer, rpcUrl ? { rpcUrl } : undefined)), payer: signer.address };
+}
+
 async function main() {
-  const { baseUrl, max, extraAssets, method, path, body, save, paymentId } = readArgs(process.argv.slice(2));
+  const { chain, baseUrl, max, extraAssets, method, path, body, save, paymentId } = readArgs(process.argv.slice(2));
 
   const dataDir = resolve(process.env.DATA_DIR || './data');
   const devnetFile = join(dataDir, 'devnet.json');
@@ -93,17 +126,12 @@ async function main() {
   // The local service: BUY_URL, else where `npm start` said it listens, else PORT (or the default port).
   const base = (baseUrl ?? process.env.BUY_URL ?? announcedUrl(dataDir) ?? `http://127.0.0.1:${process.env.PORT || 8402}`).replace(/\/+$/, '');
 
-  let key = process.env.BUYER_PRIVATE_KEY;
-  if (!key && local && devnet) key = devnet.buyer.privateKey;
-  if (!key) die(local ? `no buyer key: start the service (npm start) so it writes ${devnetFile}, or set BUYER_PRIVATE_KEY` : 'BUYER_PRIVATE_KEY is required with --url');
-  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) die('BUYER_PRIVATE_KEY must be 0x followed by 64 hex digits');
-  const account = privateKeyToAccount(key as `0x${string}`);
-
-  const client = new x402Client().register('eip155:*', new ExactEvmScheme(account));
-  // The SDK pays only assets it knows (USDC on Base) up to $1 unless told otherwise;
+  const { client, payer } = chain === 'solana' ? await solanaBuyer(local ? devnet : undefined, devnetFile, local) : evmBuyer(local ? devnet : undefined, devnetFile, local);
+  // The SDK pays only assets it knows (USDC on Base and Solana) up to $1 unless told otherwise;
   // the devnet token must be listed explicitly.
   const allowed = [
     ...(devnet && local ? [{ network: devnet.network as `${string}:${string}`, asset: devnet.asset }] : []),
+    ...(devnet?.solana && local ? [{ network: devnet.solana.network as `${string}:${string}`, asset: devnet.solana.mint }] : []),
     ...extraAssets,
   ].map((a) => ({ ...a, maxAmountPerPayment: max ?? '1000000' }));
   client.setSpendControls({ allowedAssets: allowed, ...(max ? { maxAmountPerPayment: `$${Number(max) / 1e6}` } : {}) });
@@ -125,7 +153,7 @@ async function main() {
     (init.headers as Record<string, string>)['content-type'] = 'application/json';
   }
   const url = path.startsWith('http') ? path : base + (path.startsWith('/') ? path : '/' + path);
-  process.stderr.write(`paying as ${account.address} → ${init.method} ${url}\n`);
+  process.stderr.write(`paying as ${payer} (${chain}) → ${init.method} ${url}\n`);
   process.stderr.write(`payment-identifier ${paymentId} (if the answer is lost, run the same command with --payment-id ${paymentId}: the result again, not charged twice)\n`);
   const res = await pay(url, init);
   const bytes = new Uint8Array(await res.arrayBuffer());
