@@ -52,6 +52,10 @@ const COVERED_BY: Record<string, string> = {
   'X402_NETWORK=eip155:84532 X402_PAY_TO=0x… npm start': THIS,
   'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… CDP_API_KEY_ID=… CDP_API_KEY_SECRET=… npm start': THIS,
   'tsx devnet/cli.ts': THIS,
+  'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… X402_SVM_NETWORK=solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp X402_SVM_PAY_TO=… CDP_API_KEY_ID=… CDP_API_KEY_SECRET=… npm start': THIS,
+  'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… X402_SVM_NETWORK=solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp X402_SVM_PAY_TO=… X402_FACILITATOR_URL=https://facilitator.payai.network npm start': THIS,
+  [`npm run buy -- --chain solana POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'`]: 'cli/buy.test.ts',
+  'spl-token create-account EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v --owner <wallet>': 'not run here: the Solana CLI (spl-token) is not a dependency; on the devnet the payee\'s account is created at start',
   'node pay.mjs': THIS,
   'npm run build': 'test/production-build.test.ts',
   'node dist/src/main.js': 'test/production-build.test.ts',
@@ -214,6 +218,25 @@ test('Going live: each command as written stops at once with one line naming the
     assert.deepEqual(lines.length, 1, r.stderr);
     assert.match(lines[0]!, /^config error: X402_PAY_TO: /);
   }
+});
+
+test('Solana beside Base: with CDP or PayAI, loadConfig given exactly that environment offers both chains through the facilitator the README names', () => {
+  const [cdp, payai, ...more] = commandsIn('## Solana beside Base');
+  assert.equal(more.length, 0);
+  const filled = (env: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(env).map(([k, v]) => [
+        k,
+        k === 'X402_PAY_TO' ? '0x' + '4'.repeat(40) : k === 'X402_SVM_PAY_TO' ? 'CBWSDFwN7FnPmEjSgCFSz1Lzw3pGRj72iXcZWk9dEXHQ' : k === 'CDP_API_KEY_ID' ? 'organizations/o/apiKeys/k' : k === 'CDP_API_KEY_SECRET' ? cdpEd25519Secret() : v,
+      ]),
+    );
+  const withCdp = loadConfig(filled(envOf(cdp!))).payment!;
+  assert.deepEqual([withCdp.network, withCdp.solana?.network, withCdp.solana?.asset.address, withCdp.facilitatorUrls], ['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', [CDP_FACILITATOR_URL]]);
+  const withPayai = loadConfig(filled(envOf(payai!))).payment!;
+  assert.deepEqual([withPayai.solana?.payTo, withPayai.facilitatorUrls], ['CBWSDFwN7FnPmEjSgCFSz1Lzw3pGRj72iXcZWk9dEXHQ', ['https://facilitator.payai.network']]);
+  // As written (placeholders), start-up stops with one line naming a variable.
+  assert.throws(() => loadConfig(envOf(cdp!)), /^ConfigError: X402_PAY_TO: /);
+  assert.throws(() => loadConfig({ ...filled(envOf(cdp!)), X402_SVM_PAY_TO: '…' }), /^ConfigError: X402_SVM_PAY_TO: is not a base58 Solana address/);
 });
 
 test('tsx devnet/cli.ts starts the devnet alone and writes devnet.json', { timeout: 120_000 }, async () => {
