@@ -69,3 +69,30 @@ test('a network this service does not know must still name its facilitator', () 
   assert.equal(e.variable, 'X402_FACILITATOR_URL');
   assert.match(e.message, /is required/);
 });
+
+test('Solana beside Base: X402_SVM_NETWORK adds the rail with its USDC and public RPC; every mistake stops start-up with one line naming the variable', () => {
+  const SOL_PAY_TO = 'CBWSDFwN7FnPmEjSgCFSz1Lzw3pGRj72iXcZWk9dEXHQ';
+  const base = { X402_NETWORK: 'eip155:84532', X402_PAY_TO: PAY_TO };
+  assert.equal(loadConfig(base).payment!.solana, undefined, 'not configured: EVM only');
+  const s = loadConfig({ ...base, X402_SVM_NETWORK: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', X402_SVM_PAY_TO: SOL_PAY_TO }).payment!.solana!;
+  assert.deepEqual([s.network, s.payTo, s.asset.address, s.asset.decimals, s.rpcUrl], ['solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', SOL_PAY_TO, '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', 6, 'https://api.devnet.solana.com']);
+  const main = { ...base, X402_SVM_NETWORK: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', X402_SVM_PAY_TO: SOL_PAY_TO };
+  assert.equal(loadConfig(main).payment!.solana!.asset.address, 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ X402_NETWORK: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', X402_PAY_TO: PAY_TO }, /^X402_NETWORK: .*X402_SVM_NETWORK/],
+    [{ ...base, X402_SVM_NETWORK: 'solana:mainnet' }, /^X402_SVM_NETWORK: must be solana:5eykt/],
+    [{ ...base, X402_SVM_NETWORK: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' }, /^X402_SVM_PAY_TO: is required/],
+    [{ ...main, X402_SVM_PAY_TO: PAY_TO }, /^X402_SVM_PAY_TO: is not a base58 Solana address/],
+    [{ ...main, X402_SVM_PAY_TO: '1111111111111111111111111111111' }, /^X402_SVM_PAY_TO: is not a base58 Solana address/],
+    [{ ...base, X402_SVM_PAY_TO: SOL_PAY_TO }, /^X402_SVM_PAY_TO: is set but X402_SVM_NETWORK is not/],
+    [{ ...main, X402_SVM_ASSET: SOL_PAY_TO }, /^X402_SVM_ASSET: differs from Solana's USDC/],
+    [{ ...main, X402_SVM_RPC_URL: 'ftp://x' }, /^X402_SVM_RPC_URL: must be http or https/],
+    [{ X402_SVM_NETWORK: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' }, /^X402_SVM_NETWORK: is set but X402_NETWORK is not/],
+    [{ DEVNET_SVM: 'yes' }, /^DEVNET_SVM: must be 0 or 1/],
+    [{ ...base, DEVNET_SVM: '0' }, /^DEVNET_SVM: is set but X402_NETWORK is too/],
+  ];
+  for (const [env, why] of cases) assert.match(refusal(env).message, why, JSON.stringify(env));
+  assert.equal(loadConfig({ ...main, X402_SVM_ASSET: SOL_PAY_TO, X402_ALLOW_CUSTOM_ASSET: '1', X402_SVM_ASSET_DECIMALS: '9' }).payment!.solana!.asset.decimals, 9);
+  assert.equal(loadConfig({ DEVNET_SVM: '0' }).devnetSvm, false);
+  assert.equal(loadConfig({}).devnetSvm, true);
+});
