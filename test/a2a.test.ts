@@ -95,7 +95,7 @@ describe('A2A binding (JSON-RPC) with the A2A SDK client', () => {
     assert.equal(required.accepts[0]!.payTo, rig.devnet.payTo);
     // The words say how to pay over A2A (a payment message on the task), not over HTTP (a header this transport has no place for).
     const words = challenge.status!.message!.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
-    assert.match(words, /^Payment required: 1000 atomic units of USDC \(0\.001 USDC\) on eip155:31337 to 0x[0-9a-fA-F]{40}\. To pay over A2A/);
+    assert.match(words, /^Payment required: 1000 atomic units of USDC \(0\.001 USDC\) on eip155:31337 to 0x[0-9a-fA-F]{40}, or on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 to [1-9A-HJ-NP-Za-km-z]{32,44}\. To pay over A2A/);
     assert.match(words, /"x402\.payment\.status": "payment-submitted" and "x402\.payment\.payload"/);
     assert.doesNotMatch(words, /PAYMENT-SIGNATURE|header/);
 

@@ -1,5 +1,6 @@
 /**
- * Chaos: 1,000 paid calls on the real devnet while faults are injected at
+ * Chaos: 1,000 paid calls on the real devnet, a quarter of them on Solana and
+ * the rest on the EVM chain, while faults are injected at
  * random — facilitator down, slow, 5xx, refusing, answer lost after the
  * transfer, settlement pending (anvil automine off), ledger failures — with
  * concurrent duplicate and forged retries. Afterwards every buyer retries
@@ -7,7 +8,7 @@
  *   - every authorization used on chain delivered to its buyer (now or on retry);
  *   - no delivery without a transfer, and every receipt naming that transfer;
  *   - no forged request ever getting a result, nor an onlooker presenting the exact signature without the buyer's payment-identifier;
- *   - the payee's balance equal to the price times the deliveries.
+ *   - the payee's balance on each chain equal to the price times its deliveries there.
  * Bounded: CHAOS_CALLS (default 1,000) calls in rounds of 8.
  */
 import { test } from 'node:test';
@@ -17,6 +18,10 @@ import {
   anvilRpc, balanceOf, decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader, postJson, startRig, withPaymentId, CONTRAST, type PaymentPayload,
 } from './support/harness.js';
 import { signAuthorization } from './support/sign.js';
+import { forgeSignature } from './support/svm-payment.js';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { x402Client } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
 import type { Ledger } from '../src/store/ledger.js';
 import { faultyLedger } from './support/faulty-ledger.js';
 import { reconcileOnce } from '../src/payments/reconciler.js';
@@ -49,6 +54,8 @@ function pick(): Fault {
 interface Purchase {
   header: string;
   payload: PaymentPayload;
+  /** Paid on the Solana rail (else the EVM one). */
+  solana: boolean;
   body: unknown;
   delivered?: { tx: string; text: string };
   finalRefusal?: string;
@@ -70,8 +77,17 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
   try {
     const url = rig.service.url + CONTRAST;
     const devnet = rig.devnet;
-    const req = decodePaymentRequiredHeader((await postJson(url, { foreground: '#000000', background: '#ffffff', large_text: false })).headers.get('payment-required')!).accepts[0]!;
+    const accepts = decodePaymentRequiredHeader((await postJson(url, { foreground: '#000000', background: '#ffffff', large_text: false })).headers.get('payment-required')!).accepts;
+    const req = accepts[0]!;
+    const svm = devnet.svm!;
+    const solReq = accepts.find((a) => a.network === svm.network)!;
+    assert.ok(solReq, 'the 402 offers Solana');
+    // The official Solana client per buyer (it reads the mint once and a fresh blockhash per payment).
+    const solClients = await Promise.all(
+      svm.buyers.map(async (b) => new x402Client().register('solana:*', new ExactSvmScheme(await createKeyPairSignerFromBytes(b.secretKey), { rpcUrl: svm.rpcUrl }))),
+    );
     const before = await balanceOf(devnet, devnet.payTo);
+    const solBefore = svm.tokenBalance(svm.payTo);
     const deliveredBefore = (await rig.service.ledger.summary()).paidDeliveries;
     const purchases: Purchase[] = [];
 
@@ -88,7 +104,8 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
         case 'settle-refuses': rig.proxy.setMode({ settle: 'settle-false' }); break;
         case 'settle-lost-answer': rig.proxy.setMode({ settle: 'hang-after-forward' }); break;
         case 'settle-slow': rig.proxy.setMode({ settle: 'slow' }); break;
-        case 'settle-pending': await anvilRpc(devnet, 'evm_setAutomine', [false]); break;
+        // Broadcast, not yet in a block: anvil stops mining; the Solana runtime holds what is sent.
+        case 'settle-pending': await anvilRpc(devnet, 'evm_setAutomine', [false]); svm.faults.hold(); break;
         case 'ledger': ledgerFailureRate = 0.3; break;
         case 'none': break;
       }
@@ -98,6 +115,8 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
       ledgerFailureRate = 0;
       await anvilRpc(devnet, 'evm_setAutomine', [true]);
       await anvilRpc(devnet, 'evm_mine');
+      svm.faults.landHeld();
+      svm.faults.release();
     };
 
     const send = async (p: Purchase, header = p.header, genuine = true) => {
@@ -110,7 +129,8 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
         assert.ok(genuine, 'a forged request got a result');
         const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
         assert.equal(receipt.success, true);
-        assert.match(receipt.transaction, /^0x[0-9a-f]{64}$/, 'every receipt carries its transaction');
+        assert.match(receipt.transaction, p.solana ? /^[1-9A-HJ-NP-Za-km-z]{86,88}$/ : /^0x[0-9a-f]{64}$/, 'every receipt carries its transaction');
+        assert.equal(receipt.network, p.solana ? svm.network : devnet.network);
         if (p.delivered) assert.equal(text, p.delivered.text, 'the same payment always gets the same bytes');
         p.delivered = { tx: receipt.transaction, text };
       } else if (res.status === 402 && genuine) {
@@ -119,6 +139,7 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
       return res.status;
     };
     const forge = (p: Purchase): string => {
+      if (p.solana) return encodePaymentSignatureHeader(forgeSignature(p.payload));
       const copy = JSON.parse(JSON.stringify(p.payload)) as PaymentPayload;
       const inner = copy.payload as { signature: string; authorization: { validBefore: string } };
       if (random() < 0.5) inner.signature = '0x' + '5a'.repeat(65);
@@ -134,8 +155,13 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
         const n = done + i;
         const body = { foreground: '#' + ((n * 7919) % 0xffffff).toString(16).padStart(6, '0'), background: '#ffffff', large_text: n % 2 === 0 };
         // An honest buyer's payment: with a payment-identifier, its proof for the retries that follow a fault.
-        const payload = withPaymentId(await signAuthorization(devnet.buyers[n % devnet.buyers.length]!, req));
-        batch.push({ header: encodePaymentSignatureHeader(payload), payload, body });
+        const solana = n % 4 === 3;
+        const payload = withPaymentId(
+          solana
+            ? await solClients[n % solClients.length]!.createPaymentPayload({ x402Version: 2, resource: { url, description: '', mimeType: 'application/json' }, accepts: [solReq] })
+            : await signAuthorization(devnet.buyers[n % devnet.buyers.length]!, req),
+        );
+        batch.push({ header: encodePaymentSignatureHeader(payload), payload, solana, body });
       }
       purchases.push(...batch);
       await setFault(fault);
@@ -154,7 +180,10 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
         for (let attempt = 0; !p.delivered && !p.finalRefusal; attempt++) {
           assert.ok(attempt < 100, `no final answer after ${attempt} retries (last ${last}, round ${fault}); counts ${JSON.stringify(counts)}`);
           if (attempt > 0) await new Promise((r) => setTimeout(r, 150));
-          if (attempt % 10 === 9) await anvilRpc(devnet, 'evm_mine');
+          if (attempt % 10 === 9) {
+            await anvilRpc(devnet, 'evm_mine');
+            svm.faults.landHeld();
+          }
           last = await send(p);
         }
         // Once settled the signature is public: an onlooker's copy rebuilt from the chain (the exact signed
@@ -170,21 +199,32 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
     // The chain is the judge.
     await reconcileOnce(rig.service.ledger, (n) => rig.service.rail.chainFor(n), Date.now);
     let charged = 0;
+    let chargedOnSolana = 0;
+    const solanaChain = rig.service.rail.chainFor(svm.network)!;
     for (const p of purchases) {
-      const a = (p.payload.payload as { authorization: { from: Hex; nonce: Hex } }).authorization;
-      const st = await rig.service.rail.chain.authorizationState(devnet.asset, a.from, a.nonce);
-      if (st.used) {
+      let tx: string | undefined;
+      if (p.solana) {
+        // Solana's own record: the transaction carrying the buyer's signature, found among its token account's.
+        const fate = await solanaChain.fate({ asset: svm.mint, payer: '', nonce: '', validBefore: 0, payload: JSON.stringify(p.payload) });
+        tx = fate.kind === 'used' ? fate.transaction : undefined;
+        if (tx) chargedOnSolana++;
+      } else {
+        const a = (p.payload.payload as { authorization: { from: Hex; nonce: Hex } }).authorization;
+        if ((await rig.service.rail.chain.authorizationState(devnet.asset, a.from, a.nonce)).used) tx = await rig.service.rail.chain.authorizationTransaction(devnet.asset, a.from, a.nonce);
+      }
+      if (tx) {
         charged++;
         assert.ok(p.delivered, `charged but not delivered (final answer ${p.finalRefusal})`);
-        const tx = await rig.service.rail.chain.authorizationTransaction(devnet.asset, a.from, a.nonce);
-        assert.equal(p.delivered.tx, tx, 'the receipt names the transfer that was mined');
+        assert.equal(p.delivered.tx, tx, 'the receipt names the transfer that landed');
       } else {
         assert.equal(p.delivered, undefined, 'delivered without a transfer');
       }
     }
     const delivered = purchases.filter((p) => p.delivered).length;
     assert.equal(delivered, charged);
-    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, PRICE * BigInt(charged), 'the payee got exactly the price of each delivery');
+    assert.ok(chargedOnSolana > 0 && chargedOnSolana < charged, 'both chains were paid');
+    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, PRICE * BigInt(charged - chargedOnSolana), 'the EVM payee got exactly the price of each delivery there');
+    assert.equal(svm.tokenBalance(svm.payTo) - solBefore, PRICE * BigInt(chargedOnSolana), 'the Solana payee got exactly the price of each delivery there');
     // Deliveries whose `settled` write hit an injected ledger failure are recorded by the reconciler.
     let recorded = 0;
     for (let i = 0; i < 30; i++) {
@@ -194,10 +234,11 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
       await new Promise((r) => setTimeout(r, 500));
     }
     assert.equal(recorded, delivered, 'the ledger counts each delivery once');
-    console.log(`chaos: ${purchases.length} calls, ${delivered} delivered and charged once, ${purchases.length - delivered} refused and not charged`);
+    console.log(`chaos: ${purchases.length} calls (${purchases.filter((p) => p.solana).length} on Solana), ${delivered} delivered and charged once (${chargedOnSolana} on Solana), ${purchases.length - delivered} refused and not charged`);
     console.log('chaos counts: ' + JSON.stringify(Object.fromEntries(Object.entries(counts).sort()), null, 1));
   } finally {
     await anvilRpc(rig.devnet, 'evm_setAutomine', [true]).catch(() => {});
+    rig.devnet.svm?.faults.release();
     await rig.close();
   }
 });
