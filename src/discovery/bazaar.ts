@@ -46,7 +46,7 @@ function topLevel(schema: JsonSchema): JsonSchema {
   };
 }
 
-export type BazaarLevel = 'full' | 'compact' | 'outline' | 'compact-input' | 'example-only' | 'minimal';
+export type BazaarLevel = 'full' | 'compact' | 'outline' | 'example-outline' | 'example-object' | 'minimal';
 
 type Extension = { bazaar: { info: Record<string, unknown>; schema: { properties: Record<string, unknown>; $defs?: Record<string, unknown> } } };
 
@@ -101,13 +101,15 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
     case 'outline':
       // What a discovery challenge can afford: both shapes at their top level, and an input example.
       return at(input, topLevel(cap.inputSchema), { schema: topLevel(cap.outputSchema), example: undefined });
-    case 'compact-input':
-      return at(input, compactSchema(cap.inputSchema) as JsonSchema);
-    case 'example-only':
-      return at(input, undefined);
+    // The leaner levels keep an output part, however small (discovery clients
+    // flag a 402 without one): a 402 offering two chains has less room.
+    case 'example-outline':
+      return at(input, undefined, { schema: topLevel(cap.outputSchema), example: undefined });
+    case 'example-object':
+      return at(input, undefined, { schema: { type: 'object' }, example: undefined });
     case 'minimal':
-      // Only "this is a JSON POST": the input shape is at /openapi.json.
-      return at({}, undefined);
+      // Only "this is a JSON POST answering a JSON object": the shapes are at /openapi.json.
+      return at({}, undefined, { schema: { type: 'object' }, example: undefined });
   }
 }
 
@@ -116,7 +118,7 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
  * encoded PAYMENT-REQUIRED header fits its budget, MCP the richest. The full schemas are always in /openapi.json.
  */
 export function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
-  return (['full', 'compact', 'outline', 'compact-input', 'example-only', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
+  return (['full', 'compact', 'outline', 'example-outline', 'example-object', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
 }
 
 /** One sentence of the description, at most 160 characters: what the 402's resource.description carries. */
