@@ -230,7 +230,7 @@ export class PaymentGate {
     this.log = deps.log ?? noopLog;
     this.afterPaidCall = deps.afterPaidCall ?? (() => {});
     this.mpp = deps.mpp;
-    this.redelivery = new RedeliveryGuard(deps.signIn ?? new SignInWithX(deps.rail.payment.network), deps.mpp);
+    this.redelivery = new RedeliveryGuard(deps.signIn ?? new SignInWithX(deps.rail.offers.map((o) => o.network)), deps.mpp);
   }
 
   async handle(call: PaidCall): Promise<GateOutcome> {
@@ -425,7 +425,7 @@ export class PaymentGate {
    * carries a sign-in challenge (the SDK's SIWx clients answer it).
    */
   private async redeliveryProof(call: PaidCall, payment: PaymentPayload, payer: string, existing: PaymentAttempt, all: PaymentRequirements[]): Promise<GateOutcome | undefined> {
-    const verdict = await this.redelivery.check({ id: existing.id, payer, paymentKey: existing.paymentKey, nonce: existing.nonce }, payment, call.signIn, call.resourceUrl, this.now(), call.mpp?.challenge);
+    const verdict = await this.redelivery.check({ id: existing.id, network: existing.network, payer, paymentKey: existing.paymentKey, nonce: existing.nonce }, payment, call.signIn, call.resourceUrl, this.now(), call.mpp?.challenge);
     switch (verdict.kind) {
       case 'proven':
         return undefined;

@@ -134,7 +134,7 @@ describe('MPP credentials', () => {
 });
 
 describe('RedeliveryGuard: the MPP challenge as proof', () => {
-  const attempt = (nonce: string) => ({ id: 'a1', payer: PAYER.address.toLowerCase(), paymentKey: null, nonce });
+  const attempt = (nonce: string) => ({ id: 'a1', network: 'eip155:8453', payer: PAYER.address.toLowerCase(), paymentKey: null, nonce });
   const payment = { x402Version: 2 } as unknown as PaymentPayload;
 
   test('the challenge the authorization was signed for proves the buyer, even after it expired', async () => {

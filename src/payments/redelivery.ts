@@ -38,7 +38,9 @@ export type RedeliveryVerdict =
 
 export interface BoundAttempt {
   id: string;
-  /** Lower-case payer address. */
+  /** The network it was paid on: a sign-in proves the payer there. */
+  network: string;
+  /** The payer as the ledger keys it (EVM lower case, Solana base58). */
   payer: string;
   paymentKey: string | null;
   /** The bound authorization's EIP-3009 nonce (what an MPP challenge must hash to). */
@@ -60,7 +62,7 @@ export class RedeliveryGuard {
     if (mppChallenge !== undefined && attempt.nonce !== undefined && this.mpp?.proves(mppChallenge, attempt.nonce)) return { kind: 'proven' };
     if (signIn !== undefined) {
       const signedIn = await this.signIn.check(signIn, resourceUrl, now);
-      if (signedIn.ok && signedIn.address === attempt.payer) return { kind: 'proven' };
+      if (signedIn.ok && signedIn.network === attempt.network && signedIn.address === attempt.payer) return { kind: 'proven' };
     }
     const tries = this.triesOf(attempt.id, now);
     const id = extractPaymentIdentifier(payment, true);

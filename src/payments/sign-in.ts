@@ -21,14 +21,18 @@ export const SIGN_IN_LIFETIME_SECONDS = 300;
 const SKEW_SECONDS = 30;
 const STATEMENT = 'Prove you hold the wallet that paid, to receive the result you already paid for. This signature moves no funds.';
 
-export type SignInCheck = { ok: true; address: string } | { ok: false; reason: string };
+/** `address` as the ledger keys payers: EVM lower case, Solana base58 as it is. */
+export type SignInCheck = { ok: true; address: string; network: string } | { ok: false; reason: string };
+
+/** How each chain's wallets sign in (CAIP-122): EIP-191 on EVM chains, ed25519 (SIWS) on Solana. */
+const signatureType = (network: string) => (network.startsWith('solana:') ? 'ed25519' : 'eip191');
 
 export class SignInWithX {
   private readonly secret: Buffer;
-  constructor(
-    private readonly network: string,
-    secret?: Uint8Array,
-  ) {
+  private readonly networks: readonly string[];
+  /** `networks`: the chains payments are taken on (a payer signs in on the chain it paid on). */
+  constructor(networks: string | readonly string[], secret?: Uint8Array) {
+    this.networks = typeof networks === 'string' ? [networks] : networks;
     this.secret = secret ? Buffer.from(secret) : randomBytes(32);
   }
 
@@ -40,7 +44,7 @@ export class SignInWithX {
     return {
       [SIGN_IN_WITH_X]: {
         info: { domain: url.host, uri: resourceUrl, statement: STATEMENT, version: '1', nonce: this.nonce(resourceUrl, issuedAt, expirationTime), issuedAt, expirationTime },
-        supportedChains: [{ chainId: this.network, type: 'eip191' }],
+        supportedChains: this.networks.map((chainId) => ({ chainId, type: signatureType(chainId) })),
       },
     };
   }
@@ -54,7 +58,8 @@ export class SignInWithX {
       return { ok: false, reason: e instanceof Error ? e.message : 'unreadable sign-in' };
     }
     if (p.uri !== resourceUrl || p.domain !== new URL(resourceUrl).host) return { ok: false, reason: 'the sign-in names another resource' };
-    if (p.chainId !== this.network || p.version !== '1' || p.statement !== STATEMENT) return { ok: false, reason: 'the sign-in is not the message this service issued' };
+    if (!this.networks.includes(p.chainId) || p.version !== '1' || p.statement !== STATEMENT) return { ok: false, reason: 'the sign-in is not the message this service issued' };
+    if (p.type !== undefined && p.type !== signatureType(p.chainId)) return { ok: false, reason: 'the sign-in is not the message this service issued' };
     if (p.notBefore !== undefined || p.requestId !== undefined || p.resources !== undefined || p.expirationTime === undefined) {
       return { ok: false, reason: 'the sign-in is not the message this service issued' };
     }
@@ -68,7 +73,7 @@ export class SignInWithX {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'the sign-in nonce was not issued by this service' };
     const verified = await verifySIWxSignature(p).catch(() => ({ isValid: false as const, invalidMessage: 'unverifiable signature' }));
     if (!verified.isValid) return { ok: false, reason: 'the sign-in signature does not verify' };
-    return { ok: true, address: p.address.toLowerCase() };
+    return { ok: true, address: signatureType(p.chainId) === 'eip191' ? p.address.toLowerCase() : p.address, network: p.chainId };
   }
 
   private nonce(resourceUrl: string, issuedAt: string, expirationTime: string): string {
