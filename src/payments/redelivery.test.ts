@@ -100,6 +100,6 @@ describe('unproven tries', () => {
     assert.equal((await guard.check(a, withId('pay_guess_again_000001'), undefined, URL_A, now + 10 * 60_000)).kind, 'unproven');
     // Expired windows are dropped first when the map is full.
     for (let i = 0; i < 10_001; i++) await guard.check({ id: `old-${i}`, network: NETWORK, payer: a.payer, paymentKey: null }, withId(undefined), undefined, URL_A, now);
-    assert.equal((await guard.check({ id: 'fresh', payer: a.payer, paymentKey: null }, withId(undefined), undefined, URL_A, now + 20 * 60_000)).kind, 'unproven');
+    assert.equal((await guard.check({ id: 'fresh', network: NETWORK, payer: a.payer, paymentKey: null }, withId(undefined), undefined, URL_A, now + 20 * 60_000)).kind, 'unproven');
   });
 });
