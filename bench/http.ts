@@ -19,6 +19,7 @@ import { serve } from '@hono/node-server';
 import { HTTPFacilitatorClient, x402ResourceServer, type RoutesConfig } from '@x402/core/server';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { paymentMiddleware } from '@x402/hono';
 import type { Devnet } from '../devnet/index.js';
 import { balanceOf, postJson, signFor } from '../test/support/harness.js';
@@ -269,21 +270,26 @@ export interface X402HonoOptions {
   maxTimeoutSeconds: number;
   /** What the protected route answers once paid (default `{"delivered":true}`). */
   answer?: (body: unknown) => unknown;
+  /** A Solana entry beside the EVM one (the SDK's exact SVM scheme), as our service offers with a Solana rail. */
+  solana?: { network: `${string}:${string}`; payTo: string; asset: string };
 }
 
 /** The same route behind the official @x402/hono paymentMiddleware, on the same devnet and facilitator. */
 export async function startX402HonoRoute(o: X402HonoOptions): Promise<TestServer> {
   const facilitator = new HTTPFacilitatorClient({ url: o.facilitatorUrl });
   const resourceServer = new x402ResourceServer(facilitator).register(o.network, new ExactEvmScheme());
+  if (o.solana) resourceServer.register(o.solana.network, new ExactSvmScheme());
+  const evm = {
+    scheme: 'exact',
+    network: o.network,
+    payTo: o.payTo,
+    price: { amount: o.priceAtomic, asset: o.asset, extra: { name: o.assetName, version: o.assetVersion } },
+    maxTimeoutSeconds: o.maxTimeoutSeconds,
+  };
+  const svm = o.solana && { scheme: 'exact', network: o.solana.network, payTo: o.solana.payTo, price: { amount: o.priceAtomic, asset: o.solana.asset }, maxTimeoutSeconds: o.maxTimeoutSeconds };
   const routes: RoutesConfig = {
     [`POST ${o.path}`]: {
-      accepts: {
-        scheme: 'exact',
-        network: o.network,
-        payTo: o.payTo,
-        price: { amount: o.priceAtomic, asset: o.asset, extra: { name: o.assetName, version: o.assetVersion } },
-        maxTimeoutSeconds: o.maxTimeoutSeconds,
-      },
+      accepts: svm ? [evm, svm] : evm,
       description: o.description,
       mimeType: 'application/json',
     },

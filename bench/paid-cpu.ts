@@ -19,6 +19,10 @@
  *
  * Nothing lost: 200s = transfers to the payee = our settled rows.
  *
+ * Then the same paid calls paid on Solana (both servers offer the devnet's
+ * Solana rail beside the EVM one): signed just before each window, since a
+ * Solana payment lives as long as its blockhash (about a minute).
+ *
  * `npx tsx bench/paid-cpu.ts` runs it alone; bench/run.ts calls
  * `runPaidCpuBench`. Knobs: BENCH_CPU_CALLS (paid calls per server, default
  * 300), BENCH_CPU_IDLE_SEC (default 10), BENCH_CPU_PROF_DIR (V8 CPU profiles
@@ -29,7 +33,10 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
-import { startDevnet, transferLogs, type Devnet } from '../devnet/index.js';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { x402Client } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { startDevnet, transferLogs, type Devnet, type SvmDevnet } from '../devnet/index.js';
 import { CATALOG } from '../src/capabilities/index.js';
 import { loadConfig } from '../src/config.js';
 import { BLACK_ON_WHITE, buyerClient, CONTRAST, decodePaymentRequiredHeader, devnetEnv, tempDir } from '../test/support/harness.js';
@@ -38,8 +45,8 @@ import type { X402HonoOptions } from './http.js';
 import { mainThreadCpuMs, procCpuMs } from './proc.js';
 import { envInt, fmt, markdownTable, round } from './stats.js';
 
-/** The goals of issue 24, as ratios theirs ÷ ours and ms per second. */
-export const TARGETS = { paidCpuRatio: 1.0, unpaidCpuRatio: 1.5, idleMsPerSec: 5 };
+/** The goals of issue 24, as ratios theirs ÷ ours and ms per second; the Solana row's is issue 26's (the same as on the EVM chain). */
+export const TARGETS = { paidCpuRatio: 1.0, unpaidCpuRatio: 1.5, idleMsPerSec: 5, solanaPaidCpuRatio: 1.0 };
 
 const TAIL_MS = 300;
 /** Seconds between the idle window right after the traffic and the steady one. */
@@ -71,6 +78,24 @@ export interface PaidCpuResult {
   nothingLost: boolean;
   settledRows: number;
   transfers: number;
+  /** The same paid calls, paid on the Solana rail. */
+  solana?: SolanaFigures;
+}
+
+export interface SolanaFigures {
+  calls: number;
+  oursCpuMs: number;
+  oursMainMs: number;
+  referenceCpuMs: number;
+  referenceMainMs: number;
+  ratio: number;
+  ours200: number;
+  reference200: number;
+  settledRows: number;
+  /** The payee's token balance rose by this many prices. */
+  transfers: number;
+  nothingLost: boolean;
+  otherStatuses: Record<string, number>;
 }
 
 export interface ServerFigures {
@@ -126,6 +151,19 @@ async function presign(devnet: Devnet, url: string, n: number): Promise<string[]
   });
   const out: string[] = [];
   for (let i = 0; i < n; i++) out.push(encodePaymentSignatureHeader(await clients[i % clients.length]!.createPaymentPayload(required)));
+  return out;
+}
+
+/** `n` PAYMENT-SIGNATURE values paying `url`'s Solana entry with the official client, the devnet's buyers in turn. */
+async function presignSolana(svm: SvmDevnet, url: string, n: number): Promise<string[]> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+  await res.arrayBuffer();
+  const required = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
+  const solana = { ...required, accepts: required.accepts.filter((a) => a.network === svm.network) };
+  if (solana.accepts.length !== 1) throw new Error(`${url} offers no Solana entry`);
+  const clients = await Promise.all(svm.buyers.map(async (b) => new x402Client().register('solana:*', new ExactSvmScheme(await createKeyPairSignerFromBytes(b.secretKey), { rpcUrl: svm.rpcUrl }))));
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(encodePaymentSignatureHeader(await clients[i % clients.length]!.createPaymentPayload(solana)));
   return out;
 }
 
@@ -188,6 +226,7 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
         facilitatorUrl: payment.facilitatorUrls[0]!,
         description: cap.description,
         maxTimeoutSeconds: payment.maxTimeoutSeconds,
+        ...(payment.solana && { solana: { network: payment.solana.network as `${string}:${string}`, payTo: payment.solana.payTo, asset: payment.solana.asset.address } }),
       },
       profileDir,
     );
@@ -216,6 +255,8 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
     }
     const settledRows = (await ours.paidDeliveries()) - settledBefore;
     const transfers = (await transferLogs(devnet, { to: devnet.payTo })).length - transfersBefore;
+
+    const solana = devnet.svm && (await solanaWindows(devnet.svm, servers, ours, calls, concurrency, progress));
 
     const unpaid = new Map<Server, Usage>(servers.map((s) => [s, blank()]));
     for (let round = 0; round < 2; round++) {
@@ -266,12 +307,57 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
       nothingLost: o.ok200 === calls && r.ok200 === calls && settledRows === calls && transfers === 2 * calls,
       settledRows,
       transfers,
+      ...(solana && { solana }),
     };
   } finally {
     await ours?.stop().catch(() => {});
     await reference?.stop().catch(() => {});
     await devnet.stop().catch(() => {});
   }
+}
+
+/** The paid windows again, paid on Solana: A B A B, each signed just before it runs. */
+async function solanaWindows(svm: SvmDevnet, servers: Server[], ours: ChildService, calls: number, concurrency: number, progress: (m: string) => void): Promise<SolanaFigures> {
+  const price = BigInt(CATALOG.find((c) => c.path === CONTRAST)!.priceAtomic);
+  for (const s of servers) {
+    const w = await window(s, await presignSolana(svm, s.url + CONTRAST, 8), 4);
+    if (w.statuses.get(200) !== 8) throw new Error(`${s.name}: warm-up Solana calls answered ${JSON.stringify(Object.fromEntries(w.statuses))}`);
+  }
+  const settledBefore = await ours.paidDeliveries();
+  const balanceBefore = svm.tokenBalance(svm.payTo);
+  const usage = new Map<Server, Usage>(servers.map((s) => [s, blank()]));
+  const half = calls / 2;
+  for (let round = 0; round < 2; round++) {
+    for (const s of servers) {
+      progress(`CPU per paid call on Solana: ${s.name}, window ${round + 1} of 2, ${half} calls`);
+      const signed = await presignSolana(svm, s.url + CONTRAST, half);
+      add(usage.get(s)!, await window(s, signed, concurrency));
+    }
+  }
+  const settledRows = (await ours.paidDeliveries()) - settledBefore;
+  const transfers = Number((svm.tokenBalance(svm.payTo) - balanceBefore) / price);
+  const o = usage.get(servers[0]!)!;
+  const r = usage.get(servers[1]!)!;
+  const other: Record<string, number> = {};
+  for (const [status, n] of [...o.statuses, ...r.statuses]) if (status !== 200) other[status] = (other[status] ?? 0) + n;
+  const oursCpuMs = round(o.cpuMs / calls);
+  const referenceCpuMs = round(r.cpuMs / calls);
+  const ours200 = o.statuses.get(200) ?? 0;
+  const reference200 = r.statuses.get(200) ?? 0;
+  return {
+    calls,
+    oursCpuMs,
+    oursMainMs: round(o.mainMs / calls),
+    referenceCpuMs,
+    referenceMainMs: round(r.mainMs / calls),
+    ratio: round(referenceCpuMs / oursCpuMs),
+    ours200,
+    reference200,
+    settledRows,
+    transfers,
+    nothingLost: ours200 === calls && reference200 === calls && settledRows === calls && transfers === 2 * calls,
+    otherStatuses: other,
+  };
 }
 
 export function paidCpuReport(r: PaidCpuResult): string[] {
@@ -284,6 +370,24 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
       `${fmt(r.paidCpuRatio)}×`,
       `≥ ${TARGETS.paidCpuRatio}× ${met(r.paidCpuRatio >= TARGETS.paidCpuRatio)}`,
     ],
+    ...(r.solana
+      ? [
+          [
+            'CPU per settled paid call on Solana',
+            `${fmt(r.solana.oursCpuMs)} ms (main thread ${fmt(r.solana.oursMainMs)})`,
+            `${fmt(r.solana.referenceCpuMs)} ms (main thread ${fmt(r.solana.referenceMainMs)})`,
+            `${fmt(r.solana.ratio)}×`,
+            `≥ ${TARGETS.solanaPaidCpuRatio}× ${met(r.solana.ratio >= TARGETS.solanaPaidCpuRatio)}`,
+          ],
+          [
+            'nothing lost on Solana (200s = transfers = settled rows)',
+            `${r.solana.ours200} = ${r.solana.settledRows} settled`,
+            `${r.solana.reference200}`,
+            '—',
+            `${r.solana.transfers} transfers for ${2 * r.solana.calls} calls: ${r.solana.nothingLost ? 'yes' : '**NO**'}`,
+          ],
+        ]
+      : []),
     [
       'CPU per unpaid 402',
       `${fmt(r.ours.unpaidCpuMs)} ms`,
@@ -316,14 +420,16 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
   const other = [r.ours, r.reference].some((f) => Object.keys(f.otherStatuses).length > 0)
     ? [`Other statuses: ours ${JSON.stringify(r.ours.otherStatuses)}, reference ${JSON.stringify(r.reference.otherStatuses)}.`, '']
     : [];
+  const otherSolana = r.solana && Object.keys(r.solana.otherStatuses).length ? [`Other statuses on Solana (both servers): ${JSON.stringify(r.solana.otherStatuses)}.`, ''] : [];
   return [
     `### CPU per call: this service vs @x402/hono, each in its own process`,
     '',
-    `${r.calls} pre-signed paid contrast calls per server in windows A B A B, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way; idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s twice (2 s and ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after the last call). Same devnet facilitator and anvil; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours.`,
+    `${r.calls} pre-signed paid contrast calls per server in windows A B A B, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way; idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s twice (2 s and ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after the last call). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours.`,
     '',
     markdownTable(['row', 'ours', '@x402/hono', 'ratio', 'goal'], rows, ['l', 'r', 'r', 'r', 'l']),
     '',
     ...other,
+    ...otherSolana,
   ];
 }
 
