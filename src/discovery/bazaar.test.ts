@@ -10,7 +10,7 @@ import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { CATALOG } from '../capabilities/index.js';
 import { bazaarExtension, type BazaarLevel } from './bazaar.js';
 
-const LEVELS: BazaarLevel[] = ['full', 'compact', 'outline', 'example-outline', 'example-object', 'minimal'];
+const LEVELS: BazaarLevel[] = ['full', 'compact', 'outline', 'example-outline', 'example-object', 'example-only', 'minimal'];
 type Ext = { bazaar: Parameters<typeof validateDiscoveryExtension>[0] & { info: { input: { method?: string }; output?: unknown }; schema: { properties: { output?: { properties: { example: unknown } } } } } };
 
 test('every level of every entry validates against its own schema and declares the method', () => {

@@ -46,7 +46,7 @@ function topLevel(schema: JsonSchema): JsonSchema {
   };
 }
 
-export type BazaarLevel = 'full' | 'compact' | 'outline' | 'example-outline' | 'example-object' | 'minimal';
+export type BazaarLevel = 'full' | 'compact' | 'outline' | 'example-outline' | 'example-object' | 'example-only' | 'minimal';
 
 type Extension = { bazaar: { info: Record<string, unknown>; schema: { properties: Record<string, unknown>; $defs?: Record<string, unknown> } } };
 
@@ -107,6 +107,9 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
       return at(input, undefined, { schema: topLevel(cap.outputSchema), example: undefined });
     case 'example-object':
       return at(input, undefined, { schema: { type: 'object' }, example: undefined });
+    case 'example-only':
+      // The example over the output part, where the room is tightest (a payable 402 of a large example).
+      return at(input, undefined);
     case 'minimal':
       // Only "this is a JSON POST answering a JSON object": the shapes are at /openapi.json.
       return at({}, undefined, { schema: { type: 'object' }, example: undefined });
@@ -118,13 +121,18 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
  * encoded PAYMENT-REQUIRED header fits its budget, MCP the richest. The full schemas are always in /openapi.json.
  */
 export function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
-  return (['full', 'compact', 'outline', 'example-outline', 'example-object', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
+  return (['full', 'compact', 'outline', 'example-outline', 'example-object', 'example-only', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
 }
 
-/** One sentence of the description, at most 160 characters: what the 402's resource.description carries. */
+/**
+ * One sentence of the description, at most 100 characters: what the 402's
+ * resource.description carries (a label; the header's room goes to the
+ * Bazaar example, and to a second chain's entry in accepts).
+ */
+export const SHORT_DESCRIPTION_CHARS = 100;
 export function shortDescription(cap: Capability): string {
   const first = cap.description.split(/(?<=\.)\s/)[0] ?? cap.description;
-  return first.length <= 160 ? first : first.slice(0, 157).replace(/\s+\S*$/, '') + '…';
+  return first.length <= SHORT_DESCRIPTION_CHARS ? first : first.slice(0, SHORT_DESCRIPTION_CHARS - 3).replace(/\s+\S*$/, '') + '…';
 }
 
 /** A capability's paid face for every transport: its 402 summary and extensions (the paid flow makes it once per entry). */

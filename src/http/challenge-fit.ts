@@ -8,8 +8,17 @@
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '../payments/rail.js';
 
-/** Budget for the base64 PAYMENT-REQUIRED header value (under 2 KB; a production facilitator rejected ~3.5 KB). */
+/**
+ * Budget for the base64 PAYMENT-REQUIRED header of a payable 402 as a payment
+ * carries it back (under 2 KB; a production facilitator rejected ~3.5 KB): the
+ * resource, the extensions and the one entry of `accepts` the buyer pays. The
+ * other chains' entries never reach a facilitator, so they are left out of it
+ * (`PAYABLE_HEADER_CEILING_BYTES` bounds the whole header).
+ */
 export const HEADER_BUDGET_BYTES = 2040;
+
+/** The whole payable header, every chain's entry included: the header block stays under the 4 KiB a reverse proxy buffers, WWW-Authenticate beside it. */
+export const PAYABLE_HEADER_CEILING_BYTES = 3072;
 
 /**
  * Budget for the header of a discovery challenge (a request with no body):
@@ -35,22 +44,35 @@ export interface Fitted {
 export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown>>) {
   const ours = new Set(candidates.flatMap((c) => Object.keys(c)));
   const remembered = new Map<string, Fitted & { source: PaymentRequired }>();
-  return function fit(pr: PaymentRequired, budget: number): Fitted {
-    const key = `${budget}|${pr.resource.url}|${pr.accepts[0]?.amount}|${pr.error ?? ''}`;
+  /**
+   * `budget`: the whole header's (a discovery challenge, which nothing can
+   * pay), or `{ echoed }`: what a payment carries back, with the longest
+   * single entry of `accepts`, the whole header under the ceiling.
+   */
+  return function fit(pr: PaymentRequired, budget: number | { echoed: number }): Fitted {
+    const key = `${typeof budget === 'number' ? budget : `e${budget.echoed}`}|${pr.resource.url}|${pr.accepts[0]?.amount}|${pr.error ?? ''}`;
     const hit = remembered.get(key);
     if (hit?.source === pr) return hit;
+    const fits = (f: Fitted) => (typeof budget === 'number' ? f.header.length <= budget : f.header.length <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
     let fitted: Fitted = { paymentRequired: pr, header: encodePaymentRequiredHeader(pr) };
-    if (fitted.header.length > budget) {
+    if (!fits(fitted)) {
       // The gate's own extensions (sign-in, payment-identifier) stay; only the entry's candidates are traded down.
       const kept = Object.fromEntries(Object.entries(pr.extensions ?? {}).filter(([k]) => !ours.has(k)));
       for (const candidate of [...candidates.slice(1), {}]) {
         const paymentRequired = { ...pr, extensions: { ...kept, ...candidate } };
         fitted = { paymentRequired, header: encodePaymentRequiredHeader(paymentRequired) };
-        if (fitted.header.length <= budget) break;
+        if (fits(fitted)) break;
       }
     }
     if (remembered.size >= 256) remembered.clear();
     remembered.set(key, { ...fitted, source: pr });
     return remembered.get(key)!;
   };
+}
+
+/** The header a payment echoes back: the 402 with only its longest entry of `accepts` (the one a buyer pays is at most that long). */
+export function echoedLength(pr: PaymentRequired): number {
+  if (pr.accepts.length <= 1) return encodePaymentRequiredHeader(pr).length;
+  const longest = pr.accepts.reduce((a, b) => (JSON.stringify(b).length > JSON.stringify(a).length ? b : a));
+  return encodePaymentRequiredHeader({ ...pr, accepts: [longest] }).length;
 }

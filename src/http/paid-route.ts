@@ -18,6 +18,7 @@ import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
 import { MPP_PROBLEMS, credentialFromHeader, mppProblemOf, paymentScheme, receiptHeader, type MppCharge, type MppCredential } from '../payments/mpp.js';
 import { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES, challengeFitter, type Fitted } from './challenge-fit.js';
+export { echoedLength, PAYABLE_HEADER_CEILING_BYTES } from './challenge-fit.js';
 import { setMetric } from 'hono/timing';
 import { wireBody } from './wire-body.js';
 import { requestHeader, type JoinedHeaderName } from './request-header.js';
@@ -244,7 +245,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const { flow } = opts;
   const mpp = flow.mpp;
   const fit = challengeFitter(flow.describe(cap).extensionCandidates);
-  const payable = (pr: PaymentRequired) => fit(pr, HEADER_BUDGET_BYTES);
+  const payable = (pr: PaymentRequired) => fit(pr, { echoed: HEADER_BUDGET_BYTES });
   const originFor = (c: Context) => opts.publicBaseUrl ?? originOf(c.req.url);
   /**
    * No body at all (Content-Length 0 or none): unpaid, it is a discovery probe
