@@ -6,7 +6,7 @@
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { resolve } from 'node:path';
-import { fromBase58 } from './payments/chains/svm-transaction.js';
+import { fromBase58 } from './foundation/base58.js';
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {

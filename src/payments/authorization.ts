@@ -11,7 +11,7 @@
 import { bytesToHex, isAddress, type Hex } from 'viem';
 import { typedDataDigest } from '../crypto/eip712.js';
 import { signedBy, signatureParts } from './signer-check.js';
-import type { PaymentPayload, PaymentRequirements } from './rail.js';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 
 export interface Eip3009Authorization {
   from: Hex;

@@ -32,6 +32,8 @@ import type { AssetConfig } from '../config.js';
 import { ServiceError, type ErrorCode } from '../errors.js';
 import { LedgerUnavailableError, responseToStore, type AdvanceOptions, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
 import type { Authorization, ChainFate, NotNew, PaymentChain } from './chains/payment-chain.js';
+import type { RailOffer } from './rails.js';
+export type { RailOffer };
 import { HOW_TO_PAY } from './how-to-pay.js';
 import { sha256Hex } from '../foundation/canonical-json.js';
 import type { MppCharge, MppCredential, MppProblem } from './mpp.js';
@@ -44,13 +46,6 @@ export const SETTLE_MARGIN_SECONDS = 10;
 
 /** Retry-After for a settlement whose transfer may still be mined. */
 const PENDING_RETRY_SECONDS = 5;
-
-/** One chain a payment may be made on, as the 402 offers it. */
-export interface RailOffer {
-  network: string;
-  payTo: string;
-  asset: { address: string; symbol: string; decimals: number };
-}
 
 /**
  * What the gate needs from the payment rail: the SDK's requirement and 402

@@ -16,7 +16,7 @@ import { EvmChain } from './chains/evm.js';
 import type { PaymentChain } from './chains/payment-chain.js';
 import { rpcSvmReader, SvmChain, type SvmChainReader } from './chains/svm.js';
 import { facilitatorPool, provablyNotSent, type SettleTargets } from './facilitators.js';
-import type { RailOffer } from './gate.js';
+import type { RailOffer } from './rails.js';
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse };
 

@@ -6,6 +6,13 @@
  */
 import type { PaymentConfig } from '../config.js';
 
+/** One chain a payment may be made on, as the gate names it in the 402's price sentence. */
+export interface RailOffer {
+  network: string;
+  payTo: string;
+  asset: { address: string; symbol: string; decimals: number };
+}
+
 export interface RailFacts {
   protocol: 'x402';
   x402_version: 2;

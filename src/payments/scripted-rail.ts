@@ -10,7 +10,8 @@ import { EvmChain } from './chains/evm.js';
 import type { PaymentChain } from './chains/payment-chain.js';
 import { SvmChain, type SvmChainReader, type SvmTransactionFound } from './chains/svm.js';
 import { readTransaction, toBase58 } from './chains/svm-transaction.js';
-import type { GateRail, RailOffer } from './gate.js';
+import type { GateRail } from './gate.js';
+import type { RailOffer } from './rails.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, VerifyOutcome } from './rail.js';
 
 type Scripted<T> = T | Error | ((payload: PaymentPayload) => T | Promise<T>);

@@ -6,7 +6,7 @@
 import type { Hex } from 'viem';
 import { authorizationOf, authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, type BoundPayment } from '../authorization.js';
 import type { ChainReader } from '../chain.js';
-import type { PaymentPayload, PaymentRequirements } from '../rail.js';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Authorization, BoundAttempt, ChainFate, CheckLimits, LocalCheck, PaymentChain } from './payment-chain.js';
 
 function authorization(bound: BoundPayment): Authorization {

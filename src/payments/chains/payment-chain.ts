@@ -12,7 +12,7 @@
  *   the hash of the signed message; dead once its blockhash has expired and
  *   the transaction is not on chain.
  */
-import type { PaymentPayload, PaymentRequirements } from '../rail.js';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 
 /** A payment checked locally: what is bound, stored, compared on replay and settled. */
 export interface Authorization {

@@ -10,7 +10,9 @@
  * something the buyer's signature also authorizes.
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import { fromBase58, toBase58 } from '../../foundation/base58.js';
+
+export { fromBase58, toBase58 };
 
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -27,16 +29,6 @@ export const MAX_MEMO_BYTES = 256;
 const TRANSFER_CHECKED = 12;
 const SET_COMPUTE_UNIT_LIMIT = 2;
 const SET_COMPUTE_UNIT_PRICE = 3;
-
-const base58 = { encode: getBase58Decoder(), decode: getBase58Encoder() };
-export const toBase58 = (bytes: Uint8Array): string => base58.encode.decode(bytes);
-export function fromBase58(s: string): Uint8Array | undefined {
-  try {
-    return new Uint8Array(base58.decode.encode(s));
-  } catch {
-    return undefined;
-  }
-}
 
 export interface WireInstruction {
   program: number;

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import type { Address } from '@solana/kit';
-import type { PaymentPayload, PaymentRequirements } from '../rail.js';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Authorization, BoundAttempt, ChainFate, CheckLimits, LocalCheck, PaymentChain } from './payment-chain.js';
 import { checkSvmPayment, fromBase58, MAX_TRANSACTION_BYTES, readTransaction, toBase58, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmPayment } from './svm-transaction.js';
 
