@@ -1,0 +1,152 @@
+/**
+ * The Solana payment's local check, byte by byte: transactions assembled
+ * here (real ed25519 signatures by node:crypto keys), each breaking one rule
+ * of what a buyer-signed payment may be. The gate tests (gate-svm.test.ts)
+ * drive the same check with transactions built as the official client does.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { checkSvmPayment, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, readTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmExpectation } from './svm-transaction.js';
+import { fromBase58, toBase58 } from '../../foundation/base58.js';
+
+interface Key {
+  address: string;
+  secret: KeyObject;
+}
+function key(): Key {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  return { address: toBase58(raw), secret: privateKey };
+}
+const addr = (label: string) => toBase58(createHash('sha256').update(label).digest());
+
+const feePayer = key();
+const buyer = key();
+const MINT = addr('mint');
+const SOURCE = addr('source');
+const DESTINATION = addr('destination');
+const want: SvmExpectation = { mint: MINT, decimals: 6, amount: 1000n, feePayer: feePayer.address, destinations: { [TOKEN_PROGRAM]: DESTINATION } };
+
+const shortvec = (n: number) => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, n >> 7]);
+const u32 = (n: number) => [...new Uint8Array(new Uint32Array([n]).buffer)];
+const u64 = (n: bigint) => [...new Uint8Array(new BigUint64Array([n]).buffer)];
+
+interface Ix {
+  program: string;
+  accounts: string[];
+  data: number[];
+}
+const limit = (units = 20_000): Ix => ({ program: COMPUTE_BUDGET_PROGRAM, accounts: [], data: [2, ...u32(units)] });
+const price = (micro = 1n): Ix => ({ program: COMPUTE_BUDGET_PROGRAM, accounts: [], data: [3, ...u64(micro)] });
+const transfer = (o: { amount?: bigint; decimals?: number; source?: string; mint?: string; destination?: string; authority?: string; program?: string; tag?: number } = {}): Ix => ({
+  program: o.program ?? TOKEN_PROGRAM,
+  accounts: [o.source ?? SOURCE, o.mint ?? MINT, o.destination ?? DESTINATION, o.authority ?? buyer.address],
+  data: [o.tag ?? 12, ...u64(o.amount ?? 1000n), o.decimals ?? 6],
+});
+const memo = (text = 'abc'): Ix => ({ program: MEMO_PROGRAM, accounts: [], data: [...Buffer.from(text)] });
+
+/** A v0 (or legacy) transaction of these instructions, fee payer first, the buyer second, signed by the buyer. */
+function wire(ixs: Ix[], o: { signers?: string[]; version?: 0 | 'legacy'; signWith?: Key; lookups?: number; extraAccounts?: string[]; slots?: number; programIndex?: number } = {}): Uint8Array {
+  const signers = o.signers ?? [feePayer.address, buyer.address];
+  const accounts = [...signers];
+  for (const ix of ixs) for (const a of [...ix.accounts, ix.program]) if (!accounts.includes(a)) accounts.push(a);
+  accounts.push(...(o.extraAccounts ?? []));
+  const body = [
+    ...(o.version === 'legacy' ? [] : [0x80]),
+    signers.length,
+    0,
+    ixs.length ? 1 : 0,
+    ...shortvec(accounts.length),
+    ...accounts.flatMap((a) => [...fromBase58(a)!]),
+    ...fromBase58(addr('blockhash'))!,
+    ...shortvec(ixs.length),
+    ...ixs.flatMap((ix) => [o.programIndex ?? accounts.indexOf(ix.program), ...shortvec(ix.accounts.length), ...ix.accounts.map((a) => accounts.indexOf(a)), ...shortvec(ix.data.length), ...ix.data]),
+    ...(o.version === 'legacy' ? [] : shortvec(o.lookups ?? 0)),
+  ];
+  const message = Buffer.from(body);
+  const slots = o.slots ?? signers.length;
+  const sigs: Buffer[] = [];
+  for (let i = 0; i < slots; i++) sigs.push(i === 1 ? sign(null, message, (o.signWith ?? buyer).secret) : Buffer.alloc(64));
+  return new Uint8Array(Buffer.concat([Buffer.from(shortvec(slots)), ...sigs, message]));
+}
+
+function check(bytes: Uint8Array, expect: SvmExpectation = want) {
+  const tx = readTransaction(bytes);
+  return typeof tx === 'string' ? tx : checkSvmPayment(tx, expect);
+}
+
+const honest = () => [limit(), price(), transfer(), memo()];
+
+test('the transaction the official client builds passes: payer, source, buyer signature, message hash', () => {
+  for (const version of [0, 'legacy'] as const) {
+    const r = check(wire(honest(), { version }));
+    assert.ok(typeof r !== 'string', String(r));
+    assert.equal(r.payer, buyer.address);
+    assert.equal(r.source, SOURCE);
+    assert.equal(r.blockhash, addr('blockhash'));
+    assert.match(r.messageHash, /^[0-9a-f]{64}$/);
+  }
+  // Token-2022 pays its own associated token account.
+  const r = check(wire([limit(), price(), transfer({ program: TOKEN_2022_PROGRAM, destination: addr('ata 2022') }), memo()]), { ...want, destinations: { [TOKEN_2022_PROGRAM]: addr('ata 2022') } });
+  assert.ok(typeof r !== 'string', String(r));
+});
+
+test('every way a transaction could do more than pay, or pay otherwise, is refused with the reason', () => {
+  const cases: Array<[string, Uint8Array, RegExp]> = [
+    ['another fee payer', wire(honest(), { signers: [addr('someone'), buyer.address] }), /fee payer must be the facilitator's/],
+    ['three signers', wire(honest(), { signers: [feePayer.address, buyer.address, addr('third')] }), /exactly two signers/],
+    ['a compute budget instruction naming an account', wire([{ ...limit(), accounts: [buyer.address] }, transfer()]), /compute budget instruction names accounts/],
+    ['two compute unit limits', wire([limit(), limit(), transfer()]), /at most one compute unit limit/],
+    ['a limit over the maximum', wire([limit(1_400_001), transfer()]), /at most one compute unit limit/],
+    ['two prices', wire([price(), price(), transfer()]), /at most one compute unit price/],
+    ['a price over the maximum', wire([price(5_000_001n), transfer()]), /at most one compute unit price/],
+    ['another compute budget instruction', wire([{ program: COMPUTE_BUDGET_PROGRAM, accounts: [], data: [1, 0, 0, 0, 0] }, transfer()]), /only compute unit limit and price/],
+    ['two memos', wire([transfer(), memo(), memo('x')]), /at most one memo/],
+    ['a memo naming an account (a signer it would need)', wire([transfer(), { ...memo(), accounts: [buyer.address] }]), /at most one memo/],
+    ['a memo over 256 bytes', wire([transfer(), memo('m'.repeat(257))]), /at most one memo/],
+    ['two token instructions', wire([transfer(), transfer({ destination: addr('thief') })]), /exactly one token transfer/],
+    ['another program', wire([transfer(), { program: addr('program'), accounts: [buyer.address], data: [1] }]), /only the compute budget, token and memo programs/],
+    ['no transfer', wire([limit(), memo()]), /no TransferChecked/],
+    ['a plain Transfer (no mint, no decimals)', wire([transfer({ tag: 3 })]), /must be a TransferChecked/],
+    ['another mint', wire([transfer({ mint: addr('other mint') })]), /must be of mint/],
+    ['other decimals', wire([transfer({ decimals: 9 })]), /must be of mint/],
+    ['another amount', wire([transfer({ amount: 999n })]), /does not pay this resource's amount/],
+    ['another destination', wire([transfer({ destination: addr('thief') })]), /associated token account/],
+    ['Token-2022 to the classic account', wire([transfer({ program: TOKEN_2022_PROGRAM })]), /associated token account/],
+    ['the fee payer as source', wire([transfer({ source: feePayer.address })]), /fee payer may not be/],
+    ['the fee payer as authority', wire([transfer({ authority: feePayer.address })]), /fee payer may not be/],
+    ['an authority that is not the second signer', wire([transfer({ authority: addr('not a signer') })]), /second signer/],
+    ['a signature by another key', wire(honest(), { signWith: key() }), /not a valid ed25519 signature/],
+  ];
+  for (const [what, bytes, why] of cases) {
+    const r = check(bytes);
+    assert.equal(typeof r, 'string', what);
+    assert.match(r as string, why, what);
+  }
+});
+
+test('what is not a transaction this service reads is refused before any check', () => {
+  const good = wire(honest());
+  const cases: Array<[string, Uint8Array, RegExp]> = [
+    ['empty', new Uint8Array(0), /could not be read \(truncated\)/],
+    ['cut short', good.subarray(0, good.length - 5), /truncated/],
+    ['trailing bytes', new Uint8Array([...good, 0]), /trailing bytes/],
+    ['a v1 message', (() => {
+      const b = Buffer.from(wire(honest()));
+      b[1 + 128] = 0x81;
+      return new Uint8Array(b);
+    })(), /message version 1/],
+    ['address lookup tables', wire(honest(), { lookups: 1 }), /could not be read|lookup tables/],
+    ['more signature slots than signers', wire(honest(), { slots: 3 }), /signature slots for 2 signers/],
+    ['a compact length that never ends', new Uint8Array([0xff, 0xff, 0xff, 0xff]), /bad length/],
+  ];
+  for (const [what, bytes, why] of cases) {
+    const r = readTransaction(bytes);
+    assert.equal(typeof r, 'string', what);
+    assert.match(r as string, why, what);
+  }
+  // An instruction pointing past the account list.
+  const r = readTransaction(wire([transfer()], { programIndex: 99 }));
+  assert.match(String(r), /names an account the message does not list/);
+});
