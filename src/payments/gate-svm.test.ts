@@ -250,6 +250,32 @@ describe('Solana: faults at settlement, resolved from the chain', () => {
     assert.equal((await rowOf(p))?.state, 'failed');
   });
 
+  test('crash after settle (the settled record never written): delivered, then the reconciler records it from the chain with its transaction', async () => {
+    const p = await pay();
+    // This instance's ledger loses the write that records the settlement, as a crash right after settle would.
+    const dying = new Proxy(rig.ledger, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop !== 'advance') return value.bind(target);
+        return async (...args: Parameters<Ledger['advance']>) => {
+          if (args[2].some((step) => step.to === 'settled')) throw new Error('the process died before this write');
+          return (value as Ledger['advance']).apply(target, args);
+        };
+      },
+    });
+    const gate = new PaymentGate({ ledger: dying, rail: rig.rail, leaseMs: 20_000, now: () => rig.clock.t });
+    const o = await gate.handle(call(p));
+    expectCode(o, 'deliver');
+    const tx = (o as { paymentResponse: { transaction: string } }).paymentResponse.transaction;
+    assert.equal((await rowOf(p))?.state, 'settling');
+    assert.equal((await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t + 60_000)).settled, 1);
+    const row = await rowOf(p);
+    assert.equal(row?.state, 'settled');
+    assert.equal(row?.txHash, tx);
+    assert.equal(rig.rail.settled.length, 1, 'never settled again');
+  });
+
   test('chain unreadable while unknown: stays unknown (never failed on a guess)', async () => {
     const p = await pay();
     rig.rail.settleAnswers.push({ kind: 'unknown', message: 'timeout' });
