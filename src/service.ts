@@ -252,7 +252,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       log,
     });
     const rail = new PaymentRail({ payment, chain, svmReader: opts.svmReader, facilitator: facilitators });
-    cleanups.push(await startFacilitators({ pool: facilitators, rail, network: payment.network, lastGood, log }));
+    cleanups.push(await startFacilitators({ pool: facilitators, rail, network: payment.network, optionalNetworks: payment.solana ? [payment.solana.network] : [], lastGood, log }));
     const presence = [...new Map([...defaults, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
     // The process's worker pool, under this service's budget: entries that compose others get its step executor when built.
     const handlers = await acquireHandlerPool({ size: config.handlers.workers });

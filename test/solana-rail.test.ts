@@ -13,6 +13,7 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -207,5 +208,30 @@ describe('Solana beside Base: one 402, both paid by the official clients', () =>
     const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n);
+  });
+});
+
+describe('Solana configured, but the facilitator does not settle it', () => {
+  test('the service starts and sells on the EVM chain; the 402s leave Solana out, and start-up says why in one warning', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (s: string) => void lines.push(s) });
+    const rig = await startRig({
+      devnet: { svm: false },
+      env: { X402_SVM_NETWORK: SOLANA, X402_SVM_PAY_TO: 'CBWSDFwN7FnPmEjSgCFSz1Lzw3pGRj72iXcZWk9dEXHQ' },
+      service: { log },
+    });
+    try {
+      const url = rig.service.url + CONTRAST;
+      const res = await postJson(url, BLACK_ON_WHITE);
+      assert.equal(res.status, 402);
+      assert.deepEqual(decodePaymentRequiredHeader(res.headers.get('payment-required')!).accepts.map((a) => a.network), [rig.devnet.network]);
+      const paid = await payingFetch(rig.devnet)(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BLACK_ON_WHITE) });
+      assert.equal(paid.status, 200);
+      const warning = lines.map((l) => JSON.parse(l) as { msg: string; network?: string }).find((l) => l.network === SOLANA);
+      assert.ok(warning, lines.join('\n'));
+      assert.match(warning.msg, new RegExp(`does not settle "exact" payments on ${SOLANA} .*: the 402s offer ${rig.devnet.network} only`));
+    } finally {
+      await rig.close();
+    }
   });
 });

@@ -73,6 +73,8 @@ export interface WatchOptions {
   pool: FacilitatorPool;
   rail: { readonly ready: boolean; initialize(known?: SupportedResponse): Promise<void> };
   network: string;
+  /** Further networks offered when the facilitators settle them (the Solana rail): a warning, not a stop, when they do not. */
+  optionalNetworks?: readonly string[];
   lastGood: LastGoodSupported;
   log: Log;
   now?: () => number;
@@ -101,6 +103,11 @@ export async function startFacilitators(opts: WatchOptions): Promise<() => void>
   if (passed && passed.verdict === 'ok') {
     await rail.initialize(passed.answer);
     liveAt = now();
+    for (const other of opts.optionalNetworks ?? []) {
+      if (!supportsPayment(passed.answer, other)) {
+        log.warn({ facilitator: passed.facilitator, network: other }, `facilitator ${passed.facilitator} does not settle "${PAYMENT_SCHEME}" payments on ${other} (its /supported lists ${kindsSummary(passed.answer)}): the 402s offer ${network} only`);
+      }
+    }
     if (unreachable.length) log.warn({ facilitators: unreachable.map((v) => v.facilitator), inRotation: verdicts.filter((v) => v.verdict === 'ok').map((v) => v.facilitator) }, `facilitator not reachable at start-up: left out of rotation, asked again every ${PROBE_RETRY_MS / 1000} s`);
   } else {
     const saved = lastGood.load();
