@@ -63,6 +63,7 @@ interface Purchase {
 
 test(`chaos: ${CALLS} paid calls under random faults — every charge delivered, no delivery without a transfer`, { timeout: 20 * 60_000 }, async () => {
   let ledgerFailureRate = 0;
+  const started = Date.now();
   const rig = await startRig({
     devnet: { confirmationTimeoutMs: 1200 },
     env: { X402_FACILITATOR_TIMEOUT_MS: '2500', RECONCILE_INTERVAL_MS: '3600000' },
@@ -205,7 +206,8 @@ test(`chaos: ${CALLS} paid calls under random faults — every charge delivered,
       let tx: string | undefined;
       if (p.solana) {
         // Solana's own record: the transaction carrying the buyer's signature, found among its token account's.
-        const fate = await solanaChain.fate({ asset: svm.mint, payer: '', nonce: '', validBefore: 0, payload: JSON.stringify(p.payload) });
+        // As if bound when the run began: the search reaches back before every purchase of this run.
+        const fate = await solanaChain.fate({ asset: svm.mint, payer: '', nonce: '', validBefore: 0, createdAt: started, payload: JSON.stringify(p.payload) });
         tx = fate.kind === 'used' ? fate.transaction : undefined;
         if (tx) chargedOnSolana++;
       } else {

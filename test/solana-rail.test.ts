@@ -193,6 +193,30 @@ describe('Solana beside Base: one 402, both paid by the official clients', () =>
     assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n);
   });
 
+  test('a busy buyer: the lost answer\'s transaction is found on chain behind 60 later payments, after its blockhash expired (never failed for want of looking)', async () => {
+    const body = { ...BLACK_ON_WHITE, foreground: '#707070' };
+    const buyer = svm.buyers[1]!;
+    const { header } = await signSolana(body, buyer);
+    rig.proxy.resetCalls();
+    rig.proxy.setMode({ settle: 'hang-after-forward' });
+    try {
+      assert.equal((await postJson(url, body, { 'PAYMENT-SIGNATURE': header })).status, 503);
+      await rig.proxy.waitForUpstream('settle', 1);
+    } finally {
+      rig.proxy.setMode('pass');
+    }
+    // The same buyer keeps paying: its token account's history grows past any fixed window.
+    for (let i = 0; i < 60; i++) {
+      const more = { ...BLACK_ON_WHITE, foreground: '#' + (0x800000 + i).toString(16) };
+      const { header: h } = await signSolana(more, buyer);
+      assert.equal((await postJson(url, more, { 'PAYMENT-SIGNATURE': h })).status, 200);
+    }
+    svm.faults.expireBlockhashes();
+    const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(rig.proxy.forwarded.settle, 61, 'the first payment was never settled again');
+  });
+
   test('facilitator down: a clean 503, nothing charged; the same payment later pays once', async () => {
     const body = { ...BLACK_ON_WHITE, foreground: '#505050' };
     const before = svm.tokenBalance(svm.payTo);

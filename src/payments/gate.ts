@@ -692,7 +692,7 @@ export class PaymentGate {
     const t = performance.now();
     let fate: ChainFate;
     try {
-      fate = await d.chain.fate({ asset: a.asset, payer: a.payer, nonce: a.nonce, validBefore: a.validBefore, payload: a.payload });
+      fate = await d.chain.fate({ asset: a.asset, payer: a.payer, nonce: a.nonce, validBefore: a.validBefore, createdAt: a.createdAt, payload: a.payload });
     } catch (e) {
       this.log.warn({ ...about(d), err: errText(e) }, 'chain unreadable');
       return this.pendingOutcome(d, 'The settlement outcome could not be confirmed (chain unreadable); nothing was delivered. Retry later with the same payment.');

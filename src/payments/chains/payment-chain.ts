@@ -66,6 +66,8 @@ export interface BoundAttempt {
   payer: string;
   nonce: string;
   validBefore: number;
+  /** When it was bound (ms): a Solana transaction is searched for among those that landed since shortly before. */
+  createdAt: number;
   /** The bound payload (JSON), as `Authorization.payload` was stored. */
   payload: string;
 }

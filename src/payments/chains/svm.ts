@@ -19,6 +19,13 @@ import { checkSvmPayment, fromBase58, MAX_TRANSACTION_BYTES, readTransaction, to
 /** How long after it is bound a Solana payment is assumed settleable: a blockhash lives at least 150 slots of 400 ms. */
 export const SVM_LIFETIME_SECONDS = 60;
 
+/**
+ * How long before it was bound a payment's transaction may have landed: its
+ * blockhash is older than the signature the buyer made with it, by a minute or
+ * two at most (150 slots, at the slowest slots seen); searched with room to spare.
+ */
+export const SVM_LANDED_BEFORE_BIND_SECONDS = 600;
+
 export interface SvmTransactionFound {
   /** The transaction's id (its first signature, the fee payer's). */
   signature: string;
@@ -29,8 +36,13 @@ export interface SvmTransactionFound {
 export interface SvmChainReader {
   /** Whether a transaction with this recent blockhash can still land. */
   blockhashValid(blockhash: string): Promise<boolean>;
-  /** The landed transaction carrying the buyer's signature, searched among those touching `account`. */
-  findTransaction(buyerSignature: string, account: string): Promise<SvmTransactionFound | undefined>;
+  /**
+   * The landed transaction carrying the buyer's signature, searched among
+   * every one touching `account` that landed at or after `sinceSeconds`
+   * (unix). Undefined only when that search was complete; throws when it
+   * could not be (the chain unreadable, or more history than it reads).
+   */
+  findTransaction(buyerSignature: string, account: string, sinceSeconds: number): Promise<SvmTransactionFound | undefined>;
 }
 
 export interface SvmAsset {
@@ -105,7 +117,7 @@ export class SvmChain implements PaymentChain {
     // Validity first: a blockhash seen expired before the search means a
     // transaction the search does not find can never land afterwards.
     const valid = await this.reader.blockhashValid(p.blockhash);
-    const found = await this.reader.findTransaction(p.buyerSignature, p.source);
+    const found = await this.reader.findTransaction(p.buyerSignature, p.source, Math.floor(a.createdAt / 1000) - SVM_LANDED_BEFORE_BIND_SECONDS);
     if (found) return found.failed ? { kind: 'dead' } : { kind: 'used', transaction: found.signature };
     return valid ? { kind: 'open' } : { kind: 'dead' };
   }
@@ -130,8 +142,8 @@ function wireOf(payment: PaymentPayload): Uint8Array | string {
 
 // ---------------------------------------------------------------- reading the chain over JSON-RPC
 
-/** How many of the account's newest transactions are searched for a payment's. */
-const SEARCH_DEPTH = 50;
+/** Pages of an account's history read at most (1,000 signatures each) before the search is called inconclusive. */
+const SEARCH_PAGES = 20;
 
 export function rpcSvmReader(rpcUrl: string, opts: { timeoutMs?: number } = {}): SvmChainReader {
   const timeoutMs = opts.timeoutMs ?? 10_000;
@@ -155,17 +167,24 @@ export function rpcSvmReader(rpcUrl: string, opts: { timeoutMs?: number } = {}):
     async blockhashValid(blockhash) {
       return (await call<{ value: boolean }>('isBlockhashValid', [blockhash, { commitment }])).value;
     },
-    async findTransaction(buyerSignature, account) {
-      const recent = await call<Array<{ signature: string }>>('getSignaturesForAddress', [account, { limit: SEARCH_DEPTH, commitment }]);
-      const want = fromBase58(buyerSignature);
-      for (const { signature } of recent) {
-        const tx = await call<{ transaction: [string, string]; meta: { err: unknown } | null } | null>('getTransaction', [signature, { encoding: 'base64', commitment, maxSupportedTransactionVersion: 0 }]);
-        if (!tx) continue;
-        const read = readTransaction(new Uint8Array(Buffer.from(tx.transaction[0], 'base64')));
-        if (typeof read === 'string' || !want) continue;
-        if (read.signatures.some((s) => Buffer.compare(Buffer.from(s), Buffer.from(want)) === 0)) return { signature, failed: tx.meta?.err != null };
+    async findTransaction(buyerSignature, account, sinceSeconds) {
+      const want = Buffer.from(fromBase58(buyerSignature) ?? []);
+      let before: string | undefined;
+      // Newest first, page by page, until the history is older than the window or ends.
+      for (let page = 0; page < SEARCH_PAGES; page++) {
+        const list = await call<Array<{ signature: string; blockTime: number | null }>>('getSignaturesForAddress', [account, { limit: 1000, commitment, ...(before && { before }) }]);
+        for (const { signature, blockTime } of list) {
+          if (blockTime !== null && blockTime < sinceSeconds) return undefined;
+          const tx = await call<{ transaction: [string, string]; meta: { err: unknown } | null } | null>('getTransaction', [signature, { encoding: 'base64', commitment, maxSupportedTransactionVersion: 0 }]);
+          // Listed but not readable yet: the search cannot say it is not there.
+          if (!tx) throw new Error(`getTransaction ${signature}: not found`);
+          const read = readTransaction(new Uint8Array(Buffer.from(tx.transaction[0], 'base64')));
+          if (typeof read !== 'string' && read.signatures.some((s) => want.equals(s))) return { signature, failed: tx.meta?.err != null };
+        }
+        if (list.length < 1000) return undefined;
+        before = list[list.length - 1]!.signature;
       }
-      return undefined;
+      throw new Error(`more than ${SEARCH_PAGES * 1000} transactions of ${account} since ${sinceSeconds}: the search is inconclusive`);
     },
   };
 }
