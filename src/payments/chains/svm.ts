@@ -145,8 +145,9 @@ function wireOf(payment: PaymentPayload): Uint8Array | string {
 /** Pages of an account's history read at most (1,000 signatures each) before the search is called inconclusive. */
 const SEARCH_PAGES = 20;
 
-export function rpcSvmReader(rpcUrl: string, opts: { timeoutMs?: number } = {}): SvmChainReader {
+export function rpcSvmReader(rpcUrl: string, opts: { timeoutMs?: number; searchPages?: number } = {}): SvmChainReader {
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  const searchPages = opts.searchPages ?? SEARCH_PAGES;
   let id = 0;
   async function call<T>(method: string, params: unknown[]): Promise<T> {
     const res = await fetch(rpcUrl, {
@@ -171,7 +172,7 @@ export function rpcSvmReader(rpcUrl: string, opts: { timeoutMs?: number } = {}):
       const want = Buffer.from(fromBase58(buyerSignature) ?? []);
       let before: string | undefined;
       // Newest first, page by page, until the history is older than the window or ends.
-      for (let page = 0; page < SEARCH_PAGES; page++) {
+      for (let page = 0; page < searchPages; page++) {
         const list = await call<Array<{ signature: string; blockTime: number | null }>>('getSignaturesForAddress', [account, { limit: 1000, commitment, ...(before && { before }) }]);
         for (const { signature, blockTime } of list) {
           if (blockTime !== null && blockTime < sinceSeconds) return undefined;
@@ -184,7 +185,7 @@ export function rpcSvmReader(rpcUrl: string, opts: { timeoutMs?: number } = {}):
         if (list.length < 1000) return undefined;
         before = list[list.length - 1]!.signature;
       }
-      throw new Error(`more than ${SEARCH_PAGES * 1000} transactions of ${account} since ${sinceSeconds}: the search is inconclusive`);
+      throw new Error(`more than ${searchPages * 1000} transactions of ${account} since ${sinceSeconds}: the search is inconclusive`);
     },
   };
 }
