@@ -14,6 +14,7 @@
 //       (RPC down, ...), which the client also surfaces as VerifyError / SettleError.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readBody } from './request-body.js';
 import type { AddressInfo } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { isPaymentPayload, isPaymentRequirements } from '@x402/core/schemas';
@@ -69,8 +70,6 @@ export interface FacilitatorServer {
   close(): Promise<void>;
 }
 
-/** Largest request body accepted; a payment payload is a few KB at most. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export async function startFacilitatorServer(opts: FacilitatorServerOptions): Promise<FacilitatorServer> {
   const { rpcUrl, privateKey, network, log } = opts;
@@ -305,23 +304,6 @@ async function readRequest(req: IncomingMessage): Promise<ParsedRequest> {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   // bigint can appear in SDK results; JSON has no bigint, the x402 wire format uses decimal strings.

@@ -4,6 +4,7 @@
 // bare JSON numbers, which kit parses into bigints; errors as JSON-RPC error objects
 // with agave's codes).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readBody } from './request-body.js';
 import type { AddressInfo, Socket } from 'node:net';
 import { isAddress } from '@solana/kit';
 import {
@@ -16,8 +17,6 @@ import {
   type SvmChain,
 } from './svm-runtime.js';
 
-/** Largest request body accepted; a transaction is at most 1232 bytes. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Solana devnet's genesis hash: the devnet's CAIP-2 id is its first 32 characters. */
 export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
@@ -429,20 +428,3 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(stringifyJson(body));
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
