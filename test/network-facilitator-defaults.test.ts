@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CDP_FACILITATOR_URL, ConfigError, KNOWN_NETWORKS, loadConfig, TESTNET_FACILITATOR_URL } from '../src/config.js';
 import { cdpEd25519Secret } from './support/cdp-key.js';
+import { railNames } from '../src/payments/rails.js';
 
 const PAY_TO = '0x' + '2'.repeat(40);
 
@@ -78,6 +79,9 @@ test('Solana beside Base: X402_SVM_NETWORK adds the rail with its USDC and publi
   assert.deepEqual([s.network, s.payTo, s.asset.address, s.asset.decimals, s.rpcUrl], ['solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', SOL_PAY_TO, '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', 6, 'https://api.devnet.solana.com']);
   const main = { ...base, X402_SVM_NETWORK: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', X402_SVM_PAY_TO: SOL_PAY_TO };
   assert.equal(loadConfig(main).payment!.solana!.asset.address, 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+  // What the front page says: the chains by their names.
+  assert.equal(railNames(loadConfig(main).payment!), 'Base Sepolia or Solana');
+  assert.equal(railNames(loadConfig(base).payment!), 'Base Sepolia');
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ X402_NETWORK: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', X402_PAY_TO: PAY_TO }, /^X402_NETWORK: .*X402_SVM_NETWORK/],
     [{ ...base, X402_SVM_NETWORK: 'solana:mainnet' }, /^X402_SVM_NETWORK: must be solana:5eykt/],

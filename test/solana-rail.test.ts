@@ -96,7 +96,8 @@ describe('Solana beside Base: one 402, both paid by the official clients', () =>
     const llms = await (await fetch(rig.service.url + '/llms.txt')).text();
     assert.match(llms, new RegExp(`network ${SOLANA}, asset ${svm.mint}`));
     const page = await (await fetch(rig.service.url + '/', { headers: { accept: 'text/html' } })).text();
-    assert.match(page, new RegExp(`on ${rig.devnet.network} or ${SOLANA}`));
+    assert.match(page, /paid on the local EVM chain or the local Solana runtime/);
+    assert.match(page, new RegExp(`Network ${SOLANA} · asset ${svm.mint}`));
   });
 
   test('@x402/fetch pays one call on each chain; each chain moves exactly the price once', async () => {

@@ -15,7 +15,7 @@ import { atomicToDecimal } from '../catalog/price.js';
 import { DEVNET_NETWORK } from '../config.js';
 import type { ModuleContext } from '../module.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
-import { railFacts, railNetworks } from '../payments/rails.js';
+import { railFacts, railNames } from '../payments/rails.js';
 import { operations } from './documents.js';
 
 /** No script, no foreign origin: inline styles and this origin's icon only. */
@@ -189,7 +189,7 @@ ${o.exampleOutput !== undefined ? html`<p class="label">You get back</p><pre><co
 </article>
 `,
 )}</div>
-<p class="muted">Prices per call, in ${a.symbol} (1 ${a.symbol} = US$1) on ${railNetworks(ctx.payment)}${devnet ? ' (local development chains: the money is not real)' : ''}. Every paid result is computed here: no network fetches, no model calls.</p>
+<p class="muted">Prices per call, in ${a.symbol} (1 ${a.symbol} = US$1), paid on ${railNames(ctx.payment)}${devnet ? ' (development chains: the money is not real)' : ''}. Every paid result is computed here: no network fetches, no model calls.</p>
 ${free.length
   ? html`<h2 id="free">Free to use</h2>
 <dl class="free">

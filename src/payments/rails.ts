@@ -4,7 +4,7 @@
  * 402 itself lists the same (rail.ts builds it); the facilitators decide
  * whether the Solana one is settled, and the 402 leaves it out when not.
  */
-import type { PaymentConfig } from '../config.js';
+import { DEVNET_NETWORK, KNOWN_NETWORKS, KNOWN_SVM_NETWORKS, type PaymentConfig } from '../config.js';
 
 /** One chain a payment may be made on, as the gate names it in the 402's price sentence. */
 export interface RailOffer {
@@ -37,6 +37,18 @@ export function railsSentence(payment: PaymentConfig): string {
   return railFacts(payment)
     .map((r) => `network ${r.network}, asset ${r.asset} (${r.asset_symbol}, ${r.decimals} decimals), payTo ${r.pay_to}`)
     .join('; or ');
+}
+
+/**
+ * The chains for people: "Base or Solana"; on the devnet "the local EVM chain
+ * or the local Solana runtime" (its Solana has the Solana Devnet's id, but it
+ * runs in the service's process); an unknown network by its id.
+ */
+export function railNames(payment: PaymentConfig): string {
+  const devnet = payment.network === DEVNET_NETWORK;
+  return railFacts(payment)
+    .map((r) => (devnet ? (r.chain === 'evm' ? 'the local EVM chain' : 'the local Solana runtime') : (r.chain === 'evm' ? KNOWN_NETWORKS[r.network]?.label : KNOWN_SVM_NETWORKS[r.network]?.label) ?? r.network))
+    .join(' or ');
 }
 
 /** The networks, for a sentence: "eip155:8453" or "eip155:8453 or solana:5eykt…". */
