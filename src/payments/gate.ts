@@ -403,7 +403,8 @@ export class PaymentGate {
       if (!got) return this.lost(id, timings);
       attempt = (await this.ledger.get(id))!;
     }
-    return this.drive(call, all, attempt, timings);
+    // The presented authorization is the bound one (created now, or compared above): its payer names the receipt.
+    return this.drive(call, all, attempt, timings, bound.payer);
   }
 
   private offerExpired(validUntil: number): GateOutcome {
@@ -511,7 +512,7 @@ export class PaymentGate {
   // ------------------------------------------------------------------ the state machine
 
   /** Move an attempt we hold the lease of as far as it can go, renewing the lease meanwhile. */
-  private async drive(call: PaidCall, all: PaymentRequirements[], attempt: PaymentAttempt, timings: Timings): Promise<GateOutcome> {
+  private async drive(call: PaidCall, all: PaymentRequirements[], attempt: PaymentAttempt, timings: Timings, payer: string): Promise<GateOutcome> {
     const payload = JSON.parse(attempt.payload) as PaymentPayload;
     const chain = this.rail.chainFor(attempt.network);
     // An attempt bound on a network this instance no longer offers: its retry waits for an instance that does.
@@ -523,7 +524,7 @@ export class PaymentGate {
       payload,
       requirements: JSON.parse(attempt.requirements) as PaymentRequirements,
       chain,
-      payer: chain.stored(attempt.payload).payer,
+      payer,
       response: attempt.response,
       pending: [],
       refusalText: '',
