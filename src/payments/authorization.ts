@@ -11,6 +11,7 @@
 import { bytesToHex, isAddress, type Hex } from 'viem';
 import { typedDataDigest } from '../crypto/eip712.js';
 import { signedBy, signatureParts } from './signer-check.js';
+import { boundPayload } from './chains/payment-chain.js';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 
 export interface Eip3009Authorization {
@@ -110,14 +111,7 @@ export function checkAuthorization(
   if (auth.to.toLowerCase() !== requirements.payTo.toLowerCase() || auth.value !== BigInt(requirements.amount).toString()) {
     return { ok: false, code: 'payment_invalid', message: 'The signed authorization does not pay this resource\'s amount to its payTo.' };
   }
-  // Only what the facilitator needs is kept: unsigned extras (any size) are dropped.
-  const identifier = (payment.extensions as Record<string, unknown> | undefined)?.['payment-identifier'];
-  const payload: PaymentPayload = {
-    x402Version: payment.x402Version,
-    accepted: requirements,
-    payload: { signature, authorization: { ...auth } },
-    ...(identifier !== undefined && JSON.stringify(identifier).length <= 512 ? { extensions: { 'payment-identifier': identifier } } : {}),
-  } as PaymentPayload;
+  const payload = boundPayload(payment, requirements, { signature, authorization: { ...auth } });
   return { ok: true, bound: { payload, authorization: auth, signature }, notNew: windowProblem(auth, nowSeconds, limits) };
 }
 
@@ -194,16 +188,12 @@ export async function ecdsaSignatureCheck(bound: BoundPayment, requirements: Pay
 }
 
 /**
- * True when two payloads carry the same signed authorization. A stored result
- * is only handed to a caller presenting exactly what was bound: payer and
- * nonce are public on chain, so they prove nothing.
+ * The exact signed content of a bound payment: equal for two payloads only
+ * when they carry the same signed authorization. A stored result is only
+ * handed to a caller presenting exactly what was bound: payer and nonce are
+ * public on chain, so they prove nothing.
  */
-export function sameAuthorization(a: BoundPayment, storedPayload: string): boolean {
-  // The stored payload was written by checkAuthorization: it always parses.
-  const stored = authorizationOf(JSON.parse(storedPayload) as PaymentPayload)!;
-  return stored.signature === a.signature && authorizationKey(stored.authorization) === authorizationKey(a.authorization);
-}
-
-function authorizationKey(x: Eip3009Authorization): string {
-  return [x.from.toLowerCase(), x.to.toLowerCase(), x.value, x.validAfter, x.validBefore, x.nonce].join('|');
+export function signedContent(bound: Pick<BoundPayment, 'authorization' | 'signature'>): string {
+  const x = bound.authorization;
+  return [x.from.toLowerCase(), x.to.toLowerCase(), x.value, x.validAfter, x.validBefore, x.nonce, bound.signature].join('|');
 }

@@ -4,7 +4,7 @@
  * `ScriptedChain` in tests).
  */
 import type { Hex } from 'viem';
-import { authorizationOf, authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, type BoundPayment } from '../authorization.js';
+import { authorizationOf, authorizationTypedData, checkAuthorization, ecdsaSignatureCheck, signedContent, type BoundPayment } from '../authorization.js';
 import type { ChainReader } from '../chain.js';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Authorization, BoundAttempt, ChainFate, CheckLimits, LocalCheck, PaymentChain } from './payment-chain.js';
@@ -17,7 +17,7 @@ function authorization(bound: BoundPayment): Authorization {
     nonce: a.nonce,
     validBefore: Number(a.validBefore),
     payload: bound.payload,
-    signed: [a.from.toLowerCase(), a.to.toLowerCase(), a.value, a.validAfter, a.validBefore, a.nonce, bound.signature].join('|'),
+    signed: signedContent(bound),
   };
 }
 

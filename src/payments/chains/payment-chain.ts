@@ -14,6 +14,7 @@
  */
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 
+
 /** A payment checked locally: what is bound, stored, compared on replay and settled. */
 export interface Authorization {
   /** The payer as the payment names it (receipts say it this way). */
@@ -83,4 +84,19 @@ export interface PaymentChain {
   stored(payload: string): Pick<Authorization, 'payer' | 'signed'>;
   /** Ask the chain; throws when it cannot be read. */
   fate(attempt: BoundAttempt): Promise<ChainFate>;
+}
+
+/**
+ * The payload as it is bound, stored and settled: the chain's signed part and
+ * the payment-identifier (a redelivery's proof), nothing else. Unsigned
+ * extras a client attaches, of any size, are dropped.
+ */
+export function boundPayload(payment: PaymentPayload, requirements: PaymentRequirements, signed: Record<string, unknown>): PaymentPayload {
+  const identifier = (payment.extensions as Record<string, unknown> | undefined)?.['payment-identifier'];
+  return {
+    x402Version: payment.x402Version,
+    accepted: requirements,
+    payload: signed,
+    ...(identifier !== undefined && JSON.stringify(identifier).length <= 512 ? { extensions: { 'payment-identifier': identifier } } : {}),
+  } as PaymentPayload;
 }

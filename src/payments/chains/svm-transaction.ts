@@ -187,7 +187,7 @@ export function checkSvmPayment(tx: WireTransaction, want: SvmExpectation): SvmP
       }
     } else if (program === MEMO_PROGRAM) {
       if (memo++ || ix.accounts.length !== 0 || ix.data.length > MAX_MEMO_BYTES) return `at most one memo, naming no accounts, of at most ${MAX_MEMO_BYTES} bytes`;
-    } else if (program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM) {
+    } else if (isTokenProgram(program)) {
       if (transfer) return 'the transaction must carry exactly one token transfer';
       transfer = ix;
     } else {
@@ -206,12 +206,18 @@ export function checkSvmPayment(tx: WireTransaction, want: SvmExpectation): SvmP
   if (authority === accounts[0] || source === accounts[0]) return 'the facilitator\'s fee payer may not be the transfer\'s authority or source';
   const signer = accounts.indexOf(authority);
   if (signer !== 1) return 'the transfer\'s authority must be the transaction\'s second signer';
-  const sig = tx.signatures[1]!;
-  if (!ed25519Verify(authority, tx.messageBytes, sig)) return 'the buyer\'s signature is not a valid ed25519 signature of the transaction by the transfer\'s authority';
+  if (!ed25519Verify(authority, tx.messageBytes, tx.signatures[1]!)) return 'the buyer\'s signature is not a valid ed25519 signature of the transaction by the transfer\'s authority';
+  return paymentParts(tx, transfer);
+}
+
+export const isTokenProgram = (program: string): boolean => program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM;
+
+/** What the gate keeps of a checked payment, read from its transaction and its transfer instruction. */
+export function paymentParts(tx: WireTransaction, transfer: WireInstruction): SvmPayment {
   return {
-    payer: authority,
-    source,
-    buyerSignature: toBase58(sig),
+    payer: tx.accounts[transfer.accounts[3]!]!,
+    source: tx.accounts[transfer.accounts[0]!]!,
+    buyerSignature: toBase58(tx.signatures[1]!),
     blockhash: tx.blockhash,
     messageHash: createHash('sha256').update(tx.messageBytes).digest('hex'),
   };

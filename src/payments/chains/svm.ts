@@ -9,12 +9,11 @@
  * whether to start a settlement; whether a payment is dead is always the
  * chain's answer: its blockhash has expired, and it is not on chain.
  */
-import { createHash } from 'node:crypto';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import type { Address } from '@solana/kit';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import type { Authorization, BoundAttempt, ChainFate, CheckLimits, LocalCheck, PaymentChain } from './payment-chain.js';
-import { checkSvmPayment, fromBase58, MAX_TRANSACTION_BYTES, readTransaction, toBase58, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmPayment } from './svm-transaction.js';
+import { boundPayload, type Authorization, type BoundAttempt, type ChainFate, type CheckLimits, type LocalCheck, type PaymentChain } from './payment-chain.js';
+import { checkSvmPayment, fromBase58, isTokenProgram, MAX_TRANSACTION_BYTES, paymentParts, readTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmPayment } from './svm-transaction.js';
 
 /** How long after it is bound a Solana payment is assumed settleable: a blockhash lives at least 150 slots of 400 ms. */
 export const SVM_LIFETIME_SECONDS = 60;
@@ -87,13 +86,7 @@ export class SvmChain implements PaymentChain {
     if (typeof feePayer !== 'string') return invalid('These requirements name no fee payer; pay with the requirements of this resource\'s 402.');
     const paid = checkSvmPayment(tx, { mint: this.asset.mint, decimals: this.asset.decimals, amount: BigInt(requirements.amount), feePayer, destinations: await this.payeeAccounts() });
     if (typeof paid === 'string') return invalid(`The payment's transaction is not acceptable: ${paid}.`);
-    const identifier = (payment.extensions as Record<string, unknown> | undefined)?.['payment-identifier'];
-    const payload = {
-      x402Version: payment.x402Version,
-      accepted: requirements,
-      payload: { transaction: Buffer.from(wire).toString('base64') },
-      ...(identifier !== undefined && JSON.stringify(identifier).length <= 512 ? { extensions: { 'payment-identifier': identifier } } : {}),
-    } as PaymentPayload;
+    const payload = boundPayload(payment, requirements, { transaction: Buffer.from(wire).toString('base64') });
     return { ok: true, authorization: { ...authorizationOf(paid), validBefore: Math.floor(nowSeconds) + SVM_LIFETIME_SECONDS, payload } };
   }
 
@@ -107,9 +100,8 @@ export class SvmChain implements PaymentChain {
     const p = JSON.parse(payload) as PaymentPayload;
     const tx = readTransaction(wireOf(p) as Uint8Array);
     if (typeof tx === 'string') throw new Error(`stored Solana payment unreadable: ${tx}`);
-    const transfer = tx.instructions.find((ix) => ix.data.length === 10 && ix.accounts.length === 4)!;
-    const [source, , , payer] = transfer.accounts.map((i) => tx.accounts[i]!);
-    return { payer: payer!, source: source!, buyerSignature: toBase58(tx.signatures[1]!), blockhash: tx.blockhash, messageHash: messageHashOf(tx.messageBytes) };
+    const transfer = tx.instructions.find((ix) => isTokenProgram(tx.accounts[ix.program]!))!;
+    return paymentParts(tx, transfer);
   }
 
   async fate(a: BoundAttempt): Promise<ChainFate> {
@@ -127,9 +119,6 @@ function authorizationOf(p: SvmPayment): Omit<Authorization, 'validBefore' | 'pa
   return { payer: p.payer, ledgerPayer: p.payer, nonce: p.messageHash, signed: `${p.messageHash}|${p.buyerSignature}` };
 }
 
-function messageHashOf(message: Uint8Array): string {
-  return createHash('sha256').update(message).digest('hex');
-}
 
 /** The wire bytes of `payload.transaction` (base64), or why there are none. */
 function wireOf(payment: PaymentPayload): Uint8Array | string {
