@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { standardOutputLines } from './observability/log-lines.js';
 import { createApp } from './app.js';
 import { CATALOG } from './capabilities/index.js';
 import { assertCatalog, type Capability } from './catalog/index.js';
@@ -177,9 +178,9 @@ export function logFormatFor(out: { isTTY?: boolean }): 'pretty' | 'json' {
 /** The service's logger, writing to `out` in the format that suits it. */
 export function createLogger(level: string, out: NodeJS.WriteStream = process.stdout): Logger {
   if (logFormatFor(out) === 'json') {
-    // Standard output written directly, one write per line (decision 0028): no stream
-    // machinery per line as through process.stdout, and no thread hop per write as in async mode.
-    const dest = out === process.stdout ? pino.destination({ dest: 1, sync: true }) : out;
+    // Standard output written directly (decision 0028), a turn's lines in one write (decision 0033):
+    // no stream machinery per line as through process.stdout, and no thread hop per write as in async mode.
+    const dest = out === process.stdout ? standardOutputLines() : out;
     return pino({ level }, dest);
   }
   // pino-pretty as a stream in this thread (not a worker transport): lines stay in order with the banner.

@@ -5,7 +5,7 @@
  * encoded header fits. Production facilitators reject payments whose 402
  * header was too large, and reverse proxies buffer a bounded header block.
  */
-import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { encodePaymentRequiredHeader } from './x402-headers.js';
 import type { PaymentRequired } from '../payments/rail.js';
 
 /**

@@ -5,7 +5,7 @@
  * and owns what only HTTP has: the PAYMENT-REQUIRED header and its budget.
  */
 import type { Context } from 'hono';
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from './x402-headers.js';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody, statusOf } from '../errors.js';
 import { makeInputReader } from '../catalog/input-reader.js';

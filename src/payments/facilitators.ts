@@ -203,6 +203,7 @@ export class FacilitatorPool implements FacilitatorClient, SettleTargets {
     return [...head, ...healthy.filter((m) => m !== first), ...ok.filter((m) => !this.healthy(m))];
   }
 
+  /** Made only when no facilitator was tried (an Error captures a stack trace). */
   private noFacilitator(op: string): Error {
     return new Error(`no facilitator to ${op}: none has answered /supported with ${PAYMENT_SCHEME} on ${this.network} yet`);
   }
@@ -265,7 +266,7 @@ export class FacilitatorPool implements FacilitatorClient, SettleTargets {
   /** Rule 1: the first answer wins; no answer moves on to the next facilitator. */
   async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     const key = authorizationKey(payload);
-    let last: unknown = this.noFacilitator('verify');
+    let last: unknown;
     for (const m of this.inRotation()) {
       try {
         const r = await m.client.verify(payload, requirements);
@@ -281,7 +282,7 @@ export class FacilitatorPool implements FacilitatorClient, SettleTargets {
         last = e;
       }
     }
-    throw last;
+    throw last ?? this.noFacilitator('verify');
   }
 
   /** Rules 2 to 4: the verifier first; another facilitator only after a provable not-sent. */
@@ -290,7 +291,7 @@ export class FacilitatorPool implements FacilitatorClient, SettleTargets {
     const received = this.sentTo.get(key);
     // A settle a facilitator received (the SDK re-sending "settlement pending") goes only there.
     const order = received ? [received] : this.inRotation(this.verifiedBy.get(key));
-    let last: unknown = this.noFacilitator('settle');
+    let last: unknown;
     for (const m of order) {
       try {
         const r = await m.client.settle(payload, requirements);
@@ -313,7 +314,7 @@ export class FacilitatorPool implements FacilitatorClient, SettleTargets {
         throw e;
       }
     }
-    throw last;
+    throw last ?? this.noFacilitator('settle');
   }
 
   takeSettleTarget(payload: PaymentPayload): string | undefined {

@@ -83,6 +83,9 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
   db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
   db.pragma('foreign_keys = ON');
   if (opts.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0');
+  // Switched around every unflushed commit: prepared once (db.pragma prepares its statement on each call).
+  const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
+  const syncFull = db.prepare('PRAGMA synchronous = FULL');
   const cache = new Map<string, Database.Statement>();
   const stmt = (sql: string) => {
     let s = cache.get(sql);
@@ -171,11 +174,11 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
       // FULL is restored in the same stretch as COMMIT, before the lock is let go.
       const relaxed = opts.durable === false;
       await retrying('a transaction', () => {
-        if (relaxed) db.pragma('synchronous = NORMAL');
+        if (relaxed) syncNormal.run();
         try {
           db.exec('BEGIN IMMEDIATE');
         } catch (e) {
-          if (relaxed) db.pragma('synchronous = FULL');
+          if (relaxed) syncFull.run();
           throw e;
         }
         active = lock;
@@ -193,7 +196,7 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
         if (db.inTransaction) db.exec('ROLLBACK');
         throw e;
       } finally {
-        if (relaxed) db.pragma('synchronous = FULL');
+        if (relaxed) syncFull.run();
         clearImmediate(probe);
         active = null;
         release();

@@ -1,0 +1,100 @@
+/**
+ * JSON log lines on standard output, as a process manager or a log collector
+ * reads them (a pipe): every line is there and in order, whatever way the
+ * process ends; a turn's lines below `warn` go out together in one write, by
+ * the end of that turn; a `warn` or worse line is out before `log.warn`
+ * returns. Each case runs in a child process that counts the writes reaching
+ * file descriptor 1 (decisions 0028 and 0033).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Runs `body` with `log` (the service's logger at info), `writes()` (writes to fd 1 so far, and through process.stdout) and `report` (returned, with `atExit`: the writes once the process has exited). */
+async function child(body: string): Promise<{ code: number | null; lines: Array<{ msg: string; level: number; i?: number }>; report: Record<string, unknown> }> {
+  const script = `
+import fs from 'node:fs';
+const counted = { direct: 0, stream: 0 };
+const count = (orig) => function (fd, ...rest) { if (fd === 1) counted.direct++; return orig.call(this, fd, ...rest); };
+fs.write = count(fs.write);
+fs.writeSync = count(fs.writeSync);
+const streamWrite = process.stdout.write;
+process.stdout.write = function (...a) { counted.stream++; return streamWrite.apply(this, a); };
+const writes = () => ({ ...counted });
+const report = {};
+const { createLogger } = await import(${JSON.stringify(join(ROOT, 'src/service.ts'))});
+const log = createLogger('info');
+// After the logger's own exit handler: what it wrote on the way out is counted.
+process.on('exit', () => process.stderr.write('\\n' + JSON.stringify({ ...report, atExit: writes() })));
+${body}
+`;
+  const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  c.stdout.on('data', (d) => (out += d));
+  c.stderr.on('data', (d) => (err += d));
+  const code = await new Promise<number | null>((r) => c.once('close', r));
+  const last = err.trim().split('\n').pop() ?? '{}';
+  const report = JSON.parse(last.startsWith('{') ? last : '{}') as Record<string, unknown>;
+  return { code, lines: out.trim() === '' ? [] : out.trim().split('\n').map((l) => JSON.parse(l)), report };
+}
+
+test('500 lines in one turn, then an immediate exit: all of them, in order, in a few writes and none through process.stdout', async () => {
+  const r = await child(`
+for (let i = 0; i < 500; i++) log.info({ i, status: 402 }, 'request');
+report.before = writes();
+process.exit(0);
+`);
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.lines.map((l) => l.i), Array.from({ length: 500 }, (_, i) => i), 'every line, in order');
+  const before = r.report.before as { direct: number };
+  const after = r.report.atExit as { direct: number; stream: number };
+  assert.ok(before.direct < 500, `kept for the turn, not one write per line: ${before.direct} writes before the exit`);
+  assert.ok(after.direct >= 1 && after.direct <= 10, `a turn's lines go out together: ${after.direct} writes for 500 lines`);
+  assert.equal(after.stream, 0, 'no line goes through the process.stdout stream');
+});
+
+test("a turn's lines are written together by the end of that turn, without an exit", async () => {
+  const r = await child(`
+log.info('one'); log.info('two'); log.info('three');
+report.sameTurn = writes().direct;
+await new Promise((resolve) => setTimeout(resolve, 20));
+report.nextTurn = writes().direct;
+log.info('four');
+await new Promise((resolve) => setTimeout(resolve, 20));
+report.later = writes().direct;
+`);
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.lines.map((l) => l.msg), ['one', 'two', 'three', 'four']);
+  assert.equal(r.report.sameTurn, 0, 'kept while the turn runs');
+  assert.equal(r.report.nextTurn, 1, 'one write for the turn');
+  assert.equal(r.report.later, 2, 'the next turn has its own write');
+});
+
+test('a warn or error line is out before log.warn returns, after the lines kept before it', async () => {
+  const r = await child(`
+log.info('kept');
+log.warn('trouble');
+report.afterWarn = writes().direct;
+log.info('after');
+log.error('worse');
+report.afterError = writes().direct;
+`);
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.lines.map((l) => l.msg), ['kept', 'trouble', 'after', 'worse'], 'in order');
+  assert.equal(r.report.afterWarn, 1, 'the kept line and the warning, written at once');
+  assert.equal(r.report.afterError, 2);
+});
+
+test('an uncaught exception: the lines of its turn are still written', async () => {
+  const r = await child(`
+log.info('before the crash');
+setTimeout(() => { log.info('in the crashing turn'); throw new Error('boom'); }, 5);
+`);
+  assert.notEqual(r.code, 0);
+  assert.deepEqual(r.lines.map((l) => l.msg), ['before the crash', 'in the crashing turn']);
+});
