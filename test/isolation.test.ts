@@ -133,6 +133,22 @@ describe('isolation: 4 concurrent 2 MiB extractor calls', () => {
     assert.equal(unpaid.fingerprint, undefined);
   });
 
+  test('large bytes cross threads in shared memory: a body read into it is read on the pool as inline, and a result made there comes back in it', async () => {
+    const text = JSON.stringify(page(7));
+    const shared = new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text)));
+    new TextEncoder().encodeInto(text, shared);
+    const inline = makeInputReader(EXTRACTOR).fromBody('application/json', new TextEncoder().encode(text));
+    assert.ok(inline.ok);
+    const read = await rig.service.flow.executor.readBody(EXTRACTOR, 'application/json', shared, true);
+    assert.ok(read?.verdict.ok, 'read on the pool');
+    assert.deepEqual(read.verdict.input, inline.input);
+    assert.equal(read.fingerprint, callFingerprint(EXTRACTOR, inline.input));
+    const out = (await rig.service.flow.executor.run(EXTRACTOR, inline.input)) as { bytes?: Uint8Array; body: string; sha256?: string };
+    assert.ok(out.bytes && out.bytes.buffer instanceof SharedArrayBuffer, 'the result is in shared memory: posting it to the ledger thread does not copy it');
+    assert.equal(out.body, JSON.stringify(await EXTRACTOR.run(inline.input)), 'the same bytes as inline');
+    assert.equal(out.sha256, createHash('sha256').update(out.body).digest('hex'));
+  });
+
   test('a large invalid body is refused on the pool with exactly the inline 400, before any payment step', async () => {
     const pool = sharedHandlerPool()!;
     const readsBefore = pool.completed + pool.bodiesRead;

@@ -133,3 +133,25 @@ test('a chunked body and an empty body: the challenge (the empty one is a discov
     c.close();
   }
 });
+
+test('a body cut short (the client goes away after half of it, in pieces): nothing is answered for it, and the service goes on answering', async () => {
+  const big = JSON.stringify({ ...BLACK_ON_WHITE, padding: 'x'.repeat(3_000) });
+  for (const share of [0.1, 0.5, 0.99]) {
+    const c = await Connection.open();
+    const sent = Math.floor(Buffer.byteLength(big) * share);
+    await c.send(head(big, `cut-${share}`) + big.slice(0, 1000), 30, big.slice(1000, sent), 30);
+    c.close();
+  }
+  // The service is alive, and the same connection pattern with the whole body is answered for its own bytes.
+  const c = await Connection.open();
+  try {
+    await c.send(head(big, 'whole') + big.slice(0, 1000), 30, big.slice(1000));
+    const a = await c.answer();
+    assert.equal(a.headers['x-request-id'], 'whole');
+    assert.equal(a.status, 400, 'the padding member is not part of the contrast input: refused, so the whole body was read and checked');
+    await c.send(head(valid, 'after') + valid);
+    assertChallenge(await c.answer(), 'after');
+  } finally {
+    c.close();
+  }
+});

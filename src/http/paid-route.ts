@@ -240,6 +240,47 @@ async function receivedBody(c: Context, limit: number): Promise<BodyResult<Uint8
   return chunk instanceof Uint8Array ? { ok: true, value: chunk } : undefined;
 }
 
+/**
+ * The body read from the Node message as it arrives (under @hono/node-server,
+ * with a declared Content-Length no larger than `limit`, not chunked, and
+ * nothing reading the message yet), into one buffer of exactly that length
+ * in shared memory. A large body that the executor reads on a worker then
+ * crosses to it without a copy, and it is not joined from pieces here as the
+ * Request body does (docs/decisions/0034). Undefined when those conditions do
+ * not hold: the route reads it the usual way. A message that ends short (the
+ * client went away) is an error, as the Request body's read is.
+ */
+async function streamedBody(c: Context, limit: number): Promise<BodyResult<Uint8Array> | undefined> {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (!(incoming instanceof IncomingMessage)) return undefined;
+  const declared = incoming.headers['content-length'];
+  if (declared === undefined || incoming.headers['transfer-encoding'] !== undefined || !/^[0-9]{1,9}$/.test(declared)) return undefined;
+  const length = Number(declared);
+  if (length > limit || incoming.readableDidRead || incoming.readableFlowing !== null || incoming.readableEncoding !== null || incoming.readableObjectMode) return undefined;
+  const bytes = new Uint8Array(new SharedArrayBuffer(length));
+  let at = 0;
+  await new Promise<void>((resolve, reject) => {
+    const fail = (e: Error) => {
+      incoming.off('data', onData);
+      incoming.resume();
+      reject(e);
+    };
+    const onData = (chunk: Buffer) => {
+      // Node's parser never passes a message more than its Content-Length; were it to, the read fails rather than overflow.
+      if (at + chunk.byteLength > length) return fail(new Error(`the request body is longer than its Content-Length (${length})`));
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    };
+    incoming.on('data', onData);
+    incoming.once('end', () => (at === length ? resolve() : fail(new Error(`the request body ended after ${at} of ${length} bytes`))));
+    incoming.once('error', fail);
+    incoming.once('close', () => {
+      if (!incoming.readableEnded) fail(new Error(`the request was closed after ${at} of ${length} body bytes`));
+    });
+  });
+  return { ok: true, value: bytes };
+}
+
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const reader = makeInputReader(cap);
   const { flow } = opts;
@@ -267,7 +308,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > reader.limit) return c.json(errorBody('payload_too_large', `The request body exceeds ${reader.limit} bytes.`), 413);
-    const raw = (await receivedBody(c, reader.limit)) ?? (await readBodyBytes(c.req, reader.limit));
+    const raw = (await receivedBody(c, reader.limit)) ?? (await streamedBody(c, reader.limit)) ?? (await readBodyBytes(c.req, reader.limit));
     if (!raw.ok) return c.json(errorBody(raw.error.code, raw.error.message, raw.error.details), statusOf(raw.error.code) as 413);
     if (raw.value.byteLength === 0) return withoutBody(c);
     // Where the body is read (inline, or off the event loop for a large body) is the executor's choice; the verdict is the inline one.

@@ -25,8 +25,8 @@ export function wireBody(r: { readonly body: string; readonly bodyBytes?: Uint8A
   const bytes = r.bodyBytes;
   let at = 0;
   if (bytes) {
-    // An encoder's output: its own ArrayBuffer.
-    if (bytes.byteLength <= PIECE_BYTES) return bytes as Uint8Array<ArrayBuffer>;
+    // A Response body may not be a view of shared memory (where the pool puts its results): a small one is copied.
+    if (bytes.byteLength <= PIECE_BYTES) return bytes.buffer instanceof SharedArrayBuffer ? new Uint8Array(bytes) : (bytes as Uint8Array<ArrayBuffer>);
     return inPieces(() => {
       const end = Math.min(at + PIECE_BYTES, bytes.byteLength);
       const piece = bytes.subarray(at, end);

@@ -149,7 +149,8 @@ export class HandlerPool {
   /** A composed body (see WorkerTask 'compose'); the byte parts are moved to the worker, not copied. */
   compose(hashParts: Array<string | Uint8Array>, bodyParts: Array<string | Uint8Array | null>, budgetMs: number): Promise<RunResult> {
     const moved = new Set<ArrayBuffer>();
-    for (const p of [...hashParts, ...bodyParts]) if (p instanceof Uint8Array) moved.add(p.buffer as ArrayBuffer);
+    // Bytes in shared memory (a `run` result) are shared, not moved.
+    for (const p of [...hashParts, ...bodyParts]) if (p instanceof Uint8Array && p.buffer instanceof ArrayBuffer) moved.add(p.buffer);
     return this.submit({ kind: 'compose', hashParts, bodyParts }, budgetMs, [...moved]) as Promise<RunResult>;
   }
 
@@ -313,11 +314,12 @@ export function stringCharsAtLeast(value: unknown, min: number): boolean {
 }
 
 /**
- * A result that crossed from a worker as its UTF-8 bytes only (moved, not
- * copied): its text is made from them if and when something on this thread
+ * A result that crossed from a worker as its UTF-8 bytes only, in shared
+ * memory: its text is made from them if and when something on this thread
  * reads it. The HTTP answer goes out as the bytes and the SQLite ledger's
- * thread stores them, so a multi-megabyte result is never a string here:
- * copying one between threads held the event loop for tens of milliseconds.
+ * thread stores the same bytes (shared, not copied, when they are posted to
+ * it), so a multi-megabyte result is never a string or a copy here: copying
+ * one between threads held the event loop for milliseconds (0029, 0034).
  */
 export class EncodedResult implements RunResult {
   #text: string | undefined;

@@ -116,6 +116,13 @@ async function step(cap: Capability, body: unknown): Promise<StepRun> {
   return { bytes, canonical, inputSha: sha256Hex(canonicalJson(checked.input)), outputSha: sha256Hex(canonical), networkFetches };
 }
 
+/** `text` as UTF-8 in a SharedArrayBuffer of exactly its length. */
+function sharedUtf8(text: string): Uint8Array {
+  const bytes = new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text, 'utf8')));
+  utf8.encodeInto(text, bytes);
+  return bytes;
+}
+
 function compose(hashParts: Array<string | Uint8Array>, bodyParts: Array<string | Uint8Array | null>): RunResult {
   const hash = createHash('sha256');
   for (const p of hashParts) hash.update(p);
@@ -160,9 +167,9 @@ port.on('message', async (task: WorkerTask) => {
       reply = { seq: task.seq, ok: true, value: { verdict, fingerprint } };
     } else {
       const body = JSON.stringify(await cap.run(task.input));
-      // Encoded here, and moved (not copied) to the main thread, which then writes bytes to the socket.
-      const bytes = utf8.encode(body);
-      transfer = [bytes.buffer as ArrayBuffer];
+      // Encoded here into shared memory: the main thread writes these bytes to the socket and hands the same
+      // bytes to the SQLite ledger's thread, neither step a copy (docs/decisions/0034).
+      const bytes = sharedUtf8(body);
       // Only the bytes cross: the main thread makes the text if it ever needs it (pool.ts EncodedResult).
       reply = { seq: task.seq, ok: true, value: { bytes, sha256: sha256Hex(bytes) } };
     }
