@@ -213,6 +213,21 @@ function originOf(url: string): string {
 
 const EMPTY_BODY = new Uint8Array(0);
 
+/** Under @hono/node-server, the Node message of a body with a plain Content-Length no larger than `limit` (not chunked), and that length. */
+function declaredBody(c: Context, limit: number): { incoming: IncomingMessage; length: number } | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (!(incoming instanceof IncomingMessage)) return undefined;
+  const declared = incoming.headers['content-length'];
+  if (declared === undefined || incoming.headers['transfer-encoding'] !== undefined || !/^[0-9]{1,9}$/.test(declared)) return undefined;
+  const length = Number(declared);
+  return length > limit ? undefined : { incoming, length };
+}
+
+/** Nothing has started reading the message (a body counted by the body limit, a stream someone opened). */
+function untouched(incoming: IncomingMessage): boolean {
+  return !incoming.readableDidRead && incoming.readableFlowing === null && incoming.readableEncoding === null && !incoming.readableObjectMode;
+}
+
 /**
  * The body as Node already holds it, under @hono/node-server (its `incoming`
  * binding). A small body arrives in the same read as the request's head, and
@@ -225,14 +240,11 @@ const EMPTY_BODY = new Uint8Array(0);
  * limit, a stream someone opened): the route then reads it the usual way.
  */
 async function receivedBody(c: Context, limit: number): Promise<BodyResult<Uint8Array> | undefined> {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  if (!(incoming instanceof IncomingMessage)) return undefined;
-  const declared = incoming.headers['content-length'];
-  if (declared === undefined || incoming.headers['transfer-encoding'] !== undefined || !/^[0-9]{1,9}$/.test(declared)) return undefined;
-  const length = Number(declared);
-  if (length > limit) return undefined;
+  const message = declaredBody(c, limit);
+  if (!message) return undefined;
+  const { incoming, length } = message;
   await undefined;
-  if (incoming.readableLength !== length || incoming.readableDidRead || incoming.readableFlowing !== null || incoming.readableEncoding !== null || incoming.readableObjectMode) return undefined;
+  if (incoming.readableLength !== length || !untouched(incoming)) return undefined;
   // All of the buffer (not flowing, no encoding: read() returns every buffered byte, here the whole body).
   const chunk: unknown = length === 0 ? EMPTY_BODY : incoming.read();
   // Flowing from here on, the message ends by itself (no read left to make), as a body read to its end does.
@@ -251,12 +263,9 @@ async function receivedBody(c: Context, limit: number): Promise<BodyResult<Uint8
  * client went away) is an error, as the Request body's read is.
  */
 async function streamedBody(c: Context, limit: number): Promise<BodyResult<Uint8Array> | undefined> {
-  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-  if (!(incoming instanceof IncomingMessage)) return undefined;
-  const declared = incoming.headers['content-length'];
-  if (declared === undefined || incoming.headers['transfer-encoding'] !== undefined || !/^[0-9]{1,9}$/.test(declared)) return undefined;
-  const length = Number(declared);
-  if (length > limit || incoming.readableDidRead || incoming.readableFlowing !== null || incoming.readableEncoding !== null || incoming.readableObjectMode) return undefined;
+  const message = declaredBody(c, limit);
+  if (!message || !untouched(message.incoming)) return undefined;
+  const { incoming, length } = message;
   const bytes = new Uint8Array(new SharedArrayBuffer(length));
   let at = 0;
   await new Promise<void>((resolve, reject) => {
