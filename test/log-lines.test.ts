@@ -98,3 +98,20 @@ setTimeout(() => { log.info('in the crashing turn'); throw new Error('boom'); },
   assert.notEqual(r.code, 0);
   assert.deepEqual(r.lines.map((l) => l.msg), ['before the crash', 'in the crashing turn']);
 });
+
+test('every logger of the process writes through one batch: their lines in order, one exit handler however many loggers', async () => {
+  const r = await child(`
+const listeners = process.listenerCount('exit');
+const others = Array.from({ length: 20 }, () => createLogger('info'));
+report.addedListeners = process.listenerCount('exit') - listeners;
+log.info('first');
+others[7].info('second');
+log.info('third');
+await new Promise((resolve) => setTimeout(resolve, 20));
+report.writes = writes().direct;
+`);
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.lines.map((l) => l.msg), ['first', 'second', 'third']);
+  assert.equal(r.report.addedListeners, 0, 'no exit handler per logger');
+  assert.equal(r.report.writes, 1, 'one write for the turn, whichever logger wrote');
+});

@@ -67,7 +67,9 @@ export function turnBatchedLines(sink: { write(data: string): unknown }): LogLin
   };
 }
 
-/** The lines of a process's standard output. */
+let standardOutput: LogLines | undefined;
+
+/** The lines of the process's standard output: one batch for every logger writing there, so their lines stay in order. */
 export function standardOutputLines(): LogLines {
-  return turnBatchedLines(pino.destination({ dest: 1, sync: true }));
+  return (standardOutput ??= turnBatchedLines(pino.destination({ dest: 1, sync: true })));
 }
