@@ -12,6 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { CONTRAST, BLACK_ON_WHITE, startRig, type Rig } from './support/harness.js';
+import { CATALOG } from '../src/capabilities/index.js';
 
 let rig: Rig;
 before(async () => {
@@ -153,5 +154,20 @@ test('a body cut short (the client goes away after half of it, in pieces): nothi
     assertChallenge(await c.answer(), 'after');
   } finally {
     c.close();
+  }
+});
+
+test('bodies declared large and sent slowly hold only what has arrived: 40 connections declaring the limit hold no buffer of that size', async () => {
+  const cap = CATALOG.find((c) => c.id === 'catalog-offer-evidence-extractor')!;
+  const limit = cap.maxBodyBytes!;
+  const before = process.memoryUsage().arrayBuffers;
+  const conns = await Promise.all(Array.from({ length: 40 }, () => Connection.open()));
+  try {
+    for (const [i, c] of conns.entries()) await c.send(`POST ${cap.path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-Request-Id: slow-${i}\r\nContent-Length: ${limit}\r\n\r\n{"html":"`);
+    await new Promise((r) => setTimeout(r, 200));
+    const held = process.memoryUsage().arrayBuffers - before;
+    assert.ok(held < 8 * limit, `${held} bytes of buffers held for 40 bodies of which a few bytes arrived (each declared ${limit})`);
+  } finally {
+    for (const c of conns) c.close();
   }
 });

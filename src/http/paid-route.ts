@@ -256,9 +256,8 @@ async function receivedBody(c: Context, limit: number): Promise<BodyResult<Uint8
  * The body read from the Node message as it arrives (under @hono/node-server,
  * with a declared Content-Length no larger than `limit`, not chunked, and
  * nothing reading the message yet), into one buffer of exactly that length
- * in shared memory. A large body that the executor reads on a worker then
- * crosses to it without a copy, and it is not joined from pieces here as the
- * Request body does (docs/decisions/0034). Undefined when those conditions do
+ * in shared memory, once it has all arrived. A large body that the executor
+ * reads on a worker then crosses to it without a copy (docs/decisions/0034). Undefined when those conditions do
  * not hold: the route reads it the usual way. A message that ends short (the
  * client went away) is an error, as the Request body's read is.
  */
@@ -266,18 +265,20 @@ async function streamedBody(c: Context, limit: number): Promise<BodyResult<Uint8
   const message = declaredBody(c, limit);
   if (!message || !untouched(message.incoming)) return undefined;
   const { incoming, length } = message;
-  const bytes = new Uint8Array(new SharedArrayBuffer(length));
+  // Kept as they arrive and joined once complete: memory grows with what the client has sent, not with what it declared.
+  const chunks: Buffer[] = [];
   let at = 0;
   await new Promise<void>((resolve, reject) => {
     const fail = (e: Error) => {
       incoming.off('data', onData);
+      chunks.length = 0;
       incoming.resume();
       reject(e);
     };
     const onData = (chunk: Buffer) => {
       // Node's parser never passes a message more than its Content-Length; were it to, the read fails rather than overflow.
       if (at + chunk.byteLength > length) return fail(new Error(`the request body is longer than its Content-Length (${length})`));
-      bytes.set(chunk, at);
+      chunks.push(chunk);
       at += chunk.byteLength;
     };
     incoming.on('data', onData);
@@ -287,6 +288,12 @@ async function streamedBody(c: Context, limit: number): Promise<BodyResult<Uint8
       if (!incoming.readableEnded) fail(new Error(`the request was closed after ${at} of ${length} body bytes`));
     });
   });
+  const bytes = new Uint8Array(new SharedArrayBuffer(length));
+  at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
   return { ok: true, value: bytes };
 }
 
