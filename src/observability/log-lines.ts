@@ -11,31 +11,24 @@
  *   stay in order and a line about trouble is out before anything else runs.
  * - Whatever is kept is written when the process exits (`exit` runs for
  *   process.exit, the end of the loop and an uncaught exception), and before
- *   it grows past MAX_KEPT_BYTES. What a SIGKILL finds kept is one turn's lines.
+ *   it grows past MAX_KEPT_CHARS. What a SIGKILL finds kept is one turn's lines.
  */
 import pino from 'pino';
 
 /** pino's level number of `warn`: from it up, a line is written at once. */
 const WARN = 40;
 
-/** More kept than this is written at once (a turn that logs a lot does not hold it all in memory). */
-export const MAX_KEPT_BYTES = 64 * 1024;
+/** More kept than this many characters is written at once (a turn that logs a lot does not hold it all in memory). */
+const MAX_KEPT_CHARS = 64 * 1024;
 
-/** The writer a pino logger writes into: a stream with pino's metadata (the level of the line being written). */
-export interface LogLines {
-  write(line: string): void;
-  /** Writes what is kept now. */
-  flushSync(): void;
-  /** Read by pino: it sets `lastLevel` before each write. */
-  readonly [key: symbol]: unknown;
-  lastLevel?: number;
-}
+/** What a pino logger writes into; pino sets `lastLevel` (the level of the line it is about to write) on a stream marked `pino.metadata`. */
+type LogLines = pino.DestinationStream & { lastLevel?: number };
 
 /** Lines kept for the turn, written through `sink` (one `write` per batch). */
-export function turnBatchedLines(sink: { write(data: string): unknown }): LogLines {
+function turnBatchedLines(sink: pino.DestinationStream): LogLines {
   let kept = '';
   let scheduled: NodeJS.Immediate | undefined;
-  const flushSync = (): void => {
+  const flush = (): void => {
     if (scheduled) {
       clearImmediate(scheduled);
       scheduled = undefined;
@@ -45,25 +38,18 @@ export function turnBatchedLines(sink: { write(data: string): unknown }): LogLin
     kept = '';
     sink.write(out);
   };
-  process.on('exit', flushSync);
+  process.on('exit', flush);
   return {
     [Symbol.for('pino.metadata')]: true,
-    lastLevel: undefined,
-    write(line: string): void {
-      if ((this.lastLevel ?? WARN) >= WARN) {
-        kept += line;
-        flushSync();
-        return;
-      }
+    write(this: LogLines, line: string): void {
       kept += line;
-      if (kept.length > MAX_KEPT_BYTES) return flushSync();
+      if ((this.lastLevel ?? WARN) >= WARN || kept.length > MAX_KEPT_CHARS) return flush();
       if (!scheduled) {
-        scheduled = setImmediate(flushSync);
+        scheduled = setImmediate(flush);
         // Never what keeps the process alive: the exit handler writes what is left.
         scheduled.unref();
       }
     },
-    flushSync,
   };
 }
 
