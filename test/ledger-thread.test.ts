@@ -12,10 +12,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../src/store/index.js';
 import type { Ledger } from '../src/store/ledger.js';
-import { migrate } from '../src/store/migrate.js';
-import { SqlLedger } from '../src/store/sql-ledger.js';
-import { openSqlite } from '../src/store/sqlite/driver.js';
-import { ThreadedSqliteLedger } from '../src/store/sqlite/ledger-thread.js';
 import { attempt } from './support/ledger-attempt.js';
 
 const lease = { owner: 'me', until: Number.MAX_SAFE_INTEGER };
@@ -102,32 +98,42 @@ test('a 7 MiB result is stored once, outside the attempt row, and read back byte
   }
 });
 
-test("the operator's dashboard is read on the ledger's thread even when it is idle, never on the event loop's connection", async () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'ledger-scan-')), 'ledger.sqlite');
-  const driver = openSqlite(file);
-  await migrate(driver);
+test("every ledger call is answered on the ledger's thread, reads and the claim included: the event loop's connection runs none of them", async () => {
+  // better-sqlite3's statements and execs as this thread (the event loop) makes them; the ledger's thread loads its own copy.
+  const probe = new Database(':memory:');
+  const statementProto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+  const databaseProto = Object.getPrototypeOf(probe) as Record<string, (...a: unknown[]) => unknown>;
+  probe.close();
   const onEventLoop: string[] = [];
-  const inner = new SqlLedger(driver);
-  const inline = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        onEventLoop.push(String(prop));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+  const restore: Array<() => void> = [];
+  for (const [proto, names] of [[statementProto, ['run', 'get', 'all', 'iterate']], [databaseProto, ['exec']]] as const) {
+    for (const name of names) {
+      const original = proto[name]!;
+      proto[name] = function (this: unknown, ...args: unknown[]) {
+        onEventLoop.push(name);
+        return original.apply(this, args);
       };
-    },
-  }) as Ledger;
-  const { ledger } = await ThreadedSqliteLedger.open(file, { timeoutMs: 3000, inline });
+      restore.push(() => (proto[name] = original));
+    }
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'ledger-all-on-thread-'));
+  const { db, ledger, close } = await openDatabase({ dataDir });
   try {
-    const a = attempt();
-    await ledger.reserve(a, lease, 1);
+    onEventLoop.length = 0;
+    const a = attempt({ paymentKey: `key-${Math.random()}` });
+    assert.equal((await ledger.reserve(a, lease, 1)).created, true);
+    assert.equal((await ledger.get(a.id))?.state, 'reserved');
+    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'verified', patch: {} }], 2, { durable: false }), true);
+    assert.equal((await ledger.getByPaymentKey(a.paymentKey!))?.id, a.id);
     await ledger.summary();
     const d = await ledger.dashboard({ from: 0, to: 10, bucketMs: 1, excludePayers: [], latencyBoundsMs: [], recentLimit: 5, unresolvedLimit: 5, buyersLimit: 5, now: 2 });
-    assert.deepEqual(d.unresolved.map((u) => u.id), [a.id], 'the thread reads what the event loop\'s connection wrote');
-    assert.deepEqual(onEventLoop, ['reserve', 'summary'], 'an idle thread still takes the dashboard');
+    assert.deepEqual(d.unresolved.map((u) => u.id), [a.id]);
+    assert.deepEqual(onEventLoop, [], 'no ledger statement ran on the event loop');
+    // The spy sees what the event loop's connection does run (the content stores share it).
+    await db.all('SELECT 1 AS one');
+    assert.ok(onEventLoop.length > 0, 'the event loop connection\'s own statement is seen');
   } finally {
-    await ledger.close();
-    await driver.close();
+    for (const r of restore) r();
+    await close();
   }
 });

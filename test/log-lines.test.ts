@@ -1,16 +1,17 @@
 /**
  * JSON log lines on standard output, as a process manager or a log collector
  * reads them (a pipe): every line is there and in order, whatever way the
- * process ends; a turn's lines below `warn` go out together in one write, by
- * the end of that turn; a `warn` or worse line is out before `log.warn`
+ * process ends; lines below `warn` go out together in one write, at most
+ * KEEP_MS after the first of them; a `warn` or worse line is out before `log.warn`
  * returns. Each case runs in a child process that counts the writes reaching
- * file descriptor 1 (decisions 0028 and 0033).
+ * file descriptor 1 (decisions 0028, 0033 and 0035).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KEEP_MS } from '../src/observability/log-lines.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -58,21 +59,28 @@ process.exit(0);
   assert.equal(after.stream, 0, 'no line goes through the process.stdout stream');
 });
 
-test("a turn's lines are written together by the end of that turn, without an exit", async () => {
+test(`lines below warn are kept across turns and written together within ${KEEP_MS} ms, without an exit`, async () => {
   const r = await child(`
+const started = performance.now();
 log.info('one'); log.info('two'); log.info('three');
 report.sameTurn = writes().direct;
-await new Promise((resolve) => setTimeout(resolve, 20));
-report.nextTurn = writes().direct;
+await new Promise((resolve) => setTimeout(resolve, 10));
 log.info('four');
-await new Promise((resolve) => setTimeout(resolve, 20));
-report.later = writes().direct;
+report.laterTurn = writes().direct;
+report.laterTurnAt = performance.now() - started;
+await new Promise((resolve) => setTimeout(resolve, ${KEEP_MS} + 50));
+report.afterKeep = writes().direct;
+log.info('five');
+await new Promise((resolve) => setTimeout(resolve, ${KEEP_MS} + 50));
+report.afterSecondKeep = writes().direct;
 `);
   assert.equal(r.code, 0);
-  assert.deepEqual(r.lines.map((l) => l.msg), ['one', 'two', 'three', 'four']);
+  assert.deepEqual(r.lines.map((l) => l.msg), ['one', 'two', 'three', 'four', 'five']);
   assert.equal(r.report.sameTurn, 0, 'kept while the turn runs');
-  assert.equal(r.report.nextTurn, 1, 'one write for the turn');
-  assert.equal(r.report.later, 2, 'the next turn has its own write');
+  // A machine that stalls the child past the keep time has written the batch already; otherwise the later turn's line joined it.
+  if ((r.report.laterTurnAt as number) < KEEP_MS) assert.equal(r.report.laterTurn, 0, 'still kept in a later turn, inside the keep time');
+  assert.equal(r.report.afterKeep, (r.report.laterTurnAt as number) < KEEP_MS ? 1 : 2, 'one write for the lines of both turns');
+  assert.equal(r.report.afterSecondKeep, (r.report.afterKeep as number) + 1, 'a line after the write starts the next batch');
 });
 
 test('a warn or error line is out before log.warn returns, after the lines kept before it', async () => {
@@ -107,11 +115,11 @@ report.addedListeners = process.listenerCount('exit') - listeners;
 log.info('first');
 others[7].info('second');
 log.info('third');
-await new Promise((resolve) => setTimeout(resolve, 20));
+await new Promise((resolve) => setTimeout(resolve, ${KEEP_MS} + 50));
 report.writes = writes().direct;
 `);
   assert.equal(r.code, 0);
   assert.deepEqual(r.lines.map((l) => l.msg), ['first', 'second', 'third']);
   assert.equal(r.report.addedListeners, 0, 'no exit handler per logger');
-  assert.equal(r.report.writes, 1, 'one write for the turn, whichever logger wrote');
+  assert.equal(r.report.writes, 1, 'one write for the batch, whichever logger wrote');
 });

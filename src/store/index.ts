@@ -109,8 +109,8 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await migrate(driver);
     await driver.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL');
     if (threaded) {
-      // Its own thread and connection; calls that do not wait for the disk are answered on this connection (ledger-thread.ts).
-      const thread = await ThreadedSqliteLedger.open(file, { timeoutMs, inline: new SqlLedger(driver) });
+      // Its own thread and connection, which answers every ledger call (ledger-thread.ts).
+      const thread = await ThreadedSqliteLedger.open(file, { timeoutMs });
       ledger = thread.ledger;
       afterWrite = thread.checkpointSoon;
     } else ledger = new SqlLedger(driver);

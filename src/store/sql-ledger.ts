@@ -100,12 +100,7 @@ type Step = { to: AttemptState; patch: TransitionPatch };
 /** Calls that only read. */
 const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark', 'dashboard']);
 
-/**
- * Reads that aggregate a window of attempts rather than probe a few rows:
- * the SQLite ledger runs them on its own thread even when it is idle
- * (ledger-thread.ts), so an operator opening the dashboard never holds up
- * the event loop that answers paid calls.
- */
+/** Reads that aggregate a window of attempts rather than probe a few rows: they write nothing, so they leave no WAL to checkpoint (ledger-thread.ts). */
 export const SCANS: ReadonlySet<keyof Ledger> = new Set(['dashboard']);
 
 /** States an attempt is still in until it is settled or failed. */
@@ -113,13 +108,12 @@ const NOT_FINAL = "('reserved', 'verified', 'executed', 'settling', 'unknown')";
 
 /**
  * Whether a ledger call waits for its commit to reach the disk: the one
- * place that is decided (the ledger below writes by it; the SQLite ledger's
- * client sends what waits for the disk to its thread, ledger-thread.ts).
+ * place that is decided (the ledger below writes by it).
  * Reads never do. The claim (`reserve`) never does (see there). `advance`
  * does unless its caller asks otherwise for a write whose loss the chain
  * repairs, and always when it stores a result. Every other write does.
  */
-export function flushes(method: keyof Ledger, args: readonly unknown[]): boolean {
+function flushes(method: keyof Ledger, args: readonly unknown[]): boolean {
   if (READS.has(method) || method === 'reserve') return false;
   if (method !== 'advance') return true;
   const [, , steps, , opts] = args as [string, string, Step[], number, AdvanceOptions | undefined];

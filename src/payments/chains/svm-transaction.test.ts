@@ -6,8 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { checkSvmPayment, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, readTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmExpectation } from './svm-transaction.js';
+import { createHash, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import fc from 'fast-check';
+import { checkSvmPayment, ed25519Verify, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, readTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmExpectation } from './svm-transaction.js';
 import { fromBase58, toBase58 } from '../../foundation/base58.js';
 
 interface Key {
@@ -149,4 +150,38 @@ test('what is not a transaction this service reads is refused before any check',
   // An instruction pointing past the account list.
   const r = readTransaction(wire([transfer()], { programIndex: 99 }));
   assert.match(String(r), /names an account the message does not list/);
+});
+
+test('the buyer signature check agrees with node:crypto verifying through the key object, for signatures made and mangled', () => {
+  const keys = Array.from({ length: 4 }, () => generateKeyPairSync('ed25519'));
+  const rawKey = (k: KeyObject) => new Uint8Array(k.export({ format: 'der', type: 'spki' }).subarray(12));
+  fc.assert(
+    fc.property(
+      fc.nat(3),
+      fc.nat(3),
+      fc.uint8Array({ maxLength: 600 }),
+      fc.option(fc.record({ where: fc.constantFrom('message', 'signature', 'key'), at: fc.nat(), bit: fc.nat(7) }), { nil: undefined }),
+      (signer, claimed, message, flip) => {
+        let signature = new Uint8Array(sign(null, message, keys[signer]!.privateKey));
+        let key = rawKey(keys[claimed]!.publicKey);
+        let signed = message;
+        if (flip) {
+          const target = flip.where === 'message' ? (signed = new Uint8Array(message)) : flip.where === 'signature' ? (signature = new Uint8Array(signature)) : (key = new Uint8Array(key));
+          if (target.length > 0) target[flip.at % target.length]! ^= 1 << flip.bit;
+        }
+        let expected: boolean;
+        try {
+          expected = verify(null, signed, { key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), key]), format: 'der', type: 'spki' }, signature);
+        } catch {
+          expected = false;
+        }
+        assert.equal(ed25519Verify(toBase58(key), signed, signature), expected);
+        if (!flip && signer === claimed) assert.equal(expected, true, 'an untouched signature by the claimed key verifies');
+      },
+    ),
+    { numRuns: 300 },
+  );
+  assert.equal(ed25519Verify(toBase58(new Uint8Array(31)), new Uint8Array(1), new Uint8Array(64)), false, 'a key of the wrong length');
+  assert.equal(ed25519Verify('0OIl', new Uint8Array(1), new Uint8Array(64)), false, 'not base58');
+  assert.equal(ed25519Verify(toBase58(rawKey(keys[0]!.publicKey)), new Uint8Array(1), new Uint8Array(63)), false, 'a signature of the wrong length');
 });

@@ -148,15 +148,13 @@ function u64(b: Uint8Array, at: number): bigint {
   return new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(at, true);
 }
 
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
 /** True when `signature` is `address`'s ed25519 signature of `message`. */
 export function ed25519Verify(address: string, message: Uint8Array, signature: Uint8Array): boolean {
   const key = fromBase58(address);
   if (!key || key.length !== 32) return false;
   try {
-    // The key as DER, read inside the one verify call (no KeyObject made per payment).
-    return verify(null, message, { key: Buffer.concat([ED25519_SPKI_PREFIX, key]), format: 'der', type: 'spki' }, signature);
+    // The raw key as a JWK: OpenSSL takes it as is, where a DER key goes through its decoders first (docs/decisions/0035).
+    return verify(null, message, { key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key).toString('base64url') }, format: 'jwk' }, signature);
   } catch {
     return false;
   }

@@ -15,17 +15,12 @@
  * that (a bound attempt is found again by the buyer's retry). A thread that
  * dies fails its calls the same way and is started again for the next one.
  *
- * A call that does not wait for the disk (`flushes` in sql-ledger.ts: reads,
- * the claim, the unflushed `settled`) is answered on the event loop's own
- * connection instead (`inline`), but only while the thread has nothing
- * outstanding. Why: waking an idle thread and being woken by its answer
- * costs more than such a call itself, twice per paid call
- * (docs/decisions/0005). Results live in their own table, so none of these
- * writes is large. A read that aggregates a window (`SCANS`: the operator's
- * dashboard) always goes to the thread, however idle. While the thread has
- * calls outstanding (including one past its deadline on a stalled disk),
- * every call goes there too, so calls keep their order and a stall never
- * reaches the event loop.
+ * Every ledger call goes to the thread, reads and unflushed writes too, in
+ * the order they are made: the thread's connection is the only one that
+ * touches the ledger's tables while the service runs, so its page cache
+ * stays valid, and a stalled disk never reaches the event loop. Answering
+ * the calls that do not wait for the disk on the event loop's connection
+ * saved latency but cost CPU per paid call (docs/decisions/0035).
  *
  * The WAL is copied into the database file by this thread too, once writes
  * (on either connection: the event loop's commits call `checkpointSoon`)
@@ -35,7 +30,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../foundation/worker-entry.js';
 import { LedgerUnavailableError, type Ledger } from '../ledger.js';
-import { flushes, SCANS } from '../sql-ledger.js';
+import { SCANS } from '../sql-ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
 
 const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
@@ -70,28 +65,18 @@ export class ThreadedSqliteLedger {
   private thread: Thread | undefined;
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
-  /** Posted to the thread and not answered yet, late answers included: while any is, every call goes there. */
-  private outstanding = 0;
   private closed = false;
   private readonly answerMs: number;
   private checkpointDue: NodeJS.Timeout | undefined;
   private lastWrite = 0;
 
-  private constructor(
-    private readonly data: LedgerThreadData,
-    private readonly inline: Ledger | undefined,
-  ) {
+  private constructor(private readonly data: LedgerThreadData) {
     this.answerMs = data.timeoutMs + ANSWER_MARGIN_MS;
   }
 
-  /**
-   * Start the thread and wait until its connection is open (a start failure
-   * stops start-up). `inline`: the same ledger on the event loop's connection
-   * to the same file, for the calls described above; without it every call
-   * goes to the thread.
-   */
-  static async open(file: string, opts: { timeoutMs: number; inline?: Ledger }): Promise<ThreadedLedger> {
-    const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs }, opts.inline);
+  /** Start the thread and wait until its connection is open (a start failure stops start-up). */
+  static async open(file: string, opts: { timeoutMs: number }): Promise<ThreadedLedger> {
+    const ledger = new ThreadedSqliteLedger({ file, timeoutMs: opts.timeoutMs });
     await ledger.start().started;
     return { ledger: ledger.asLedger(), checkpointSoon: () => ledger.checkpointSoon() };
   }
@@ -121,7 +106,7 @@ export class ThreadedSqliteLedger {
   }
 
   private asLedger(): Ledger {
-    const call = (method: Exclude<LedgerMethod, 'checkpoint'>) => (...args: unknown[]) => this.route(method, args);
+    const call = (method: Exclude<LedgerMethod, 'checkpoint'>) => (...args: unknown[]) => this.call(method, args);
     return {
       kind: 'sqlite',
       ping: call('ping') as Ledger['ping'],
@@ -154,7 +139,6 @@ export class ThreadedSqliteLedger {
     worker.on('message', (m: LedgerThreadReply) => {
       if ('ready' in m) return settle.resolve();
       if ('startError' in m) return settle.reject(new Error(`the SQLite ledger thread could not open ${this.data.file}: ${m.startError}`));
-      if (this.thread === thread) this.outstanding--;
       const p = this.pending.get(m.seq);
       if (!p) return; // answered after its deadline: already failed closed
       this.pending.delete(m.seq);
@@ -167,8 +151,6 @@ export class ThreadedSqliteLedger {
       settle.reject(new Error(`the SQLite ledger thread stopped before it was ready: ${why}`));
       if (this.thread !== thread) return;
       this.thread = undefined;
-      // Nothing is left running on a thread that is gone.
-      this.outstanding = 0;
       for (const [seq, p] of this.pending) {
         this.pending.delete(seq);
         clearTimeout(p.timer);
@@ -181,18 +163,10 @@ export class ThreadedSqliteLedger {
     return thread;
   }
 
-  private route(method: Exclude<LedgerMethod, 'checkpoint'>, args: unknown[]): Promise<unknown> {
-    if (this.inline && !this.closed && this.outstanding === 0 && method !== 'close' && !flushes(method, args) && !SCANS.has(method)) {
-      return (this.inline[method] as (...a: unknown[]) => Promise<unknown>).apply(this.inline, args);
-    }
-    return this.call(method, args);
-  }
-
   private call(method: LedgerMethod, args: unknown[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new LedgerUnavailableError(new Error('the ledger is closed')));
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
-    this.outstanding++;
     // A scan writes nothing: it leaves no WAL to copy.
     if (method !== 'checkpoint' && method !== 'close' && !SCANS.has(method)) this.checkpointSoon();
     return new Promise((resolve, reject) => {
