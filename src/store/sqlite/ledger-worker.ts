@@ -10,8 +10,7 @@
  * answered in the order their statements finish.
  *
  * It also checkpoints the WAL for the whole file, on a timer: the event
- * loop's connection (the content stores, the ledger's calls that do not wait
- * for the disk) is opened without automatic
+ * loop's connection (the content stores) is opened without automatic
  * checkpoints, which would otherwise land inside one of its commits every
  * ~1,000 pages, page copies and an fsync on the event loop.
  */
