@@ -1,8 +1,8 @@
 /**
  * Where the service's JSON log lines go: standard output (file descriptor 1)
  * by default, written with pino's own synchronous writer (sonic-boom), which
- * retries a full pipe and finishes partial writes. Why a batch per turn, and
- * what it costs: docs/decisions/0033.
+ * retries a full pipe and finishes partial writes. Why lines are batched, and
+ * what it costs: docs/decisions/0033 and 0035.
  *
  * - Lines below `warn` (the access and facilitator lines) are kept for up to
  *   KEEP_MS after the first of them and written together, in one write, as
