@@ -10,7 +10,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
 import { openDatabase } from '../src/store/index.js';
+import { CHECKPOINT_AFTER_MS } from '../src/store/sqlite/ledger-thread.js';
 import type { Ledger } from '../src/store/ledger.js';
 import { attempt } from './support/ledger-attempt.js';
 
@@ -134,6 +136,36 @@ test("every ledger call is answered on the ledger's thread, reads and the claim 
     assert.ok(onEventLoop.length > 0, 'the event loop connection\'s own statement is seen');
   } finally {
     for (const r of restore) r();
+    await close();
+  }
+});
+
+test('reads leave nothing to checkpoint: a ledger only read from sends its thread no checkpoint, one written to sends one once writes pause', async () => {
+  const checkpoints: number[] = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, m: unknown, ...rest: unknown[]) {
+    if ((m as { method?: string } | null)?.method === 'checkpoint') checkpoints.push(Date.now());
+    return (post as (...a: unknown[]) => void).call(this, m, ...rest);
+  };
+  const dataDir = mkdtempSync(join(tmpdir(), 'ledger-reads-no-checkpoint-'));
+  const { ledger, close } = await openDatabase({ dataDir });
+  try {
+    const pause = () => new Promise((r) => setTimeout(r, CHECKPOINT_AFTER_MS + 500));
+    // Whatever start-up wrote has been checkpointed by now.
+    await pause();
+    checkpoints.length = 0;
+    for (let i = 0; i < 5; i++) {
+      await ledger.settlementWatermark();
+      await ledger.summary();
+      await ledger.get('none');
+    }
+    await pause();
+    assert.deepEqual(checkpoints, [], 'reads alone: no checkpoint');
+    await ledger.reserve(attempt(), lease, 1);
+    await pause();
+    assert.equal(checkpoints.length, 1, 'a write: one checkpoint once writes pause');
+  } finally {
+    Worker.prototype.postMessage = post;
     await close();
   }
 });

@@ -97,11 +97,8 @@ const DELIVERED = 'EXISTS (SELECT 1 FROM payment_responses r WHERE r.attempt_id 
 
 type Step = { to: AttemptState; patch: TransitionPatch };
 
-/** Calls that only read. */
-const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark', 'dashboard']);
-
-/** Reads that aggregate a window of attempts rather than probe a few rows: they write nothing, so they leave no WAL to checkpoint (ledger-thread.ts). */
-export const SCANS: ReadonlySet<keyof Ledger> = new Set(['dashboard']);
+/** Calls that only read: they never wait for the disk, and leave no WAL to checkpoint (ledger-thread.ts). */
+export const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark', 'dashboard']);
 
 /** States an attempt is still in until it is settled or failed. */
 const NOT_FINAL = "('reserved', 'verified', 'executed', 'settling', 'unknown')";

@@ -30,7 +30,7 @@
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../foundation/worker-entry.js';
 import { LedgerUnavailableError, type Ledger } from '../ledger.js';
-import { SCANS } from '../sql-ledger.js';
+import { READS } from '../sql-ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
 
 const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
@@ -41,7 +41,7 @@ const ANSWER_MARGIN_MS = 2000;
 const PREFIX = 'ledger unavailable: ';
 
 /** How long writes must pause before the WAL is checkpointed from here. */
-const CHECKPOINT_AFTER_MS = 1000;
+export const CHECKPOINT_AFTER_MS = 1000;
 
 /** The ledger on its thread, and the hook the event loop's own connection calls after its writes. */
 export interface ThreadedLedger {
@@ -167,8 +167,8 @@ export class ThreadedSqliteLedger {
     if (this.closed) return Promise.reject(new LedgerUnavailableError(new Error('the ledger is closed')));
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
-    // A scan writes nothing: it leaves no WAL to copy.
-    if (method !== 'checkpoint' && method !== 'close' && !SCANS.has(method)) this.checkpointSoon();
+    // A read writes nothing: it leaves no WAL to copy.
+    if (method !== 'checkpoint' && method !== 'close' && !READS.has(method)) this.checkpointSoon();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
