@@ -7,10 +7,17 @@
  * facilitator and the buyers in this one. Every payment is signed before the
  * measurement starts (a fresh EIP-3009 authorization each, the four devnet
  * buyers in turn), so the windows hold only what the servers do: windows
- * A B A B of `calls / 2` paid contrast calls each, `concurrency` at a time,
+ * A B B A A B B A of `calls / 4` paid contrast calls each (300 by default,
+ * issue 24's window), `concurrency` at a time,
  * CPU of each server's whole process (every thread) from /proc, read after
  * the window's last answer and a short tail in which each server finishes
  * what it does after answering.
+ *
+ * Both servers first answer PAID_WARMUP_CALLS paid calls that are not
+ * counted, and the order is A B B A, not A B A B: a server's cost per paid
+ * call still falls from one window to the next (V8 compiling the paid
+ * path), and A B A B hands that fall to whichever server goes second; the
+ * same service run as A and as B showed it (docs/decisions/0036).
  *
  * Then the unpaid 402 the same way, and each server's CPU while idle, both
  * measured over the same seconds: right after that traffic (the runtime
@@ -28,8 +35,8 @@
  * Solana payment lives as long as its blockhash (about a minute).
  *
  * `npx tsx bench/paid-cpu.ts` runs it alone; bench/run.ts calls
- * `runPaidCpuBench`. Knobs: BENCH_CPU_CALLS (paid calls per server, default
- * 300), BENCH_CPU_IDLE_SEC (default 10), BENCH_CPU_PROF_DIR (V8 CPU profiles
+ * `runPaidCpuBench`. Knobs: BENCH_CPU_CALLS (paid calls per server on each
+ * chain, default 1200: four windows of 300), BENCH_CPU_IDLE_SEC (default 10), BENCH_CPU_PROF_DIR (V8 CPU profiles
  * of both servers there).
  */
 import { spawn } from 'node:child_process';
@@ -59,6 +66,14 @@ const STEADY_AFTER_S = 10;
 const STEADY_WINDOWS = 6;
 const UNPAID_CALLS = 2000;
 const UNPAID_WARMUP_CALLS = 4000;
+/** Paid calls each server answers before the paid windows, on each chain, not counted (see the header). */
+const PAID_WARMUP_CALLS = 200;
+
+/** Paid windows per server on each chain, `calls / PAID_ROUNDS` calls each. */
+const PAID_ROUNDS = 4;
+
+/** Even rounds in the given order, odd rounds in the other: A B B A A B B A. */
+const inTurn = <T>(servers: readonly T[], round: number): T[] => (round % 2 === 0 ? [...servers] : [...servers].reverse());
 const BODY = JSON.stringify(BLACK_ON_WHITE);
 
 interface Server {
@@ -208,7 +223,8 @@ const blank = (): Usage => ({ cpuMs: 0, mainMs: 0, statuses: new Map() });
 
 export async function runPaidCpuBench(opts: { progress?: (m: string) => void } = {}): Promise<PaidCpuResult> {
   const progress = opts.progress ?? (() => {});
-  const calls = envInt('BENCH_CPU_CALLS', 300, 20, 2000) & ~1;
+  const asked = envInt('BENCH_CPU_CALLS', 1200, 4 * PAID_ROUNDS, 4000);
+  const calls = asked - (asked % PAID_ROUNDS);
   const idleSec = envInt('BENCH_CPU_IDLE_SEC', 10, 2, 120);
   const concurrency = 8;
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
@@ -242,12 +258,12 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
     const servers: Server[] = [{ name: 'ours', url: ours.url, pid: ours.pid, stop: () => ours!.stop() }, reference];
 
     // Warm-up (JIT, connections, the reference's first /supported), not counted.
-    const warm = 8;
+    const warm = PAID_WARMUP_CALLS;
     progress(`CPU per paid call: signing ${calls + warm} payments for each server`);
     const signed = new Map<Server, string[]>();
     for (const s of servers) signed.set(s, await presign(devnet, s.url + CONTRAST, calls + warm));
     for (const s of servers) {
-      const w = await window(s, signed.get(s)!.splice(0, warm), 4);
+      const w = await window(s, signed.get(s)!.splice(0, warm), concurrency);
       if (w.statuses.get(200) !== warm) throw new Error(`${s.name}: warm-up paid calls answered ${JSON.stringify(Object.fromEntries(w.statuses))}`);
       await window(s, Array.from({ length: 200 }, () => undefined), concurrency);
     }
@@ -255,11 +271,11 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
     const settledBefore = await ours.paidDeliveries();
     const transfersBefore = (await transferLogs(devnet, { to: devnet.payTo })).length;
     const paid = new Map<Server, Usage>(servers.map((s) => [s, blank()]));
-    const half = calls / 2;
-    for (let round = 0; round < 2; round++) {
-      for (const s of servers) {
-        progress(`CPU per paid call: ${s.name}, window ${round + 1} of 2, ${half} calls`);
-        add(paid.get(s)!, await window(s, signed.get(s)!.splice(0, half), concurrency));
+    const each = calls / PAID_ROUNDS;
+    for (let round = 0; round < PAID_ROUNDS; round++) {
+      for (const s of inTurn(servers, round)) {
+        progress(`CPU per paid call: ${s.name}, window ${round + 1} of ${PAID_ROUNDS}, ${each} calls`);
+        add(paid.get(s)!, await window(s, signed.get(s)!.splice(0, each), concurrency));
       }
     }
     const settledRows = (await ours.paidDeliveries()) - settledBefore;
@@ -273,7 +289,7 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
     for (const s of servers) await window(s, Array.from({ length: UNPAID_WARMUP_CALLS }, () => undefined), concurrency);
     const unpaid = new Map<Server, Usage>(servers.map((s) => [s, blank()]));
     for (let round = 0; round < 2; round++) {
-      for (const s of servers) add(unpaid.get(s)!, await window(s, Array.from({ length: UNPAID_CALLS / 2 }, () => undefined), concurrency));
+      for (const s of inTurn(servers, round)) add(unpaid.get(s)!, await window(s, Array.from({ length: UNPAID_CALLS / 2 }, () => undefined), concurrency));
     }
 
     // Idle: right after the traffic (the runtime settling: GC, compilers, what the traffic left to do),
@@ -334,21 +350,21 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
   }
 }
 
-/** The paid windows again, paid on Solana: A B A B, each signed just before it runs. */
+/** The paid windows again, paid on Solana: A B B A after the same warm-up, each signed just before it runs. */
 async function solanaWindows(svm: SvmDevnet, servers: Server[], ours: ChildService, calls: number, concurrency: number, progress: (m: string) => void): Promise<SolanaFigures> {
   const price = BigInt(CATALOG.find((c) => c.path === CONTRAST)!.priceAtomic);
   for (const s of servers) {
-    const w = await window(s, await presignSolana(svm, s.url + CONTRAST, 8), 4);
-    if (w.statuses.get(200) !== 8) throw new Error(`${s.name}: warm-up Solana calls answered ${JSON.stringify(Object.fromEntries(w.statuses))}`);
+    const w = await window(s, await presignSolana(svm, s.url + CONTRAST, PAID_WARMUP_CALLS), concurrency);
+    if (w.statuses.get(200) !== PAID_WARMUP_CALLS) throw new Error(`${s.name}: warm-up Solana calls answered ${JSON.stringify(Object.fromEntries(w.statuses))}`);
   }
   const settledBefore = await ours.paidDeliveries();
   const balanceBefore = svm.tokenBalance(svm.payTo);
   const usage = new Map<Server, Usage>(servers.map((s) => [s, blank()]));
-  const half = calls / 2;
-  for (let round = 0; round < 2; round++) {
-    for (const s of servers) {
-      progress(`CPU per paid call on Solana: ${s.name}, window ${round + 1} of 2, ${half} calls`);
-      const signed = await presignSolana(svm, s.url + CONTRAST, half);
+  const each = calls / PAID_ROUNDS;
+  for (let round = 0; round < PAID_ROUNDS; round++) {
+    for (const s of inTurn(servers, round)) {
+      progress(`CPU per paid call on Solana: ${s.name}, window ${round + 1} of ${PAID_ROUNDS}, ${each} calls`);
+      const signed = await presignSolana(svm, s.url + CONTRAST, each);
       add(usage.get(s)!, await window(s, signed, concurrency));
     }
   }
@@ -442,7 +458,7 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
   return [
     `### CPU per call: this service vs @x402/hono, each in its own process`,
     '',
-    `${r.calls} pre-signed paid contrast calls per server in windows A B A B, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours.`,
+    `${r.calls} pre-signed paid contrast calls per server in windows A B B A A B B A of ${r.calls / PAID_ROUNDS} after ${PAID_WARMUP_CALLS} not counted, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours.`,
     '',
     markdownTable(['row', 'ours', '@x402/hono', 'ratio', 'goal'], rows, ['l', 'r', 'r', 'r', 'l']),
     '',
