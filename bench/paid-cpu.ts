@@ -87,7 +87,14 @@ interface Usage {
   cpuMs: number;
   mainMs: number;
   statuses: Map<number, number>;
+  /** CPU per call (ms) of each window, in the order they ran. */
+  windows: number[];
 }
+
+/** Theirs ÷ ours of each round's two windows (run back to back): how far one round's ratio strays from the run's. */
+const roundRatios = (ours: Usage, theirs: Usage): number[] => ours.windows.map((o, i) => round(theirs.windows[i]! / o));
+
+const span = (xs: readonly number[]): string => (xs.length ? `rounds ${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}` : '');
 
 export interface PaidCpuResult {
   calls: number;
@@ -96,6 +103,8 @@ export interface PaidCpuResult {
   ours: ServerFigures;
   reference: ServerFigures;
   paidCpuRatio: number;
+  /** The paid ratio of each round alone (see `roundRatios`). */
+  paidRoundRatios: number[];
   unpaidCpuRatio: number;
   nothingLost: boolean;
   settledRows: number;
@@ -111,6 +120,7 @@ export interface SolanaFigures {
   referenceCpuMs: number;
   referenceMainMs: number;
   ratio: number;
+  roundRatios: number[];
   ours200: number;
   reference200: number;
   settledRows: number;
@@ -210,16 +220,18 @@ async function window(server: Server, requests: Array<string | undefined>, concu
     }),
   );
   await new Promise((r) => setTimeout(r, TAIL_MS));
-  return { cpuMs: procCpuMs(server.pid) - cpu0, mainMs: mainThreadCpuMs(server.pid) - main0, statuses };
+  const cpuMs = procCpuMs(server.pid) - cpu0;
+  return { cpuMs, mainMs: mainThreadCpuMs(server.pid) - main0, statuses, windows: [cpuMs / requests.length] };
 }
 
 function add(into: Usage, u: Usage): void {
   into.cpuMs += u.cpuMs;
   into.mainMs += u.mainMs;
+  into.windows.push(...u.windows);
   for (const [s, n] of u.statuses) into.statuses.set(s, (into.statuses.get(s) ?? 0) + n);
 }
 
-const blank = (): Usage => ({ cpuMs: 0, mainMs: 0, statuses: new Map() });
+const blank = (): Usage => ({ cpuMs: 0, mainMs: 0, statuses: new Map(), windows: [] });
 
 export async function runPaidCpuBench(opts: { progress?: (m: string) => void } = {}): Promise<PaidCpuResult> {
   const progress = opts.progress ?? (() => {});
@@ -337,6 +349,7 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
       ours: o,
       reference: r,
       paidCpuRatio: round(r.paidCpuMs / o.paidCpuMs),
+      paidRoundRatios: roundRatios(paid.get(servers[0]!)!, paid.get(servers[1]!)!),
       unpaidCpuRatio: round(r.unpaidCpuMs / o.unpaidCpuMs),
       nothingLost: o.ok200 === calls && r.ok200 === calls && settledRows === calls && transfers === 2 * calls,
       settledRows,
@@ -385,6 +398,7 @@ async function solanaWindows(svm: SvmDevnet, servers: Server[], ours: ChildServi
     referenceCpuMs,
     referenceMainMs: round(r.mainMs / calls),
     ratio: round(referenceCpuMs / oursCpuMs),
+    roundRatios: roundRatios(o, r),
     ours200,
     reference200,
     settledRows,
@@ -401,7 +415,7 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
       'CPU per settled paid call',
       `${fmt(r.ours.paidCpuMs)} ms (main thread ${fmt(r.ours.paidMainMs)})`,
       `${fmt(r.reference.paidCpuMs)} ms (main thread ${fmt(r.reference.paidMainMs)})`,
-      `${fmt(r.paidCpuRatio)}×`,
+      `${fmt(r.paidCpuRatio)}× (${span(r.paidRoundRatios)})`,
       `≥ ${TARGETS.paidCpuRatio}× ${met(r.paidCpuRatio >= TARGETS.paidCpuRatio)}`,
     ],
     ...(r.solana
@@ -410,7 +424,7 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
             'CPU per settled paid call on Solana',
             `${fmt(r.solana.oursCpuMs)} ms (main thread ${fmt(r.solana.oursMainMs)})`,
             `${fmt(r.solana.referenceCpuMs)} ms (main thread ${fmt(r.solana.referenceMainMs)})`,
-            `${fmt(r.solana.ratio)}×`,
+            `${fmt(r.solana.ratio)}× (${span(r.solana.roundRatios)})`,
             `≥ ${TARGETS.solanaPaidCpuRatio}× ${met(r.solana.ratio >= TARGETS.solanaPaidCpuRatio)}`,
           ],
           [
@@ -458,7 +472,7 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
   return [
     `### CPU per call: this service vs @x402/hono, each in its own process`,
     '',
-    `${r.calls} pre-signed paid contrast calls per server in windows A B B A A B B A of ${r.calls / PAID_ROUNDS} after ${PAID_WARMUP_CALLS} not counted, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours.`,
+    `${r.calls} pre-signed paid contrast calls per server in windows A B B A A B B A of ${r.calls / PAID_ROUNDS} after ${PAID_WARMUP_CALLS} not counted, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours; in brackets the lowest and highest ratio of a single round's two windows, run back to back (how much one round strays).`,
     '',
     markdownTable(['row', 'ours', '@x402/hono', 'ratio', 'goal'], rows, ['l', 'r', 'r', 'r', 'l']),
     '',
