@@ -36,8 +36,8 @@
  *
  * `npx tsx bench/paid-cpu.ts` runs it alone; bench/run.ts calls
  * `runPaidCpuBench`. Knobs: BENCH_CPU_CALLS (paid calls per server on each
- * chain, default 1200: four windows of 300), BENCH_CPU_IDLE_SEC (default 10), BENCH_CPU_PROF_DIR (V8 CPU profiles
- * of both servers there).
+ * chain, default 1200: four windows of 300), BENCH_CPU_IDLE_SEC (default
+ * 10), BENCH_CPU_PROF_DIR (V8 CPU profiles of both servers there).
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';

@@ -82,7 +82,6 @@ describe('ledger queries by state (sqlite)', () => {
     const recording: SqlDriver = {
       ...inner,
       all: (sql, params = []) => (seen.push([sql, params]), inner.all(sql, params)),
-      transaction: (fn, opts) => inner.transaction(fn, opts),
     };
     const ledger = new SqlLedger(recording);
     try {
