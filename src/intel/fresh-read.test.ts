@@ -52,3 +52,34 @@ test('a failed read fails its callers, and the next caller reads again', async (
   assert.deepEqual(a.map((x) => x.status), ['rejected', 'rejected']);
   assert.equal(await r.get(), 2);
 });
+
+test('with a commit version: a turn at the version of the last read gets its value without reading; a new version reads', async () => {
+  let reads = 0;
+  let version: string | undefined = 'v1';
+  const r = new FreshRead(async () => ++reads, () => version);
+  assert.equal(await r.get(), 1);
+  assert.equal(await r.get(), 1, 'nothing committed since the read began');
+  assert.equal(reads, 1);
+  version = 'v2';
+  assert.equal(await r.get(), 2, 'a commit since: read again');
+  version = undefined;
+  assert.equal(await r.get(), 3, 'unknown: read');
+  assert.equal(await r.get(), 4, 'still unknown: read every time');
+  version = 'v2';
+  assert.equal(await r.get(), 2, 'the same version again: nothing committed since the read that was kept at it');
+  assert.equal(reads, 4);
+});
+
+test('with a commit version: the version is taken before the read, so a commit while it runs is not hidden', async () => {
+  let value = 'before the write';
+  let version = 'v1';
+  const r = new FreshRead(async () => {
+    const seen = value;
+    // A commit lands while the read is under way: its result may or may not include it.
+    value = 'after the write';
+    version = 'v2';
+    return seen;
+  }, () => version);
+  assert.equal(await r.get(), 'before the write');
+  assert.equal(await r.get(), 'after the write', 'the version moved during the read: not kept past it');
+});

@@ -12,18 +12,35 @@
  *
  * So the read is started on `setImmediate`, after the current turn's requests
  * have joined it; a request arriving once it has started waits for the next one.
+ *
+ * Given the database's commit version (`SqlDriver.commitVersion`), a turn
+ * whose version equals the one taken just before the last completed read
+ * gets that read's value: nothing was committed since it began, so a new
+ * read would return the same. This spares the read itself, which for the
+ * ledger is a message to its thread (docs/decisions/0037).
  */
 export class FreshRead<T> {
   private waiting: Promise<T> | undefined;
+  private last: { version: string; value: T } | undefined;
 
-  constructor(private readonly read: () => Promise<T>) {}
+  constructor(
+    private readonly read: () => Promise<T>,
+    private readonly commitVersion: () => string | undefined = () => undefined,
+  ) {}
 
   get(): Promise<T> {
     this.waiting ??= new Promise<T>((resolve, reject) => {
       setImmediate(() => {
         // From here on the read may be under way: later callers get their own.
         this.waiting = undefined;
-        this.read().then(resolve, reject);
+        // Taken before the read: a commit while it runs changes the version, so its value is not kept past it.
+        const version = this.commitVersion();
+        const last = this.last;
+        if (version !== undefined && last?.version === version) return resolve(last.value);
+        this.read().then((value) => {
+          if (version !== undefined) this.last = { version, value };
+          resolve(value);
+        }, reject);
       });
     });
     return this.waiting;

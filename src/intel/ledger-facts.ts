@@ -35,11 +35,13 @@ export class LedgerPaidRevenue implements PaidRevenueSource {
   /** Read by every newswire request: concurrent requests share one fresh read (fresh-read.ts). */
   private readonly watermark: FreshRead<string>;
 
+  /** `commitVersion`: of the database the ledger lives in (fresh-read.ts). */
   constructor(
     private readonly ledger: Pick<Ledger, 'paidDeliveriesByPayer' | 'settlementWatermark'>,
     private readonly now: () => number = Date.now,
+    commitVersion?: () => string | undefined,
   ) {
-    this.watermark = new FreshRead(() => this.ledger.settlementWatermark());
+    this.watermark = new FreshRead(() => this.ledger.settlementWatermark(), commitVersion);
   }
 
   async paidRevenue(excludePayers: readonly string[]): Promise<PaidRevenue> {

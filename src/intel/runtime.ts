@@ -22,5 +22,7 @@ export interface IntelRuntime {
 
 export function createIntelRuntime(init: { db: SqlDriver; ledger: Ledger; now: () => number }): IntelRuntime {
   const store = new SqlContentStore(init.db, init.now);
-  return { store, movements: new MarketMovementsSource(store), revenue: new LedgerPaidRevenue(init.ledger), feedCache: new FeedCache() };
+  // `db` is the database the ledger lives in (ModuleInit): its commit version covers the ledger's commits too.
+  const revenue = new LedgerPaidRevenue(init.ledger, init.now, () => init.db.commitVersion?.());
+  return { store, movements: new MarketMovementsSource(store), revenue, feedCache: new FeedCache() };
 }

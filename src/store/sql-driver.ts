@@ -29,6 +29,14 @@ export interface SqlDriver {
    * filesystem. Without it, a trivial read is the probe.
    */
   probeWrite?(): Promise<void>;
+  /**
+   * A value that two calls return alike only if no commit reached the
+   * database in between, by any connection or process; undefined when that
+   * cannot be told now. A read taken after one call is still current at a
+   * later call that returns the same value. Without it (PostgreSQL, where
+   * no such cheap signal exists), every read goes to the database.
+   */
+  commitVersion?(): string | undefined;
   close(): Promise<void>;
 }
 

@@ -137,3 +137,24 @@ describe('sqlite driver with the write lock held by another connection', () => {
     }
   });
 });
+
+describe('commitVersion', () => {
+  test('changes with a commit by this connection or another, and only then', async () => {
+    const { db, other } = await fixture();
+    const v0 = db.commitVersion();
+    assert.ok(v0 !== undefined);
+    await db.all('SELECT k FROM t');
+    assert.equal(db.commitVersion(), v0, 'a read commits nothing');
+    other.prepare("INSERT INTO t VALUES ('from another connection')").run();
+    const v1 = db.commitVersion();
+    assert.notEqual(v1, v0, "another connection's commit");
+    await db.run("INSERT INTO t VALUES ('own')");
+    const v2 = db.commitVersion();
+    assert.notEqual(v2, v1, "this connection's own commit (data_version does not count it)");
+    await db.transaction(async (tx) => void (await tx.run("INSERT INTO t VALUES ('own, in a transaction')")), { durable: false });
+    assert.notEqual(db.commitVersion(), v2, 'a transaction of its own');
+    other.close();
+    await db.close();
+    assert.equal(db.commitVersion(), undefined, 'closed: unknown, so callers read');
+  });
+});

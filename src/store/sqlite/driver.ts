@@ -45,6 +45,7 @@ export interface SqliteDriver extends SqlDriver {
    */
   probeWrite(): Promise<void>;
   checkpoint(): void;
+  commitVersion(): string | undefined;
 }
 
 /**
@@ -74,7 +75,13 @@ export interface SqliteOptions {
 
 export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver {
   const timeoutMs = opts.timeoutMs ?? 3000;
-  const wrote = opts.onWrite ?? (() => {});
+  const onWrite = opts.onWrite ?? (() => {});
+  // This connection's own commits: `PRAGMA data_version` counts only other connections'.
+  let ownCommits = 0;
+  const wrote = () => {
+    ownCommits++;
+    onWrite();
+  };
   mkdirSync(dirname(file), { recursive: true });
   // Opening may wait for another process's lock like any start-up step; requests may not.
   const db = new Database(file, { timeout: timeoutMs });
@@ -86,6 +93,7 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
   // Switched around every unflushed commit: prepared once (db.pragma prepares its statement on each call).
   const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
   const syncFull = db.prepare('PRAGMA synchronous = FULL');
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const cache = new Map<string, Database.Statement>();
   const stmt = (sql: string) => {
     let s = cache.get(sql);
@@ -210,6 +218,20 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
     checkpoint() {
       guard();
       db.pragma('wal_checkpoint(PASSIVE)');
+    },
+    /**
+     * `PRAGMA data_version` changes when another connection (the ledger's
+     * thread, another process) commits; with this connection's own commits
+     * beside it, the pair changes with every commit to the file. It reads
+     * only the WAL index (shared memory), no page. Busy or closed: unknown.
+     */
+    commitVersion() {
+      if (closed) return undefined;
+      try {
+        return `${dataVersion.get() as number}:${ownCommits}`;
+      } catch {
+        return undefined;
+      }
     },
     async probeWrite() {
       guard();
