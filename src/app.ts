@@ -7,7 +7,6 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { compress, COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/compress';
 import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
-import { requestId } from 'hono/request-id';
 import { routePath } from 'hono/route';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -30,6 +29,13 @@ import { requestHeader } from './http/request-header.js';
 import { rateLimit, type RateLimitStore } from './http/rate-limit.js';
 import type { OperationsConfig } from './config.js';
 import { metrics, secondsSince } from './observability/metrics.js';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The request's id (X-Request-Id), set by the envelope of every route (see requestIdOf). */
+    requestId: string;
+  }
+}
 
 /** Largest body accepted by a free route that declares no smaller limit of its own (FreeRoute.maxBodyBytes: MCP, A2A and the router quote do). */
 export const FREE_ROUTE_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -322,7 +328,7 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
       return c.res;
     };
     app.on(cap.method, cap.path, async (c) => {
-      const id = paidRequestId(c);
+      const id = requestIdOf(c);
       c.set('requestId', id);
       const origin = allowedOrigin(c, origins);
       const answer = new PaidAnswerHeaders(id, origin, origins !== '*');
@@ -350,8 +356,8 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
 /** A caller's X-Request-Id is kept when it is at most this long (and word characters, `-`, `=`), else one is made. */
 const REQUEST_ID_MAX_CHARS = 64;
 
-/** The request id of a paid call: the same rule as Hono's requestId middleware on every other route. */
-function paidRequestId(c: Context): string {
+/** The request id of a call: the caller's X-Request-Id when it is short and plain (the rule of Hono's requestId middleware), else a new one. */
+function requestIdOf(c: Context): string {
   const given = requestHeader(c, 'x-request-id');
   return given && given.length <= REQUEST_ID_MAX_CHARS && !/[^\w\-=]/.test(given) ? given : crypto.randomUUID();
 }
@@ -384,22 +390,8 @@ export function createApp(deps: AppDeps): Hono {
       );
     }
   };
-  /** Metrics, the request log line and draining of every route but the paid ones (see registerPaidRoutes). */
-  const observe = async (c: Context, next: () => Promise<void>, id: string) => {
-    const start = performance.now();
-    await next();
-    answered(c, id, routeLabel(c), c.res.status, start);
-  };
-
   const corsAllowOrigin = ops.corsOrigins === undefined || ops.corsOrigins === '*' ? '*' : [...ops.corsOrigins];
   registerPaidRoutes(app, deps, { answered, failClosed, corsAllowOrigin });
-
-  // Every other route. A caller's X-Request-Id (word characters, at most 64) is kept, else one is made; it is echoed on the response.
-  app.use('*', requestId({ limitLength: REQUEST_ID_MAX_CHARS }));
-  app.use('*', (c, next) => observe(c, next, c.get('requestId')));
-
-  // Behind a trusted proxy the request URL (and so every origin the service derives) is the proxy's public one.
-  if (ops.trustProxy) app.use('*', forwardedOrigin());
 
   // CORS: a preflight is answered by Hono's cors middleware; every other answer gets its headers
   // with the request id, through withAnswerHeaders (see there why not through cors itself).
@@ -410,7 +402,29 @@ export function createApp(deps: AppDeps): Hono {
     exposeHeaders: CORS_EXPOSE_HEADERS,
     maxAge: 600,
   });
-  app.use('*', (c, next) => (c.req.method === 'OPTIONS' ? preflight(c, next) : withAnswerHeaders(c, c.get('requestId'), corsAllowOrigin, next)));
+  // Behind a trusted proxy the request URL (and so every origin the service derives) is the proxy's public one.
+  const forwarded = ops.trustProxy ? forwardedOrigin() : undefined;
+
+  // Every other route, in one envelope as the paid routes have theirs (each link of Hono's chain is an
+  // async step of its own; docs/decisions/0037): the request id (a caller's X-Request-Id, word characters,
+  // at most 64, is kept, else one is made; echoed on the answer), the forwarded origin, the answer headers
+  // or the preflight, then metrics, draining and the log line.
+  app.use('*', async (c, next) => {
+    const id = requestIdOf(c);
+    c.set('requestId', id);
+    const start = performance.now();
+    try {
+      if (forwarded) await forwarded(c, noNext);
+      if (c.req.method === 'OPTIONS') {
+        c.header('X-Request-Id', id);
+        const answer = await preflight(c, next);
+        if (answer) c.res = answer;
+      } else await withAnswerHeaders(c, id, corsAllowOrigin, next);
+    } catch (e) {
+      c.res = failClosed(e, c);
+    }
+    answered(c, id, routeLabel(c), c.res.status, start);
+  });
 
   const paidKeys = new Set(deps.catalog.map((c) => `${c.method} ${c.path}`));
   if (deps.rateLimitStore && ops.rateLimitPerMinute) {

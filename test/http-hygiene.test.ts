@@ -174,6 +174,7 @@ test('configured service: CORS origins, TRUST_PROXY, in-memory rate limit', asyn
     assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://allowed.example');
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /SIGN-IN-WITH-X/i);
     assert.match(preflight.headers.get('vary') ?? '', /origin/i);
+    assert.match(preflight.headers.get('x-request-id') ?? '', /^[\w-]{8,}$/, 'a preflight has its request id too');
   });
 
   await t.test('with TRUST_PROXY, the 402 names the public origin the proxy reports', async () => {

@@ -16,8 +16,10 @@
  * Given the database's commit version (`SqlDriver.commitVersion`), a turn
  * whose version equals the one taken just before the last completed read
  * gets that read's value: nothing was committed since it began, so a new
- * read would return the same. This spares the read itself, which for the
- * ledger is a message to its thread (docs/decisions/0037).
+ * read would return the same. Worth it only where the read costs more than
+ * asking for the version: the ledger's, a message to its thread
+ * (docs/decisions/0037), not the content generation's one-row read on the
+ * same connection.
  */
 export class FreshRead<T> {
   private waiting: Promise<T> | undefined;

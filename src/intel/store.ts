@@ -36,7 +36,7 @@ export class SqlContentStore implements ContentStore {
   constructor(db: SqlDriver, now: () => number) {
     this.kind = db.kind;
     this.clock = new ContentClock(db, now);
-    this.currentGeneration = new FreshRead(() => this.clock.generation(), () => db.commitVersion?.());
+    this.currentGeneration = new FreshRead(() => this.clock.generation());
     this.itemWrites = new ItemWrites(db, this.clock, now);
     this.items = new ItemQueries(db, this.clock);
     this.graphWrites = new GraphWrites(db, this.clock, now);
