@@ -7,17 +7,21 @@
  * facilitator and the buyers in this one. Every payment is signed before the
  * measurement starts (a fresh EIP-3009 authorization each, the four devnet
  * buyers in turn), so the windows hold only what the servers do: windows
- * A B B A A B B A of `calls / 4` paid contrast calls each (300 by default,
+ * A B B A B A A B of `calls / 4` paid contrast calls each (300 by default,
  * issue 24's window), `concurrency` at a time,
  * CPU of each server's whole process (every thread) from /proc, read after
  * the window's last answer and a short tail in which each server finishes
  * what it does after answering.
  *
  * Both servers first answer PAID_WARMUP_CALLS paid calls that are not
- * counted, and the order is A B B A, not A B A B: a server's cost per paid
- * call still falls from one window to the next (V8 compiling the paid
- * path), and A B A B hands that fall to whichever server goes second; the
- * same service run as A and as B showed it (docs/decisions/0036).
+ * counted, and the order is A B B A B A A B, not A B A B: a server's cost
+ * per paid call still falls from one window to the next (V8 compiling the
+ * paid path), and A B A B hands that fall to whichever server goes second;
+ * the same service run as A and as B showed it (docs/decisions/0036). The
+ * rounds follow the Thue-Morse sequence, so a fall that is linear or
+ * quadratic in time lands on both servers alike; A B B A A B B A left the
+ * quadratic part (a fall that is steep at first) on A, the first and last
+ * windows (docs/decisions/0037).
  *
  * Then the unpaid 402 the same way, and each server's CPU while idle, both
  * measured over the same seconds: right after that traffic (the runtime
@@ -72,8 +76,16 @@ const PAID_WARMUP_CALLS = 200;
 /** Paid windows per server on each chain, `calls / PAID_ROUNDS` calls each. */
 const PAID_ROUNDS = 4;
 
-/** Even rounds in the given order, odd rounds in the other: A B B A A B B A. */
-const inTurn = <T>(servers: readonly T[], round: number): T[] => (round % 2 === 0 ? [...servers] : [...servers].reverse());
+/**
+ * Round r in the given order when r has an even number of 1 bits (Thue-Morse), else reversed:
+ * A B, B A, B A, A B. Over four rounds each server's windows sit at the same sum of positions
+ * and the same sum of their squares.
+ */
+const inTurn = <T>(servers: readonly T[], round: number): T[] => {
+  let bits = 0;
+  for (let r = round; r > 0; r >>= 1) bits += r & 1;
+  return bits % 2 === 0 ? [...servers] : [...servers].reverse();
+};
 const BODY = JSON.stringify(BLACK_ON_WHITE);
 
 interface Server {
@@ -363,7 +375,7 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
   }
 }
 
-/** The paid windows again, paid on Solana: A B B A after the same warm-up, each signed just before it runs. */
+/** The paid windows again, paid on Solana, in the same order after the same warm-up, each signed just before it runs. */
 async function solanaWindows(svm: SvmDevnet, servers: Server[], ours: ChildService, calls: number, concurrency: number, progress: (m: string) => void): Promise<SolanaFigures> {
   const price = BigInt(CATALOG.find((c) => c.path === CONTRAST)!.priceAtomic);
   for (const s of servers) {
@@ -472,7 +484,7 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
   return [
     `### CPU per call: this service vs @x402/hono, each in its own process`,
     '',
-    `${r.calls} pre-signed paid contrast calls per server in windows A B B A A B B A of ${r.calls / PAID_ROUNDS} after ${PAID_WARMUP_CALLS} not counted, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours; in brackets the lowest and highest ratio of a single round's two windows, run back to back (how much one round strays).`,
+    `${r.calls} pre-signed paid contrast calls per server in windows A B B A B A A B of ${r.calls / PAID_ROUNDS} after ${PAID_WARMUP_CALLS} not counted, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours; in brackets the lowest and highest ratio of a single round's two windows, run back to back (how much one round strays).`,
     '',
     markdownTable(['row', 'ours', '@x402/hono', 'ratio', 'goal'], rows, ['l', 'r', 'r', 'r', 'l']),
     '',
