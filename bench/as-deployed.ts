@@ -3,7 +3,8 @@
  * service alone in its own process at its default log level, its lines going
  * to a file as a process manager keeps them; bare Hono routes answering the
  * very bytes it answers, in another process (bench/bare-process.ts);
- * autocannon in a third. Interleaved rounds, the same requests:
+ * autocannon in a third. Interleaved rounds in Thue-Morse order (service
+ * first, then bare first twice, then service first: `inTurn`), the same requests:
  *   - the unpaid 402 (POST to the contrast calculator with a valid body),
  *   - the default newswire (GET /v1/newswire).
  * Besides req/s, each server's CPU per answer from /proc over its rounds.
@@ -73,7 +74,7 @@ const bareRoute = (s: Scenario, c: CapturedResponse): BareRoute => ({
 
 export async function runAsDeployedBench(progress: (m: string) => void = () => {}): Promise<{ rows: AsDeployedRow[]; markdown: string }> {
   const durationSec = envInt('BENCH_DURATION', 4, 1, 60);
-  const rounds = envInt('BENCH_ROUNDS', 3, 1, 10);
+  const rounds = envInt('BENCH_ROUNDS', 4, 1, 10);
   const warmupSec = envInt('BENCH_WARMUP', 2, 0, 30);
   const connections = envInt('BENCH_CONNECTIONS', 50, 1, 1000);
   const before = loadavg();
@@ -130,7 +131,7 @@ export async function runAsDeployedBench(progress: (m: string) => void = () => {
     const markdown = [
       '### As deployed: the service vs bare Hono routes serving the same bytes, each in its own process',
       '',
-      `The service at its default log level (\`info\`, one line per request to a file), rate limit off; the bare routes in another process; autocannon in a third, ${connections} connections, ${warmupSec} s warm-up, ${rounds} interleaved rounds of ${durationSec} s; req/s are medians over the rounds (range in brackets). CPU per answer from /proc of each server's process, warm-up included on both sides. Load average before ${before.map((x) => x.toFixed(2)).join(' ')}, after ${after.map((x) => x.toFixed(2)).join(' ')}.`,
+      `The service at its default log level (\`info\`, one line per request to a file), rate limit off; the bare routes in another process; autocannon in a third, ${connections} connections, ${warmupSec} s warm-up, ${rounds} interleaved rounds of ${durationSec} s (service first, bare first, bare first, service first, …); req/s are medians over the rounds (range in brackets). CPU per answer from /proc of each server's process, warm-up included on both sides. Load average before ${before.map((x) => x.toFixed(2)).join(' ')}, after ${after.map((x) => x.toFixed(2)).join(' ')}.`,
       '',
       markdownTable(['request', 'bytes', 'service req/s', 'bare route req/s', 'ratio', 'goal', 'CPU µs/answer service / bare', 'errors'], table, ['l', 'r', 'r', 'r', 'r', 'l', 'r', 'r']),
       '',

@@ -24,7 +24,7 @@ import { paymentMiddleware } from '@x402/hono';
 import type { Devnet } from '../devnet/index.js';
 import { balanceOf, postJson, signFor } from '../test/support/harness.js';
 import type { ChildService } from './child-service.js';
-import { median, summarize, type Summary } from './stats.js';
+import { inTurn, median, summarize, type Summary } from './stats.js';
 
 // ------------------------------------------------------------------ load generation
 
@@ -36,9 +36,11 @@ export interface LoadTarget {
 }
 
 /**
- * All scenarios share one request and one setting. They are run interleaved
- * (A B C, A B C, …) so that background load that comes and goes on a shared
- * machine spreads over all of them instead of biasing one.
+ * All scenarios share one request and one setting. They are run interleaved,
+ * each round forward or reversed in Thue-Morse order (A B C, C B A, C B A,
+ * A B C, …: `inTurn`), so that background load that comes and goes on a
+ * shared machine, and a cost that falls over the run, spread over all of
+ * them instead of biasing the one that always goes first.
  */
 export interface LoadPlan {
   targets: LoadTarget[];
@@ -131,7 +133,7 @@ async function childMain(): Promise<void> {
   }
   const rounds: RoundResult[][] = plan.targets.map(() => []);
   for (let r = 0; r < plan.rounds; r++) {
-    for (let i = 0; i < plan.targets.length; i++) {
+    for (const i of inTurn(plan.targets.map((_, i) => i), r)) {
       process.stderr.write(`[bench]   round ${r + 1}/${plan.rounds}: ${plan.targets[i]!.name}\n`);
       rounds[i]!.push(await measureOnce(options[i]!, plan.durationSec, plan.targets[i]!.expectStatus));
     }

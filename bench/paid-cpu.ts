@@ -57,8 +57,9 @@ import { loadConfig } from '../src/config.js';
 import { BLACK_ON_WHITE, buyerClient, CONTRAST, decodePaymentRequiredHeader, devnetEnv, tempDir } from '../test/support/harness.js';
 import { startChildService, type ChildService } from './child-service.js';
 import type { X402HonoOptions } from './http.js';
-import { mainThreadCpuMs, procCpuMs } from './proc.js';
-import { envInt, fmt, markdownTable, median, round } from './stats.js';
+import { mainThreadCpuMs, procCpuMs, threadCpuMs } from './proc.js';
+import { LEDGER_THREAD_NAME } from '../src/store/sqlite/ledger-protocol.js';
+import { envInt, fmt, inTurn, markdownTable, median, round } from './stats.js';
 
 /** The goals of issue 24, as ratios theirs ÷ ours and ms per second; the Solana row's is issue 26's (the same as on the EVM chain). */
 export const TARGETS = { paidCpuRatio: 1.0, unpaidCpuRatio: 1.5, idleMsPerSec: 5, solanaPaidCpuRatio: 1.0 };
@@ -76,16 +77,6 @@ const PAID_WARMUP_CALLS = 200;
 /** Paid windows per server on each chain, `calls / PAID_ROUNDS` calls each. */
 const PAID_ROUNDS = 4;
 
-/**
- * Round r in the given order when r has an even number of 1 bits (Thue-Morse), else reversed:
- * A B, B A, B A, A B. Over four rounds each server's windows sit at the same sum of positions
- * and the same sum of their squares.
- */
-const inTurn = <T>(servers: readonly T[], round: number): T[] => {
-  let bits = 0;
-  for (let r = round; r > 0; r >>= 1) bits += r & 1;
-  return bits % 2 === 0 ? [...servers] : [...servers].reverse();
-};
 const BODY = JSON.stringify(BLACK_ON_WHITE);
 
 interface Server {
@@ -98,6 +89,8 @@ interface Server {
 interface Usage {
   cpuMs: number;
   mainMs: number;
+  /** The SQLite ledger's thread (ours only; 0 for a server without one). */
+  ledgerMs: number;
   statuses: Map<number, number>;
   /** CPU per call (ms) of each window, in the order they ran. */
   windows: number[];
@@ -129,6 +122,7 @@ export interface SolanaFigures {
   calls: number;
   oursCpuMs: number;
   oursMainMs: number;
+  oursLedgerMs: number;
   referenceCpuMs: number;
   referenceMainMs: number;
   ratio: number;
@@ -145,6 +139,8 @@ export interface SolanaFigures {
 export interface ServerFigures {
   paidCpuMs: number;
   paidMainMs: number;
+  /** The ledger's thread's share of `paidCpuMs` (0 without one). */
+  paidLedgerMs: number;
   unpaidCpuMs: number;
   /** Steady idle: what wakes the process when nothing has happened for a while, the median of the steady windows (the goal's row). */
   idleMsPerSec: number;
@@ -218,6 +214,7 @@ async function window(server: Server, requests: Array<string | undefined>, concu
   const statuses = new Map<number, number>();
   const cpu0 = procCpuMs(server.pid);
   const main0 = mainThreadCpuMs(server.pid);
+  const ledger0 = threadCpuMs(server.pid).get(LEDGER_THREAD_NAME) ?? 0;
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -233,17 +230,19 @@ async function window(server: Server, requests: Array<string | undefined>, concu
   );
   await new Promise((r) => setTimeout(r, TAIL_MS));
   const cpuMs = procCpuMs(server.pid) - cpu0;
-  return { cpuMs, mainMs: mainThreadCpuMs(server.pid) - main0, statuses, windows: [cpuMs / requests.length] };
+  const ledgerMs = (threadCpuMs(server.pid).get(LEDGER_THREAD_NAME) ?? 0) - ledger0;
+  return { cpuMs, mainMs: mainThreadCpuMs(server.pid) - main0, ledgerMs, statuses, windows: [cpuMs / requests.length] };
 }
 
 function add(into: Usage, u: Usage): void {
   into.cpuMs += u.cpuMs;
   into.mainMs += u.mainMs;
+  into.ledgerMs += u.ledgerMs;
   into.windows.push(...u.windows);
   for (const [s, n] of u.statuses) into.statuses.set(s, (into.statuses.get(s) ?? 0) + n);
 }
 
-const blank = (): Usage => ({ cpuMs: 0, mainMs: 0, statuses: new Map(), windows: [] });
+const blank = (): Usage => ({ cpuMs: 0, mainMs: 0, ledgerMs: 0, statuses: new Map(), windows: [] });
 
 export async function runPaidCpuBench(opts: { progress?: (m: string) => void } = {}): Promise<PaidCpuResult> {
   const progress = opts.progress ?? (() => {});
@@ -343,6 +342,7 @@ export async function runPaidCpuBench(opts: { progress?: (m: string) => void } =
       return {
         paidCpuMs: round(p.cpuMs / calls),
         paidMainMs: round(p.mainMs / calls),
+        paidLedgerMs: round(p.ledgerMs / calls),
         unpaidCpuMs: Math.round((u.cpuMs / UNPAID_CALLS) * 1000) / 1000,
         idleMsPerSec: round(median(steadyOf(i))),
         idleMaxMsPerSec: round(steadyOf(i).at(-1)!),
@@ -407,6 +407,7 @@ async function solanaWindows(svm: SvmDevnet, servers: Server[], ours: ChildServi
     calls,
     oursCpuMs,
     oursMainMs: round(o.mainMs / calls),
+    oursLedgerMs: round(o.ledgerMs / calls),
     referenceCpuMs,
     referenceMainMs: round(r.mainMs / calls),
     ratio: round(referenceCpuMs / oursCpuMs),
@@ -420,13 +421,16 @@ async function solanaWindows(svm: SvmDevnet, servers: Server[], ours: ChildServi
   };
 }
 
+/** Where a paid call's CPU went, besides the rest of the process (V8's and libuv's threads). */
+const threads = (mainMs: number, ledgerMs: number): string => `main thread ${fmt(mainMs)}${ledgerMs > 0 ? `, ledger thread ${fmt(ledgerMs)}` : ''}`;
+
 export function paidCpuReport(r: PaidCpuResult): string[] {
   const met = (ok: boolean) => (ok ? 'met' : '**missed**');
   const rows = [
     [
       'CPU per settled paid call',
-      `${fmt(r.ours.paidCpuMs)} ms (main thread ${fmt(r.ours.paidMainMs)})`,
-      `${fmt(r.reference.paidCpuMs)} ms (main thread ${fmt(r.reference.paidMainMs)})`,
+      `${fmt(r.ours.paidCpuMs)} ms (${threads(r.ours.paidMainMs, r.ours.paidLedgerMs)})`,
+      `${fmt(r.reference.paidCpuMs)} ms (${threads(r.reference.paidMainMs, r.reference.paidLedgerMs)})`,
       `${fmt(r.paidCpuRatio)}× (${span(r.paidRoundRatios)})`,
       `≥ ${TARGETS.paidCpuRatio}× ${met(r.paidCpuRatio >= TARGETS.paidCpuRatio)}`,
     ],
@@ -434,8 +438,8 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
       ? [
           [
             'CPU per settled paid call on Solana',
-            `${fmt(r.solana.oursCpuMs)} ms (main thread ${fmt(r.solana.oursMainMs)})`,
-            `${fmt(r.solana.referenceCpuMs)} ms (main thread ${fmt(r.solana.referenceMainMs)})`,
+            `${fmt(r.solana.oursCpuMs)} ms (${threads(r.solana.oursMainMs, r.solana.oursLedgerMs)})`,
+            `${fmt(r.solana.referenceCpuMs)} ms (${threads(r.solana.referenceMainMs, 0)})`,
             `${fmt(r.solana.ratio)}× (${span(r.solana.roundRatios)})`,
             `≥ ${TARGETS.solanaPaidCpuRatio}× ${met(r.solana.ratio >= TARGETS.solanaPaidCpuRatio)}`,
           ],
@@ -484,7 +488,7 @@ export function paidCpuReport(r: PaidCpuResult): string[] {
   return [
     `### CPU per call: this service vs @x402/hono, each in its own process`,
     '',
-    `${r.calls} pre-signed paid contrast calls per server in windows A B B A B A A B of ${r.calls / PAID_ROUNDS} after ${PAID_WARMUP_CALLS} not counted, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours; in brackets the lowest and highest ratio of a single round's two windows, run back to back (how much one round strays).`,
+    `${r.calls} pre-signed paid contrast calls per server in windows A B B A B A A B of ${r.calls / PAID_ROUNDS} after ${PAID_WARMUP_CALLS} not counted, ${r.concurrency} concurrent; CPU of each server's process (all threads) from /proc, in brackets the main thread's share and our SQLite ledger thread's (threads told apart by name), each window read ${TAIL_MS} ms after its last answer; ${UNPAID_CALLS} unpaid calls each the same way, after ${UNPAID_WARMUP_CALLS} not counted (the compiler's warm-up); idle over ${process.env.BENCH_CPU_IDLE_SEC ?? 10} s from 2 s after the last call, then ${STEADY_WINDOWS} consecutive windows of half that from ${STEADY_AFTER_S + 2 + Number(process.env.BENCH_CPU_IDLE_SEC ?? 10)} s after it (the steady row is their median: a timer costs in every window, a one-off settling step such as V8's memory reducer in one). Then the same paid calls paid on Solana (both servers offer the devnet's Solana rail beside the EVM one), each window signed just before it runs. Same devnet facilitator, anvil and Solana runtime; buyers and facilitator in the bench process. Load average before ${r.loadavg.before.join(' ')}, after ${r.loadavg.after.join(' ')}. Ratio = theirs ÷ ours; in brackets the lowest and highest ratio of a single round's two windows, run back to back (how much one round strays).`,
     '',
     markdownTable(['row', 'ours', '@x402/hono', 'ratio', 'goal'], rows, ['l', 'r', 'r', 'r', 'l']),
     '',

@@ -2,7 +2,7 @@
  * CPU time of another process from /proc (Linux): user + system of all its
  * threads, or of one thread. NaN where /proc is not there.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** USER_HZ: 100 on every Linux this runs on (`getconf CLK_TCK`). */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -23,3 +23,34 @@ export const procCpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`)
 
 /** CPU time (ms) the process's main thread has used so far. */
 export const mainThreadCpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+
+/**
+ * CPU time (ms) the process's threads have used so far, by name: `main` for
+ * the main thread, else the thread's name (/proc/<pid>/task/<tid>/comm; the
+ * service names its ledger thread and handler workers, src/foundation/thread-name.ts;
+ * every thread Node starts itself reads "node"). Threads of one name are summed.
+ * Empty where /proc is not there.
+ */
+export function threadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tids) {
+    const ms = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+    if (Number.isNaN(ms)) continue; // ended since the listing
+    let name = 'main';
+    if (tid !== String(pid)) {
+      try {
+        name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      } catch {
+        continue;
+      }
+    }
+    byName.set(name, (byName.get(name) ?? 0) + ms);
+  }
+  return byName;
+}

@@ -79,3 +79,16 @@ export function envInt(name: string, def: number, min: number, max: number): num
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number between ${min} and ${max}`);
   return n;
 }
+
+/**
+ * Round r in the given order when r has an even number of 1 bits (Thue-Morse), else reversed:
+ * A B, B A, B A, A B, B A, A B, A B, B A. Over four rounds each server's windows sit at the same
+ * sum of positions and the same sum of their squares, so a cost that falls (or a machine that
+ * slows) over a run, linearly or steeply at first, lands on every server alike; always running
+ * one first hands it the fall (docs/decisions/0036, 0037).
+ */
+export function inTurn<T>(items: readonly T[], round: number): T[] {
+  let bits = 0;
+  for (let r = round; r > 0; r >>= 1) bits += r & 1;
+  return bits % 2 === 0 ? [...items] : [...items].reverse();
+}

@@ -1,3 +1,6 @@
+/** A handler worker's name for the operating system (foundation/thread-name.ts). */
+export const HANDLER_THREAD_NAME = 'handler-pool';
+
 /** Messages between the handler pool and its workers. */
 export type WorkerTask =
   /** Run catalog entry `id` on `input`: the reply's value is the UTF-8 bytes of its result's JSON (moved) and their SHA-256, from which pool.ts makes an EncodedResult. */

@@ -28,7 +28,8 @@ import { errorBody, statusOf } from '../errors.js';
 import { callFingerprint } from '../payments/paid-flow.js';
 import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import type { BodyVerdict, RunResult, StepRun } from './pool.js';
-import type { WorkerReply, WorkerTask } from './protocol.js';
+import { HANDLER_THREAD_NAME, type WorkerReply, type WorkerTask } from './protocol.js';
+import { nameThisThread } from '../foundation/thread-name.js';
 
 const port = parentPort;
 if (!port) throw new Error('src/isolation/worker.ts runs only as a worker thread');
@@ -51,6 +52,7 @@ function yieldCpuToEventLoop(): void {
 }
 const HANDLER_NICE = 10;
 yieldCpuToEventLoop();
+nameThisThread(HANDLER_THREAD_NAME);
 
 const byId = new Map(CATALOG.map((c) => [c.id, c]));
 const readers = new Map<string, ReturnType<typeof makeInputReader>>();

@@ -6,6 +6,9 @@ import type { Ledger } from '../ledger.js';
  */
 export type LedgerMethod = Exclude<keyof Ledger, 'kind' | 'close'> | 'close' | 'checkpoint';
 
+/** The ledger thread's name for the operating system (foundation/thread-name.ts). */
+export const LEDGER_THREAD_NAME = 'ledger';
+
 /** What the parent gives the ledger thread at start. */
 export interface LedgerThreadData {
   file: string;

@@ -18,11 +18,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { LedgerUnavailableError } from '../ledger.js';
 import { SqlLedger } from '../sql-ledger.js';
 import { openSqlite } from './driver.js';
-import type { LedgerCall, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
+import { nameThisThread } from '../../foundation/thread-name.js';
+import { LEDGER_THREAD_NAME, type LedgerCall, type LedgerThreadData, type LedgerThreadReply } from './ledger-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('src/store/sqlite/ledger-worker.ts runs only as a worker thread');
 const { file, timeoutMs } = workerData as LedgerThreadData;
+nameThisThread(LEDGER_THREAD_NAME);
 
 const send = (m: LedgerThreadReply) => port.postMessage(m);
 
