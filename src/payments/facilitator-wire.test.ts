@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { FacilitatorWire } from './facilitator-wire.js';
+import { FacilitatorWire, IDLE_CONNECTION_MS } from './facilitator-wire.js';
 import { provablyNotSent } from './facilitators.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -210,6 +210,60 @@ test('calls reuse one kept-alive connection', async () => {
     for (let i = 0; i < 5; i++) await client.verify(PAYLOAD, REQUIREMENTS);
     assert.equal(f.requests.length, 5);
     assert.equal(f.connections, 1);
+  } finally {
+    client.close();
+    await f.close();
+  }
+});
+
+/**
+ * A facilitator that closes a kept-alive connection once it has been idle
+ * `idleMs`: the close crosses the client's next request on the wire, so the
+ * server sees that request arrive on a connection it already gave up and
+ * resets it (what a keep-alive timeout racing a reused connection does).
+ * `announce`: it says so in `Keep-Alive: timeout=…`, as Node's server does.
+ */
+async function closesIdleConnections(idleMs: number, announce: boolean): Promise<Scripted & { resets: number }> {
+  const lastAnswer = new WeakMap<Socket, number>();
+  const out = Object.assign(
+    await facilitator((req, _b, res) => {
+      const last = lastAnswer.get(req.socket);
+      if (last !== undefined && Date.now() - last >= idleMs) {
+        out.resets++;
+        req.socket.destroy();
+        return;
+      }
+      res.on('finish', () => lastAnswer.set(req.socket, Date.now()));
+      json(res, 200, { isValid: true }, announce ? { 'Keep-Alive': `timeout=${Math.floor(idleMs / 1000)}` } : {});
+    }),
+    { resets: 0 },
+  );
+  return out;
+}
+
+test('a connection the facilitator closes as idle is not reused: the next verify goes on a new one and succeeds', async () => {
+  // Announced: a server keeping idle connections 2 s is left a second before; silent: ours close before 5 s, Node's default.
+  for (const [idleMs, announce, pause] of [[2000, true, 1500], [IDLE_CONNECTION_MS + 500, false, IDLE_CONNECTION_MS + 700]] as const) {
+    const f = await closesIdleConnections(idleMs, announce);
+    const client = new FacilitatorWire(f.url, { timeoutMs: 2000 });
+    try {
+      await client.verify(PAYLOAD, REQUIREMENTS);
+      await new Promise((r) => setTimeout(r, pause));
+      assert.deepEqual(await outcome(() => client.verify(PAYLOAD, REQUIREMENTS)), { ok: { isValid: true } }, `idle ${idleMs} ms, announced: ${announce}`);
+      assert.equal(f.resets, 0);
+      assert.equal(f.connections, 2);
+    } finally {
+      client.close();
+      await f.close();
+    }
+  }
+});
+
+test('an answer slower than the idle limit is still waited for, up to the deadline', async () => {
+  const f = await facilitator((_q, _b, res) => setTimeout(() => json(res, 200, { isValid: true }), IDLE_CONNECTION_MS + 500));
+  const client = new FacilitatorWire(f.url, { timeoutMs: IDLE_CONNECTION_MS + 3000 });
+  try {
+    assert.deepEqual(await outcome(() => client.verify(PAYLOAD, REQUIREMENTS)), { ok: { isValid: true } });
   } finally {
     client.close();
     await f.close();

@@ -47,6 +47,17 @@ export interface WireOptions {
 const MAX_REDIRECTS = 20;
 /** Connections kept open to one facilitator (verify and settle of concurrent calls). */
 const MAX_SOCKETS = 64;
+/**
+ * A kept-alive connection idle this long is closed by us, before the
+ * facilitator closes it: a request sent on a connection the server is
+ * closing at that moment fails (ECONNRESET), a verify as "facilitator
+ * unavailable" and a settle as an unknown outcome, though nothing was wrong.
+ * Below the 5 s that Node's and many other servers keep an idle connection;
+ * a server that announces less (`Keep-Alive: timeout=N`) is left a second
+ * before its N (node:http's agent reads the hint only when it has a timeout
+ * of its own).
+ */
+export const IDLE_CONNECTION_MS = 4000;
 /** /supported on 429: attempts, first backoff and cap, as the SDK's client. */
 const SUPPORTED_ATTEMPTS = 3;
 const SUPPORTED_BACKOFF_MS = 1000;
@@ -60,8 +71,8 @@ interface Answer {
 
 export class FacilitatorWire implements FacilitatorClient {
   readonly url: string;
-  private readonly http = new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS });
-  private readonly https = new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+  private readonly http = new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_CONNECTION_MS });
+  private readonly https = new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_CONNECTION_MS });
 
   constructor(
     url: string,
