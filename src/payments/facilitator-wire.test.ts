@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { FacilitatorWire, IDLE_CONNECTION_MS } from './facilitator-wire.js';
+import { FacilitatorWire, IDLE_CONNECTION_MS, idleLimitMs } from './facilitator-wire.js';
 import { provablyNotSent } from './facilitators.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -242,8 +242,8 @@ async function closesIdleConnections(idleMs: number, announce: boolean): Promise
 }
 
 test('a connection the facilitator closes as idle is not reused: the next verify goes on a new one and succeeds', async () => {
-  // Announced: a server keeping idle connections 2 s is left a second before; silent: ours close before 5 s, Node's default.
-  for (const [idleMs, announce, pause] of [[2000, true, 1500], [IDLE_CONNECTION_MS + 500, false, IDLE_CONNECTION_MS + 700]] as const) {
+  // Announced: a server keeping idle connections 3 s is left before; silent: ours close before 5 s, Node's default.
+  for (const [idleMs, announce, pause] of [[3000, true, 3100], [IDLE_CONNECTION_MS + 500, false, IDLE_CONNECTION_MS + 700]] as const) {
     const f = await closesIdleConnections(idleMs, announce);
     const client = new FacilitatorWire(f.url, { timeoutMs: 2000 });
     try {
@@ -257,6 +257,32 @@ test('a connection the facilitator closes as idle is not reused: the next verify
       await f.close();
     }
   }
+});
+
+test('a facilitator that announces a longer keep-alive keeps its connection past our own idle limit; one that announces two seconds or less, not at all', async () => {
+  for (const [announced, pause, connections] of [[10, IDLE_CONNECTION_MS + 700, 1], [2, 50, 2]] as const) {
+    const f = await facilitator((_q, _b, res) => json(res, 200, { isValid: true }, { 'Keep-Alive': `timeout=${announced}` }));
+    const client = new FacilitatorWire(f.url, { timeoutMs: 2000 });
+    try {
+      await client.verify(PAYLOAD, REQUIREMENTS);
+      await new Promise((r) => setTimeout(r, pause));
+      await client.verify(PAYLOAD, REQUIREMENTS);
+      assert.equal(f.connections, connections, `announced timeout=${announced}`);
+    } finally {
+      client.close();
+      await f.close();
+    }
+  }
+});
+
+test('the idle limit read from Keep-Alive, as undici reads it: the announced seconds less two, capped; ours without one', () => {
+  assert.equal(idleLimitMs(undefined), IDLE_CONNECTION_MS);
+  assert.equal(idleLimitMs('max=100'), IDLE_CONNECTION_MS);
+  assert.equal(idleLimitMs('timeout=5'), 3000);
+  assert.equal(idleLimitMs('timeout=60, max=1000'), 58_000);
+  assert.equal(idleLimitMs('max=1000, Timeout = 30'), 28_000);
+  assert.equal(idleLimitMs('timeout=2'), 0);
+  assert.equal(idleLimitMs('timeout=86400'), 600_000);
 });
 
 test('an answer slower than the idle limit is still waited for, up to the deadline', async () => {

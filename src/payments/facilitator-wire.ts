@@ -22,6 +22,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { FacilitatorClient } from '@x402/core/server';
 import {
   FacilitatorResponseError,
@@ -48,16 +49,29 @@ const MAX_REDIRECTS = 20;
 /** Connections kept open to one facilitator (verify and settle of concurrent calls). */
 const MAX_SOCKETS = 64;
 /**
- * A kept-alive connection idle this long is closed by us, before the
- * facilitator closes it: a request sent on a connection the server is
- * closing at that moment fails (ECONNRESET), a verify as "facilitator
- * unavailable" and a settle as an unknown outcome, though nothing was wrong.
- * Below the 5 s that Node's and many other servers keep an idle connection;
- * a server that announces less (`Keep-Alive: timeout=N`) is left a second
- * before its N (node:http's agent reads the hint only when it has a timeout
- * of its own).
+ * How long a kept-alive connection to a facilitator may sit idle before we
+ * close it, decided as undici (the fetch under the SDK's own client) decides:
+ * the facilitator's announced `Keep-Alive: timeout=N` less IDLE_MARGIN_MS (at
+ * most MAX_IDLE_CONNECTION_MS; announced that margin or less: not kept), and
+ * IDLE_CONNECTION_MS when it announces nothing, under the 5 s that Node's and
+ * many other servers keep one. Closing first matters: a request sent on a
+ * connection the server is closing at that moment fails (ECONNRESET), a
+ * verify as "facilitator unavailable" and a settle as an unknown outcome,
+ * though nothing was wrong. node:http's agent on its own keeps an idle
+ * connection for ever, and lowers that to a server's hint only when it has a
+ * limit of its own: hence `keepSocketAlive`, its documented override.
  */
 export const IDLE_CONNECTION_MS = 4000;
+const MAX_IDLE_CONNECTION_MS = 600_000;
+const IDLE_MARGIN_MS = 2000;
+
+/** The idle limit for a connection whose last answer carried `keepAlive` (its Keep-Alive header); ≤ 0: close it. */
+export function idleLimitMs(keepAlive: string | undefined): number {
+  const seconds = keepAlive === undefined ? undefined : /(?:^|[,;\s])timeout\s*=\s*(\d+)/i.exec(keepAlive)?.[1];
+  if (seconds === undefined) return IDLE_CONNECTION_MS;
+  return Math.min(Number(seconds) * 1000 - IDLE_MARGIN_MS, MAX_IDLE_CONNECTION_MS);
+}
+
 /** /supported on 429: attempts, first backoff and cap, as the SDK's client. */
 const SUPPORTED_ATTEMPTS = 3;
 const SUPPORTED_BACKOFF_MS = 1000;
@@ -71,8 +85,10 @@ interface Answer {
 
 export class FacilitatorWire implements FacilitatorClient {
   readonly url: string;
-  private readonly http = new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_CONNECTION_MS });
-  private readonly https = new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_CONNECTION_MS });
+  /** Each connection's idle limit, from the Keep-Alive header of the last answer it carried. */
+  private readonly idleLimits = new WeakMap<object, number>();
+  private readonly http = this.keptAlive(new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }));
+  private readonly https = this.keptAlive(new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }));
 
   constructor(
     url: string,
@@ -101,6 +117,19 @@ export class FacilitatorWire implements FacilitatorClient {
       if (answer.status !== 429 || attempt >= SUPPORTED_ATTEMPTS - 1) throw error;
       await new Promise((r) => setTimeout(r, retryDelay(header(answer.headers, 'retry-after'), attempt)));
     }
+  }
+
+  /** The agent, keeping a connection once it is free only up to its idle limit (the agent closes a free connection on its timeout). */
+  private keptAlive<A extends HttpAgent>(agent: A): A {
+    agent.keepSocketAlive = ((socket: Socket): boolean => {
+      const limit = this.idleLimits.get(socket) ?? IDLE_CONNECTION_MS;
+      if (limit <= 0) return false;
+      socket.setKeepAlive(true, 1000);
+      socket.unref();
+      socket.setTimeout(limit);
+      return true;
+    }) as HttpAgent['keepSocketAlive'];
+    return agent;
   }
 
   /** Let go of the kept-alive connections (the service is closing). */
@@ -146,6 +175,7 @@ export class FacilitatorWire implements FacilitatorClient {
         else resolve(answer!);
       };
       const req = send(url, { method, headers: sent, agent: tls ? this.https : this.http }, (res: IncomingMessage) => {
+        this.idleLimits.set(res.socket, idleLimitMs(header(res.headers, 'keep-alive')));
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
