@@ -57,7 +57,7 @@ import { loadConfig } from '../src/config.js';
 import { BLACK_ON_WHITE, buyerClient, CONTRAST, decodePaymentRequiredHeader, devnetEnv, tempDir } from '../test/support/harness.js';
 import { startChildService, type ChildService } from './child-service.js';
 import type { X402HonoOptions } from './http.js';
-import { mainThreadCpuMs, procCpuMs, threadCpuMs } from './proc.js';
+import { MAIN_THREAD, procCpuMs, threadCpuMs } from './proc.js';
 import { LEDGER_THREAD_NAME } from '../src/store/sqlite/ledger-protocol.js';
 import { envInt, fmt, inTurn, markdownTable, median, round } from './stats.js';
 
@@ -213,8 +213,7 @@ async function presignSolana(svm: SvmDevnet, url: string, n: number): Promise<st
 async function window(server: Server, requests: Array<string | undefined>, concurrency: number): Promise<Usage> {
   const statuses = new Map<number, number>();
   const cpu0 = procCpuMs(server.pid);
-  const main0 = mainThreadCpuMs(server.pid);
-  const ledger0 = threadCpuMs(server.pid).get(LEDGER_THREAD_NAME) ?? 0;
+  const threads0 = threadCpuMs(server.pid);
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -230,8 +229,9 @@ async function window(server: Server, requests: Array<string | undefined>, concu
   );
   await new Promise((r) => setTimeout(r, TAIL_MS));
   const cpuMs = procCpuMs(server.pid) - cpu0;
-  const ledgerMs = (threadCpuMs(server.pid).get(LEDGER_THREAD_NAME) ?? 0) - ledger0;
-  return { cpuMs, mainMs: mainThreadCpuMs(server.pid) - main0, ledgerMs, statuses, windows: [cpuMs / requests.length] };
+  const threads = threadCpuMs(server.pid);
+  const used = (name: string) => (threads.get(name) ?? 0) - (threads0.get(name) ?? 0);
+  return { cpuMs, mainMs: used(MAIN_THREAD), ledgerMs: used(LEDGER_THREAD_NAME), statuses, windows: [cpuMs / requests.length] };
 }
 
 function add(into: Usage, u: Usage): void {

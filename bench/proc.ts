@@ -1,6 +1,6 @@
 /**
  * CPU time of another process from /proc (Linux): user + system of all its
- * threads, or of one thread. NaN where /proc is not there.
+ * threads, or of each thread by name. NaN (empty) where /proc is not there.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -21,13 +21,13 @@ function statCpuMs(path: string): number {
 /** CPU time (ms) the process has used so far, all its threads together. */
 export const procCpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`);
 
-/** CPU time (ms) the process's main thread has used so far. */
-export const mainThreadCpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+/** The main thread's key in `threadCpuMs`. */
+export const MAIN_THREAD = 'main';
 
 /**
  * CPU time (ms) the process's threads have used so far, by name: `main` for
  * the main thread, else the thread's name (/proc/<pid>/task/<tid>/comm; the
- * service names its ledger thread and handler workers, src/foundation/thread-name.ts;
+ * service names its ledger thread and handler workers, src/foundation/this-thread.ts;
  * every thread Node starts itself reads "node"). Threads of one name are summed.
  * Empty where /proc is not there.
  */
@@ -42,7 +42,7 @@ export function threadCpuMs(pid: number): Map<string, number> {
   for (const tid of tids) {
     const ms = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
     if (Number.isNaN(ms)) continue; // ended since the listing
-    let name = 'main';
+    let name = MAIN_THREAD;
     if (tid !== String(pid)) {
       try {
         name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();

@@ -1,4 +1,4 @@
-/** A handler worker's name for the operating system (foundation/thread-name.ts). */
+/** A handler worker's name for the operating system (foundation/this-thread.ts). */
 export const HANDLER_THREAD_NAME = 'handler-pool';
 
 /** Messages between the handler pool and its workers. */

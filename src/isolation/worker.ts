@@ -17,8 +17,6 @@
  */
 import { createHash } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { CATALOG } from '../capabilities/index.js';
 import type { Capability } from '../catalog/capability.js';
@@ -29,7 +27,7 @@ import { callFingerprint } from '../payments/paid-flow.js';
 import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
 import type { BodyVerdict, RunResult, StepRun } from './pool.js';
 import { HANDLER_THREAD_NAME, type WorkerReply, type WorkerTask } from './protocol.js';
-import { nameThisThread } from '../foundation/thread-name.js';
+import { nameThisThread, niceThisThread } from '../foundation/this-thread.js';
 
 const port = parentPort;
 if (!port) throw new Error('src/isolation/worker.ts runs only as a worker thread');
@@ -38,20 +36,11 @@ if (!port) throw new Error('src/isolation/worker.ts runs only as a worker thread
  * Heavy handlers yield the CPU to the event loop: this thread runs at nice
  * 10, so when cores are short (2 cores, a worker busy for 200 ms) the
  * scheduler serves the main thread's /healthz, 402s and deliveries first and
- * gives this thread what is left. Linux keeps a nice value per thread
- * (setpriority(2) on the thread id, which /proc/thread-self names); elsewhere,
- * or if refused, the thread keeps the process's priority.
+ * gives this thread what is left (per thread on Linux; elsewhere the
+ * process's priority).
  */
-function yieldCpuToEventLoop(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, HANDLER_NICE);
-  } catch {
-    // Not Linux, or not allowed: same priority as the event loop.
-  }
-}
 const HANDLER_NICE = 10;
-yieldCpuToEventLoop();
+niceThisThread(HANDLER_NICE);
 nameThisThread(HANDLER_THREAD_NAME);
 
 const byId = new Map(CATALOG.map((c) => [c.id, c]));

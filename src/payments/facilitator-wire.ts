@@ -64,6 +64,8 @@ const MAX_SOCKETS = 64;
 export const IDLE_CONNECTION_MS = 4000;
 const MAX_IDLE_CONNECTION_MS = 600_000;
 const IDLE_MARGIN_MS = 2000;
+/** TCP keep-alive probes on a kept connection start after this long (node:http's agent default). */
+const KEEP_ALIVE_PROBE_MS = 1000;
 
 /** The idle limit for a connection whose last answer carried `keepAlive` (its Keep-Alive header); ≤ 0: close it. */
 export function idleLimitMs(keepAlive: string | undefined): number {
@@ -87,8 +89,8 @@ export class FacilitatorWire implements FacilitatorClient {
   readonly url: string;
   /** Each connection's idle limit, from the Keep-Alive header of the last answer it carried. */
   private readonly idleLimits = new WeakMap<object, number>();
-  private readonly http = this.keptAlive(new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }));
-  private readonly https = this.keptAlive(new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }));
+  private readonly http = this.keptAlive(new HttpAgent({ keepAlive: true, keepAliveMsecs: KEEP_ALIVE_PROBE_MS, maxSockets: MAX_SOCKETS }));
+  private readonly https = this.keptAlive(new HttpsAgent({ keepAlive: true, keepAliveMsecs: KEEP_ALIVE_PROBE_MS, maxSockets: MAX_SOCKETS }));
 
   constructor(
     url: string,
@@ -124,7 +126,7 @@ export class FacilitatorWire implements FacilitatorClient {
     agent.keepSocketAlive = ((socket: Socket): boolean => {
       const limit = this.idleLimits.get(socket) ?? IDLE_CONNECTION_MS;
       if (limit <= 0) return false;
-      socket.setKeepAlive(true, 1000);
+      socket.setKeepAlive(true, KEEP_ALIVE_PROBE_MS);
       socket.unref();
       socket.setTimeout(limit);
       return true;

@@ -6,7 +6,7 @@ import type { Ledger } from '../ledger.js';
  */
 export type LedgerMethod = Exclude<keyof Ledger, 'kind' | 'close'> | 'close' | 'checkpoint';
 
-/** The ledger thread's name for the operating system (foundation/thread-name.ts). */
+/** The ledger thread's name for the operating system (foundation/this-thread.ts). */
 export const LEDGER_THREAD_NAME = 'ledger';
 
 /** What the parent gives the ledger thread at start. */

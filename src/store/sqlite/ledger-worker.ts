@@ -18,7 +18,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { LedgerUnavailableError } from '../ledger.js';
 import { SqlLedger } from '../sql-ledger.js';
 import { openSqlite } from './driver.js';
-import { nameThisThread } from '../../foundation/thread-name.js';
+import { nameThisThread } from '../../foundation/this-thread.js';
 import { LEDGER_THREAD_NAME, type LedgerCall, type LedgerThreadData, type LedgerThreadReply } from './ledger-protocol.js';
 
 const port = parentPort;
