@@ -9,10 +9,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import type { AddressInfo, Socket } from 'node:net';
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { FacilitatorWire, IDLE_CONNECTION_MS, idleLimitMs } from './facilitator-wire.js';
+import { FacilitatorWire, IDLE_CONNECTION_MS, idleLimitMs, MAX_ANSWER_BYTES } from './facilitator-wire.js';
 import { provablyNotSent } from './facilitators.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -348,4 +349,76 @@ test('a URL whose scheme is not HTTP fails before anything is sent', async () =>
   const ours = (await outcome(() => verify(new FacilitatorWire('ftp://127.0.0.1:1', { timeoutMs: 500 })))) as { error: string };
   const sdk = (await outcome(() => verify(new HTTPFacilitatorClient({ url: 'ftp://127.0.0.1:1', timeoutMs: 500 })))) as { error: string };
   assert.equal(ours.error, sdk.error);
+});
+
+/** An answer compressed with `codings` in the order listed (as Content-Encoding lists them), whatever the request asked for. */
+function compressed(status: number, value: unknown, coding: string): Handler {
+  return (_q, _b, res) => {
+    let bytes: Buffer = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+    for (const c of coding.split(',').map((s) => s.trim().toLowerCase())) {
+      if (c === 'gzip' || c === 'x-gzip') bytes = gzipSync(bytes);
+      else if (c === 'br') bytes = brotliCompressSync(bytes);
+      else if (c === 'deflate') bytes = deflateSync(bytes);
+      else if (c === 'deflate-raw') bytes = deflateRawSync(bytes);
+    }
+    res.writeHead(status, { 'content-type': 'application/json', 'content-encoding': coding.replace('deflate-raw', 'deflate') });
+    res.end(bytes);
+  };
+}
+
+test('answers a facilitator (or the proxy in front of it) compresses are read as fetch reads them: gzip, deflate with or without its zlib header, br, several codings', async () => {
+  for (const coding of ['gzip', 'x-gzip', 'GZIP', 'deflate', 'deflate-raw', 'br', 'gzip, br', 'deflate, gzip', 'identity']) {
+    assert.deepEqual(await same(compressed(200, { isValid: true, payer: '0xabc' }, coding), verify), { ok: { isValid: true, payer: '0xabc' } }, coding);
+  }
+  const tx = { success: true, transaction: '0x' + 'ab'.repeat(32), network: 'eip155:8453', payer: '0xabc' };
+  assert.deepEqual(await same(compressed(200, tx, 'gzip'), settle), { ok: tx });
+  assert.deepEqual(await same(compressed(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }] }, 'br'), supported), {
+    ok: { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }], extensions: [], signers: {} },
+  });
+  // A refusal and a failure compressed: the same verdict and the same excerpt.
+  const refused = (await same(compressed(402, { isValid: false, invalidReason: 'insufficient_funds' }, 'gzip'), verify)) as { error: string; invalidReason: string };
+  assert.equal(refused.invalidReason, 'insufficient_funds');
+  await same(compressed(502, '<html>bad gateway</html>', 'br'), settle);
+  // A coding fetch does not know, after one it does: nothing decoded, the bytes as they came (not JSON).
+  for (const unknown of ['gzip, zstd', 'gzip, constructor']) {
+    assert.equal(((await same(compressed(200, { isValid: true }, unknown), verify)) as { error: string }).error, 'FacilitatorResponseError', unknown);
+  }
+});
+
+test('a compressed answer that does not decompress: an error that does not prove anything unsent', async () => {
+  const broken: Handler = (_q, _b, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    res.end(Buffer.concat([gzipSync('{"success":true}').subarray(0, 10), Buffer.from('not gzip at all')]));
+  };
+  const a = (await same(broken, settle)) as { notSent: boolean };
+  assert.equal(a.notSent, false);
+});
+
+test('an answer larger than MAX_ANSWER_BYTES, as sent or once decompressed, fails without proving anything unsent; one just under it is read', async () => {
+  const padded = (bytes: number) => JSON.stringify({ success: true, transaction: '0x01', network: 'eip155:8453', pad: 'x'.repeat(bytes) });
+  const streamed: Handler = (_q, _b, res) => {
+    // Chunked, no length announced: only the bytes themselves show the size.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = ' '.repeat(64 * 1024);
+    for (let i = 0; i < 40; i++) res.write(chunk);
+    res.end('{}');
+  };
+  const bomb: Handler = (_q, _b, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    res.end(gzipSync(Buffer.from(padded(4 * MAX_ANSWER_BYTES))));
+  };
+  for (const [name, handler] of [['sent', compressed(200, padded(MAX_ANSWER_BYTES), 'identity')], ['streamed', streamed], ['decompressed', bomb]] as const) {
+    const f = await facilitator(handler);
+    const client = new FacilitatorWire(f.url, { timeoutMs: 5000 });
+    try {
+      const a = (await outcome(() => settle(client))) as { error: string; notSent: boolean };
+      assert.equal(a.error, 'TypeError', name);
+      assert.equal(a.notSent, false, name);
+    } finally {
+      client.close();
+      await f.close();
+    }
+  }
+  const under = await same(compressed(200, padded(MAX_ANSWER_BYTES - 200), 'gzip'), settle);
+  assert.equal((under as { ok: { success: boolean } }).ok.success, true);
 });

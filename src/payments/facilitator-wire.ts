@@ -18,11 +18,14 @@
  * FacilitatorTimeoutError; no connection → TypeError "fetch failed" with
  * the socket error as its cause (what `provablyNotSent` reads); 429 on
  * /supported retried after Retry-After or a backoff; EXTENSION-RESPONSES on
- * the result (without the SDK's console line about it).
+ * the result (without the SDK's console line about it); an answer's
+ * Content-Encoding (gzip, deflate, br) undone as fetch undoes it. Added: an
+ * answer is bounded (MAX_ANSWER_BYTES), as sent and decoded.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
+import { brotliDecompressSync, constants as zlibConstants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { FacilitatorClient } from '@x402/core/server';
 import {
   FacilitatorResponseError,
@@ -179,8 +182,27 @@ export class FacilitatorWire implements FacilitatorClient {
       const req = send(url, { method, headers: sent, agent: tls ? this.https : this.http }, (res: IncomingMessage) => {
         this.idleLimits.set(res.socket, idleLimitMs(header(res.headers, 'keep-alive')));
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size <= MAX_ANSWER_BYTES) return void chunks.push(c);
+          finish(tooLarge());
+          res.destroy();
+        });
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          let bytes: Buffer = Buffer.concat(chunks);
+          // As fetch: the body of a redirect it follows is never decoded.
+          if (!(isRedirect(status) && res.headers.location !== undefined)) {
+            try {
+              bytes = decoded(bytes, header(res.headers, 'content-encoding'));
+            } catch (e) {
+              // A stream that does not decode fails as fetch fails it reading the body.
+              return finish((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge() : new TypeError('terminated', { cause: e }));
+            }
+          }
+          finish(undefined, { status, headers: res.headers, text: bytes.toString('utf8') });
+        });
         res.on('error', (e) => finish(new TypeError('fetch failed', { cause: e })));
         res.on('close', () => {
           if (!res.complete) finish(new TypeError('fetch failed', { cause: new Error('the connection closed before the answer was complete') }));
@@ -194,6 +216,43 @@ export class FacilitatorWire implements FacilitatorClient {
       req.end(body);
     });
   }
+}
+
+/**
+ * The most a facilitator's answer may hold, as sent and once decoded: its
+ * answers are a few hundred bytes (`/supported` a few KiB). Past it the
+ * exchange fails without proving anything unsent (a settle's outcome is
+ * then asked of the chain), instead of the service holding whatever a broken
+ * or hostile facilitator streams before the deadline. fetch has no bound.
+ */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+const tooLarge = () => new TypeError('fetch failed', { cause: new Error(`the facilitator's answer is larger than ${MAX_ANSWER_BYTES} bytes`) });
+
+/** Decoders by content coding, as fetch has them; lenient at the end of the data, as fetch is. */
+const gunzip = (b: Buffer) => gunzipSync(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: MAX_ANSWER_BYTES });
+const DECODERS = new Map<string, (b: Buffer) => Buffer>([
+  ['gzip', gunzip],
+  ['x-gzip', gunzip],
+  // RFC 9110's deflate is the zlib format; some servers send raw deflate, which fetch reads too (told apart by the zlib header's method nibble).
+  ['deflate', (b) => ((b[0]! & 0x0f) === 0x08 ? inflateSync : inflateRawSync)(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: MAX_ANSWER_BYTES })],
+  ['br', (b) => brotliDecompressSync(b, { finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH, maxOutputLength: MAX_ANSWER_BYTES })],
+]);
+
+/**
+ * The answer's bytes with its Content-Encoding undone, last coding first, as
+ * fetch (the SDK's client) decodes them: a facilitator, or a proxy in front
+ * of it, may compress whatever the request asked for. With any coding fetch
+ * does not know, the bytes as they came. We do not ask for compression: the
+ * answers are too small to gain from it.
+ */
+function decoded(bytes: Buffer, contentEncoding: string | undefined): Buffer {
+  if (!contentEncoding || bytes.length === 0) return bytes;
+  const codings = contentEncoding.toLowerCase().split(',').map((c) => c.trim());
+  const decoders = codings.map((c) => DECODERS.get(c));
+  if (decoders.some((d) => d === undefined)) return bytes;
+  for (const decode of decoders.reverse()) bytes = decode!(bytes);
+  return bytes;
 }
 
 /** The SDK's request body: the payload's version, then both objects with bigints as strings. */
