@@ -422,3 +422,11 @@ test('an answer larger than MAX_ANSWER_BYTES, as sent or once decompressed, fail
   const under = await same(compressed(200, padded(MAX_ANSWER_BYTES - 200), 'gzip'), settle);
   assert.equal((under as { ok: { success: boolean } }).ok.success, true);
 });
+
+test('a facilitator behind a firewall that turns away clients that do not name themselves answers both clients', async () => {
+  const firewall: Handler = (req, _b, res) => {
+    if (!req.headers['user-agent'] || !req.headers.accept) return void (res.writeHead(403, { 'content-type': 'text/html' }), res.end('<html>Access denied</html>'));
+    json(res, 200, { isValid: true });
+  };
+  assert.deepEqual(await same(firewall, verify), { ok: { isValid: true } });
+});

@@ -47,6 +47,13 @@ export interface WireOptions {
   headersFor?: (endpoint: Endpoint) => Record<string, string> | Promise<Record<string, string>>;
 }
 
+/**
+ * What the client says it is and wants on every request, as fetch says it
+ * (the SDK's client sends a User-Agent and an Accept): a facilitator behind a
+ * firewall that turns away clients that do not name themselves answers us too.
+ */
+const NAMED = { 'User-Agent': 'agent-pay-service/1 (x402 facilitator client)', Accept: 'application/json' };
+
 /** As fetch: at most this many redirects, then the request fails. */
 const MAX_REDIRECTS = 20;
 /** Connections kept open to one facilitator (verify and settle of concurrent calls). */
@@ -145,7 +152,7 @@ export class FacilitatorWire implements FacilitatorClient {
 
   /** One exchange under one deadline: the request, its redirects and the whole answer body. */
   private async exchange(endpoint: Endpoint, method: 'GET' | 'POST', body: string | undefined): Promise<Answer> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...(await this.options.headersFor?.(endpoint)) };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...NAMED, ...(await this.options.headersFor?.(endpoint)) };
     const deadline = Date.now() + this.options.timeoutMs;
     let url = new URL(`${this.url}/${endpoint}`);
     for (let redirects = 0; ; redirects++) {
