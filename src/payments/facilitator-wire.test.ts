@@ -430,3 +430,9 @@ test('a facilitator behind a firewall that turns away clients that do not name t
   };
   assert.deepEqual(await same(firewall, verify), { ok: { isValid: true } });
 });
+
+test('an answer that starts with a UTF-8 byte order mark is read as fetch reads it', async () => {
+  const bom: Handler = (_q, _b, res) => (res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }), res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"isValid":true}')])));
+  await same(bom, verify);
+  await same((_q, _b, res) => (res.writeHead(400, { 'content-type': 'application/json' }), res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"isValid":false,"invalidReason":"x"}')]))), verify);
+});

@@ -208,7 +208,7 @@ export class FacilitatorWire implements FacilitatorClient {
               return finish((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge() : new TypeError('terminated', { cause: e }));
             }
           }
-          finish(undefined, { status, headers: res.headers, text: bytes.toString('utf8') });
+          finish(undefined, { status, headers: res.headers, text: UTF8.decode(bytes) });
         });
         res.on('error', (e) => finish(new TypeError('fetch failed', { cause: e })));
         res.on('close', () => {
@@ -235,6 +235,9 @@ export class FacilitatorWire implements FacilitatorClient {
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 const tooLarge = () => new TypeError('fetch failed', { cause: new Error(`the facilitator's answer is larger than ${MAX_ANSWER_BYTES} bytes`) });
+
+/** An answer's text as fetch reads it: UTF-8, a leading byte order mark dropped (some servers send one; JSON.parse refuses it). */
+const UTF8 = new TextDecoder();
 
 /** Decoders by content coding, as fetch has them; lenient at the end of the data, as fetch is. */
 const gunzip = (b: Buffer) => gunzipSync(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: MAX_ANSWER_BYTES });
