@@ -24,11 +24,13 @@ function atobAccepts(value: string): boolean {
   return unpadded.length % 4 !== 1 && !unpadded.includes('=');
 }
 
+/** The SDK's text decoding: invalid UTF-8 becomes U+FFFD and a leading byte order mark is dropped (Buffer would keep it, and JSON.parse refuse it). */
+const UTF8 = new TextDecoder();
+
 /** PAYMENT-SIGNATURE → its JSON value; throws on a value that is not base64 or not JSON, as the SDK does. */
 export function decodePaymentSignatureHeader(value: string): PaymentPayload {
   if (!BASE64.test(value) || !atobAccepts(value)) throw new Error('Invalid payment signature header');
-  // Invalid UTF-8 becomes U+FFFD, as TextDecoder does in the SDK.
-  return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as PaymentPayload;
+  return JSON.parse(UTF8.decode(Buffer.from(value, 'base64'))) as PaymentPayload;
 }
 
 /** PAYMENT-RESPONSE: the settlement as the buyer sees it (the facilitator's extension responses left out, as the SDK does). */

@@ -385,7 +385,7 @@ function withExtensionResponses<T extends object>(result: T, a: Answer): T {
   if (!raw) return result;
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(raw, 'base64').toString('utf8'));
+    decoded = JSON.parse(UTF8.decode(Buffer.from(raw, 'base64')));
   } catch {
     return result;
   }
