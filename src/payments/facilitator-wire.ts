@@ -239,8 +239,8 @@ const tooLarge = () => new TypeError('fetch failed', { cause: new Error(`the fac
 /** An answer's text as fetch reads it: UTF-8, a leading byte order mark dropped (some servers send one; JSON.parse refuses it). */
 const UTF8 = new TextDecoder();
 
-/** Decoders by content coding, as fetch has them; lenient at the end of the data, as fetch is. */
 const gunzip = (b: Buffer) => gunzipSync(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: MAX_ANSWER_BYTES });
+/** Decoders by content coding, as fetch has them; lenient at the end of the data, as fetch is. */
 const DECODERS = new Map<string, (b: Buffer) => Buffer>([
   ['gzip', gunzip],
   ['x-gzip', gunzip],
