@@ -25,7 +25,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import { brotliDecompressSync, constants as zlibConstants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import type { FacilitatorClient } from '@x402/core/server';
 import {
   FacilitatorResponseError,
@@ -38,6 +37,7 @@ import {
   type SupportedResponse,
   type VerifyResponse,
 } from '@x402/core/types';
+import { isOverDecodedLimit, undoContentCoding, utf8Text } from '../foundation/content-coding.js';
 
 export type Endpoint = 'supported' | 'verify' | 'settle';
 
@@ -202,13 +202,13 @@ export class FacilitatorWire implements FacilitatorClient {
           // As fetch: the body of a redirect it follows is never decoded.
           if (!(isRedirect(status) && res.headers.location !== undefined)) {
             try {
-              bytes = decoded(bytes, header(res.headers, 'content-encoding'));
+              bytes = undoContentCoding(bytes, header(res.headers, 'content-encoding'), MAX_ANSWER_BYTES);
             } catch (e) {
               // A stream that does not decode fails as fetch fails it reading the body.
-              return finish((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge() : new TypeError('terminated', { cause: e }));
+              return finish(isOverDecodedLimit(e) ? tooLarge() : new TypeError('terminated', { cause: e }));
             }
           }
-          finish(undefined, { status, headers: res.headers, text: UTF8.decode(bytes) });
+          finish(undefined, { status, headers: res.headers, text: utf8Text(bytes) });
         });
         res.on('error', (e) => finish(new TypeError('fetch failed', { cause: e })));
         res.on('close', () => {
@@ -235,35 +235,6 @@ export class FacilitatorWire implements FacilitatorClient {
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 const tooLarge = () => new TypeError('fetch failed', { cause: new Error(`the facilitator's answer is larger than ${MAX_ANSWER_BYTES} bytes`) });
-
-/** An answer's text as fetch reads it: UTF-8, a leading byte order mark dropped (some servers send one; JSON.parse refuses it). */
-const UTF8 = new TextDecoder();
-
-const gunzip = (b: Buffer) => gunzipSync(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: MAX_ANSWER_BYTES });
-/** Decoders by content coding, as fetch has them; lenient at the end of the data, as fetch is. */
-const DECODERS = new Map<string, (b: Buffer) => Buffer>([
-  ['gzip', gunzip],
-  ['x-gzip', gunzip],
-  // RFC 9110's deflate is the zlib format; some servers send raw deflate, which fetch reads too (told apart by the zlib header's method nibble).
-  ['deflate', (b) => ((b[0]! & 0x0f) === 0x08 ? inflateSync : inflateRawSync)(b, { finishFlush: zlibConstants.Z_SYNC_FLUSH, maxOutputLength: MAX_ANSWER_BYTES })],
-  ['br', (b) => brotliDecompressSync(b, { finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH, maxOutputLength: MAX_ANSWER_BYTES })],
-]);
-
-/**
- * The answer's bytes with its Content-Encoding undone, last coding first, as
- * fetch (the SDK's client) decodes them: a facilitator, or a proxy in front
- * of it, may compress whatever the request asked for. With any coding fetch
- * does not know, the bytes as they came. We do not ask for compression: the
- * answers are too small to gain from it.
- */
-function decoded(bytes: Buffer, contentEncoding: string | undefined): Buffer {
-  if (!contentEncoding || bytes.length === 0) return bytes;
-  const codings = contentEncoding.toLowerCase().split(',').map((c) => c.trim());
-  const decoders = codings.map((c) => DECODERS.get(c));
-  if (decoders.some((d) => d === undefined)) return bytes;
-  for (const decode of decoders.reverse()) bytes = decode!(bytes);
-  return bytes;
-}
 
 /** The SDK's request body: the payload's version, then both objects with bigints as strings. */
 function paymentBody(payload: PaymentPayload, requirements: PaymentRequirements): string {
@@ -385,7 +356,7 @@ function withExtensionResponses<T extends object>(result: T, a: Answer): T {
   if (!raw) return result;
   let decoded: unknown;
   try {
-    decoded = JSON.parse(UTF8.decode(Buffer.from(raw, 'base64')));
+    decoded = JSON.parse(utf8Text(Buffer.from(raw, 'base64')));
   } catch {
     return result;
   }

@@ -14,6 +14,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { isOverDecodedLimit, undoContentCoding, utf8Text } from '../../foundation/content-coding.js';
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -34,7 +35,14 @@ function fail(url: string, failure: FetchFailure, detail: string): FetchOutcome 
   return { ok: false, url, failure, detail };
 }
 
-/** GET `url` and parse its body as JSON, within `limits`. */
+/** A header node:http may hand over as a list, as one value. */
+const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
+
+/**
+ * GET `url` and parse its body as JSON, within `limits` (the body's size as
+ * sent, and once a Content-Encoding the server applied anyway is undone).
+ * The excerpt hash is of the document: the decoded bytes.
+ */
 export function fetchJson(url: string, limits: FetchLimits, accept = 'application/json'): Promise<FetchOutcome> {
   let u: URL;
   try {
@@ -74,10 +82,17 @@ export function fetchJson(url: string, limits: FetchLimits, accept = 'applicatio
       res.on('error', (e) => done(fail(url, 'network', e.message)));
       res.on('end', () => {
         if (settled) return;
-        const body = Buffer.concat(chunks);
+        let body: Buffer;
+        try {
+          // We ask for no coding, but a server or a proxy in front of it may compress anyway; the bound holds for what it decodes to.
+          body = undoContentCoding(Buffer.concat(chunks), header(res.headers['content-encoding']), limits.maxBytes);
+        } catch (e) {
+          if (isOverDecodedLimit(e)) return done(fail(url, 'too_large', `decodes to more than ${limits.maxBytes} bytes (${header(res.headers['content-encoding'])})`));
+          return done(fail(url, 'network', `the body does not decode as its Content-Encoding (${header(res.headers['content-encoding'])}) says`));
+        }
         let json: unknown;
         try {
-          json = JSON.parse(body.toString('utf8'));
+          json = JSON.parse(utf8Text(body));
         } catch {
           const type = String(res.headers['content-type'] ?? 'no content type');
           return done(fail(url, 'not_json', `the body is not JSON (${type})`));
