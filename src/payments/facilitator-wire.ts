@@ -199,7 +199,8 @@ export class FacilitatorWire implements FacilitatorClient {
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           let bytes: Buffer = Buffer.concat(chunks);
-          // As fetch: the body of a redirect it follows is never decoded.
+          // As fetch: the body of a redirect it follows is never decoded. (We ask for no compression:
+          // the answers are a few hundred bytes; a facilitator or a proxy may compress them anyway.)
           if (!(isRedirect(status) && res.headers.location !== undefined)) {
             try {
               bytes = undoContentCoding(bytes, header(res.headers, 'content-encoding'), MAX_ANSWER_BYTES);
