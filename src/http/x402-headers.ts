@@ -8,6 +8,7 @@
  * docs/decisions/0033.
  */
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
+import { utf8Text } from '../foundation/content-coding.js';
 
 /** The SDK's test of a base64 header value (standard alphabet, padding at most two). */
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -24,13 +25,11 @@ function atobAccepts(value: string): boolean {
   return unpadded.length % 4 !== 1 && !unpadded.includes('=');
 }
 
-/** The SDK's text decoding: invalid UTF-8 becomes U+FFFD and a leading byte order mark is dropped (Buffer would keep it, and JSON.parse refuse it). */
-const UTF8 = new TextDecoder();
-
 /** PAYMENT-SIGNATURE → its JSON value; throws on a value that is not base64 or not JSON, as the SDK does. */
 export function decodePaymentSignatureHeader(value: string): PaymentPayload {
   if (!BASE64.test(value) || !atobAccepts(value)) throw new Error('Invalid payment signature header');
-  return JSON.parse(UTF8.decode(Buffer.from(value, 'base64'))) as PaymentPayload;
+  // As the SDK decodes it (TextDecoder): invalid UTF-8 becomes U+FFFD, a leading byte order mark is dropped (Buffer would keep it).
+  return JSON.parse(utf8Text(Buffer.from(value, 'base64'))) as PaymentPayload;
 }
 
 /** PAYMENT-RESPONSE: the settlement as the buyer sees it (the facilitator's extension responses left out, as the SDK does). */
