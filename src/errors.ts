@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   // 402 — pay (again).
   payment_required: 402,
   payment_invalid: 402,
+  // Solana: the transaction's compute budget would cost the facilitator's fee payer more than the service accepts.
+  payment_fee_too_high: 402,
   payment_expired: 402,
   settlement_failed: 402,
   // The payment is bound and may be public on chain: prove you are its buyer (payment-identifier or sign-in).
@@ -78,6 +80,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_payment_header: 'A payment header that cannot be read: `PAYMENT-SIGNATURE` not base64 JSON of a PaymentPayload, an MPP credential that does not parse, or both protocols at once; nothing was verified or charged.',
   payment_required: 'Pay to get the result: the 402 carries `PAYMENT-REQUIRED` (x402 v2) and, with MPP on, `WWW-Authenticate: Payment`.',
   payment_invalid: 'The payment does not match the requirements, its signature is wrong, or the facilitator refused it; nothing was charged. Sign a new one.',
+  payment_fee_too_high: 'Solana: the transaction would cost the facilitator\'s fee payer more than the service accepts (two signatures\' base fee plus compute unit limit × price; without a limit, the runtime\'s default); nothing was sent or charged. Sign again with a lower compute unit price or limit: the official client\'s budget is accepted.',
   payment_expired: 'The authorization expires too soon to be settled, or expired unused; nothing was charged. Sign a new one.',
   settlement_failed: 'The facilitator refused the settlement and the chain shows the transfer cannot happen any more; nothing was charged.',
   redelivery_proof_required: 'The payment is bound already and may be public on chain: repeat with the payment-identifier it was sent with, or sign in with the paying wallet (`SIGN-IN-WITH-X`) over this 402\'s challenge, to get the stored result.',

@@ -111,7 +111,7 @@ export interface Timings {
   chainMs: number;
 }
 
-type ChallengeCode = Extract<ErrorCode, 'payment_required' | 'payment_invalid' | 'payment_expired' | 'settlement_failed' | 'redelivery_proof_required'>;
+type ChallengeCode = Extract<ErrorCode, 'payment_required' | 'payment_invalid' | 'payment_fee_too_high' | 'payment_expired' | 'settlement_failed' | 'redelivery_proof_required'>;
 
 export type GateOutcome =
   | {

@@ -43,7 +43,7 @@ export interface NotNew {
 
 export type LocalCheck =
   | { ok: true; authorization: Authorization; notNew?: NotNew }
-  | { ok: false; code: 'payment_invalid'; message: string }
+  | { ok: false; code: 'payment_invalid' | 'payment_fee_too_high'; message: string }
   /** The check needs the chain (a smart wallet's signature) and the chain did not answer: nothing was written. */
   | { ok: false; code: 'service_unavailable'; message: string };
 

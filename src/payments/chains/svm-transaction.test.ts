@@ -8,7 +8,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import fc from 'fast-check';
-import { checkSvmPayment, ed25519Verify, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, readTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmExpectation } from './svm-transaction.js';
+import {
+  checkSvmPayment,
+  ed25519Verify,
+  COMPUTE_BUDGET_PROGRAM,
+  MAX_COMPUTE_UNIT_LIMIT,
+  MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS,
+  MAX_FEE_PAYER_LAMPORTS,
+  MEMO_PROGRAM,
+  readTransaction,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  type SvmExpectation,
+  type SvmPayment,
+  type SvmRefusal,
+} from './svm-transaction.js';
 import { fromBase58, toBase58 } from '../../foundation/base58.js';
 
 interface Key {
@@ -72,9 +86,14 @@ function wire(ixs: Ix[], o: { signers?: string[]; version?: 0 | 'legacy'; signWi
   return new Uint8Array(Buffer.concat([Buffer.from(shortvec(slots)), ...sigs, message]));
 }
 
-function check(bytes: Uint8Array, expect: SvmExpectation = want) {
+/** The checked payment, or the reason it is refused (any code). */
+function check(bytes: Uint8Array, expect: SvmExpectation = want): SvmPayment | string {
+  const r = verdict(bytes, expect);
+  return 'reason' in r ? r.reason : r;
+}
+function verdict(bytes: Uint8Array, expect: SvmExpectation = want): SvmPayment | SvmRefusal {
   const tx = readTransaction(bytes);
-  return typeof tx === 'string' ? tx : checkSvmPayment(tx, expect);
+  return typeof tx === 'string' ? { code: 'payment_invalid', reason: tx } : checkSvmPayment(tx, expect);
 }
 
 const honest = () => [limit(), price(), transfer(), memo()];
@@ -101,7 +120,6 @@ test('every way a transaction could do more than pay, or pay otherwise, is refus
     ['two compute unit limits', wire([limit(), limit(), transfer()]), /at most one compute unit limit/],
     ['a limit over the maximum', wire([limit(1_400_001), transfer()]), /at most one compute unit limit/],
     ['two prices', wire([price(), price(), transfer()]), /at most one compute unit price/],
-    ['a price over the maximum', wire([price(5_000_001n), transfer()]), /at most one compute unit price/],
     ['another compute budget instruction', wire([{ program: COMPUTE_BUDGET_PROGRAM, accounts: [], data: [1, 0, 0, 0, 0] }, transfer()]), /only compute unit limit and price/],
     ['two memos', wire([transfer(), memo(), memo('x')]), /at most one memo/],
     ['a memo naming an account (a signer it would need)', wire([transfer(), { ...memo(), accounts: [buyer.address] }]), /at most one memo/],
@@ -125,6 +143,56 @@ test('every way a transaction could do more than pay, or pay otherwise, is refus
     assert.equal(typeof r, 'string', what);
     assert.match(r as string, why, what);
   }
+});
+
+test('the fee payer\'s cost is bounded in every form of compute budget: the product of limit and price, the runtime\'s default limit when none is set', () => {
+  // What the fee payer pays: 5,000 per signature, and limit × price rounded up to the lamport.
+  const fee = (units: number, micro: bigint) => 10_000n + (BigInt(units) * micro + 999_999n) / 1_000_000n;
+  const cases: Array<[string, Ix[], boolean]> = [
+    ['the official client\'s budget', honest(), true],
+    ['no compute budget at all', [transfer(), memo()], true],
+    ['no price, the largest limit', [limit(MAX_COMPUTE_UNIT_LIMIT), transfer(), memo()], true],
+    ['a zero price, the largest limit', [limit(MAX_COMPUTE_UNIT_LIMIT), price(0n), transfer(), memo()], true],
+    ['a zero limit, the largest price', [limit(0), price(MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS), transfer(), memo()], true],
+    ['exactly at the bound', [limit(20_000), price(500_000n), transfer(), memo()], true],
+    ['one micro-lamport over the bound (rounded up)', [limit(20_000), price(500_001n), transfer(), memo()], false],
+    ['the largest limit and price', [limit(MAX_COMPUTE_UNIT_LIMIT), price(MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS), transfer(), memo()], false],
+    ['each factor modest, their product not', [limit(200_000), price(60_000n), transfer(), memo()], false],
+    ['a price over the facilitator\'s maximum, on one unit', [limit(1), price(MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS + 1n), transfer(), memo()], false],
+    // No limit: the runtime grants up to 200,000 units per instruction, three here.
+    ['no limit, a price the official limit would allow', [price(30_000n), transfer(), memo()], false],
+    ['no limit, a price within the default limit', [price(16_000n), transfer(), memo()], true],
+    ['no limit, the largest price', [price(MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS), transfer()], false],
+    ['the budget after the transfer', [transfer(), memo(), price(MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS), limit(MAX_COMPUTE_UNIT_LIMIT)], false],
+  ];
+  for (const [what, ixs, accepted] of cases) {
+    const r = verdict(wire(ixs));
+    if (accepted) assert.ok(!('reason' in r), `${what}: ${'reason' in r ? r.reason : ''}`);
+    else {
+      assert.ok('reason' in r, what);
+      assert.equal(r.code, 'payment_fee_too_high', `${what}: ${r.reason}`);
+      assert.match(r.reason, /fee payer|facilitator's 5000000/, what);
+    }
+  }
+  assert.equal(fee(20_000, 500_000n), MAX_FEE_PAYER_LAMPORTS, 'the bound is a payment at 20,000 units and 500,000 micro-lamports');
+  // Any limit and price the runtime and facilitator allow: refused exactly when the fee is over the bound.
+  fc.assert(
+    fc.property(fc.option(fc.integer({ min: 0, max: MAX_COMPUTE_UNIT_LIMIT }), { nil: undefined }), fc.option(fc.bigInt({ min: 0n, max: MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS }), { nil: undefined }), (units, micro) => {
+      const ixs = [...(units === undefined ? [] : [limit(units)]), ...(micro === undefined ? [] : [price(micro)]), transfer(), memo()];
+      const granted = units ?? Math.min(MAX_COMPUTE_UNIT_LIMIT, 200_000 * ixs.length);
+      const r = verdict(wire(ixs));
+      const over = fee(granted, micro ?? 0n) > MAX_FEE_PAYER_LAMPORTS;
+      assert.equal('reason' in r && r.code === 'payment_fee_too_high', over, `${units} units at ${micro}: ${'reason' in r ? r.reason : 'accepted'}`);
+      if (!over) assert.ok(!('reason' in r));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('a fee over the bound on a payment that is wrong otherwise is refused for the other reason', () => {
+  const r = verdict(wire([limit(MAX_COMPUTE_UNIT_LIMIT), price(MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS), transfer({ amount: 1n }), memo()]));
+  assert.ok('reason' in r);
+  assert.equal(r.code, 'payment_invalid');
 });
 
 test('what is not a transaction this service reads is refused before any check', () => {

@@ -4,10 +4,11 @@
  * the local checks made before anything is written or sent.
  *
  * The buyer signs a transaction whose fee payer is the facilitator; it may do
- * exactly this and nothing else: set its compute budget, move `amount` of the
- * mint from the buyer's token account to the payee's associated token account
- * by `TransferChecked`, and carry one memo. Anything else in it would be
- * something the buyer's signature also authorizes.
+ * exactly this and nothing else: set a compute budget whose fee (paid by the
+ * facilitator) the service bounds, move `amount` of the mint from the buyer's
+ * token account to the payee's associated token account by `TransferChecked`,
+ * and carry one memo. Anything else in it would be something the buyer's
+ * signature also authorizes.
  */
 import { createHash, verify } from 'node:crypto';
 import { fromBase58, toBase58 } from '../../foundation/base58.js';
@@ -21,9 +22,29 @@ export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 
 /** A transaction on the wire is at most one packet (1232 bytes). */
 export const MAX_TRANSACTION_BYTES = 1232;
-/** Bounds the facilitator also keeps (it pays the fee): what a payment may ask of it. */
+/** The runtime's largest compute unit limit. */
 export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
+/**
+ * The limit the runtime grants a transaction that sets none, per instruction
+ * at most (builtins, the compute budget program among them, get less).
+ */
+const DEFAULT_COMPUTE_UNITS_PER_INSTRUCTION = 200_000;
+/** The largest unit price the SDK's facilitator accepts. */
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
+const MICROLAMPORTS_PER_LAMPORT = 1_000_000n;
+/** The network's base fee per signature: the fee payer pays it for both signers. */
+const LAMPORTS_PER_SIGNATURE = 5_000n;
+/**
+ * The most a payment may cost the facilitator's fee payer, base fee and
+ * priority fee together: twice the base fee of its two signatures. The buyer
+ * sets the compute unit limit and price and the fee payer pays their product,
+ * so bounding each factor alone still lets one payment cost hundreds of times
+ * what the official client's does (its 20,000 units at 1 micro-lamport add one
+ * lamport to the two signatures' 10,000). This leaves a client room for a
+ * priority fee as large as the base fee, while no payment costs the fee payer
+ * more than about twice the official one.
+ */
+export const MAX_FEE_PAYER_LAMPORTS = 20_000n;
 export const MAX_MEMO_BYTES = 256;
 
 const TRANSFER_CHECKED = 12;
@@ -161,51 +182,94 @@ export function ed25519Verify(address: string, message: Uint8Array, signature: U
 }
 
 /**
- * The local check: a transaction that pays exactly the expectation and does
- * nothing else, signed by its buyer. A string says why not.
+ * Why a payment's transaction is refused. A fee over the bound has its own
+ * code: the same client would sign the same budget again, so the buyer must
+ * be told to lower it rather than to sign a new payment.
  */
-export function checkSvmPayment(tx: WireTransaction, want: SvmExpectation): SvmPayment | string {
+export interface SvmRefusal {
+  code: 'payment_invalid' | 'payment_fee_too_high';
+  reason: string;
+}
+
+const invalid = (reason: string): SvmRefusal => ({ code: 'payment_invalid', reason });
+
+/**
+ * What the transaction costs its fee payer in lamports: the base fee per
+ * signature, and the compute unit limit times the unit price, rounded up as
+ * the runtime rounds it. Without a limit instruction the runtime's default
+ * counts, at its most.
+ */
+function feePayerLamports(tx: WireTransaction, budget: { limit: number | undefined; price: bigint | undefined }): { lamports: bigint; units: number } {
+  const units = budget.limit ?? Math.min(MAX_COMPUTE_UNIT_LIMIT, DEFAULT_COMPUTE_UNITS_PER_INSTRUCTION * tx.instructions.length);
+  const priority = (BigInt(units) * (budget.price ?? 0n) + MICROLAMPORTS_PER_LAMPORT - 1n) / MICROLAMPORTS_PER_LAMPORT;
+  return { lamports: BigInt(tx.numSigners) * LAMPORTS_PER_SIGNATURE + priority, units };
+}
+
+/** A refusal when the compute budget would make the fee payer spend more than the service accepts. */
+function feeRefusal(tx: WireTransaction, budget: { limit: number | undefined; price: bigint | undefined }): SvmRefusal | undefined {
+  const advice = 'lower the compute unit price or limit (the official client\'s 20000 units at 1 micro-lamport are accepted)';
+  if (budget.price !== undefined && budget.price > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) {
+    return { code: 'payment_fee_too_high', reason: `a compute unit price of ${budget.price} micro-lamports is over the facilitator's ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS}; ${advice}` };
+  }
+  const { lamports, units } = feePayerLamports(tx, budget);
+  if (lamports <= MAX_FEE_PAYER_LAMPORTS) return undefined;
+  const limit = budget.limit === undefined ? `${units} compute units (no limit set: the runtime's default, up to ${DEFAULT_COMPUTE_UNITS_PER_INSTRUCTION} per instruction)` : `${units} compute units`;
+  return {
+    code: 'payment_fee_too_high',
+    reason: `it would cost the facilitator's fee payer ${lamports} lamports (${tx.numSigners} signatures at ${LAMPORTS_PER_SIGNATURE}, and ${limit} at ${budget.price ?? 0n} micro-lamports), more than the ${MAX_FEE_PAYER_LAMPORTS} this service accepts; ${advice}`,
+  };
+}
+
+/**
+ * The local check: a transaction that pays exactly the expectation and does
+ * nothing else, costs the fee payer no more than the service accepts, and is
+ * signed by its buyer.
+ */
+export function checkSvmPayment(tx: WireTransaction, want: SvmExpectation): SvmPayment | SvmRefusal {
   const { accounts, instructions } = tx;
-  if (accounts[0] !== want.feePayer) return `the transaction's fee payer must be the facilitator's ${want.feePayer} (extra.feePayer)`;
-  if (tx.numSigners !== 2) return 'the transaction must have exactly two signers: the facilitator as fee payer and the buyer';
-  let limit = 0;
-  let price = 0;
+  if (accounts[0] !== want.feePayer) return invalid(`the transaction's fee payer must be the facilitator's ${want.feePayer} (extra.feePayer)`);
+  if (tx.numSigners !== 2) return invalid('the transaction must have exactly two signers: the facilitator as fee payer and the buyer');
+  let limit: number | undefined;
+  let price: bigint | undefined;
   let memo = 0;
   let transfer: WireInstruction | undefined;
   for (const ix of instructions) {
     const program = accounts[ix.program]!;
     if (program === COMPUTE_BUDGET_PROGRAM) {
-      if (ix.accounts.length !== 0) return 'a compute budget instruction names accounts';
+      if (ix.accounts.length !== 0) return invalid('a compute budget instruction names accounts');
       if (ix.data[0] === SET_COMPUTE_UNIT_LIMIT && ix.data.length === 5) {
-        if (limit++ || u32(ix.data, 1) > MAX_COMPUTE_UNIT_LIMIT) return `at most one compute unit limit, of at most ${MAX_COMPUTE_UNIT_LIMIT}`;
+        if (limit !== undefined || u32(ix.data, 1) > MAX_COMPUTE_UNIT_LIMIT) return invalid(`at most one compute unit limit, of at most ${MAX_COMPUTE_UNIT_LIMIT}`);
+        limit = u32(ix.data, 1);
       } else if (ix.data[0] === SET_COMPUTE_UNIT_PRICE && ix.data.length === 9) {
-        if (price++ || u64(ix.data, 1) > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) return `at most one compute unit price, of at most ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS} micro-lamports`;
+        if (price !== undefined) return invalid('at most one compute unit price');
+        price = u64(ix.data, 1);
       } else {
-        return 'only compute unit limit and price instructions of the compute budget program are accepted';
+        return invalid('only compute unit limit and price instructions of the compute budget program are accepted');
       }
     } else if (program === MEMO_PROGRAM) {
-      if (memo++ || ix.accounts.length !== 0 || ix.data.length > MAX_MEMO_BYTES) return `at most one memo, naming no accounts, of at most ${MAX_MEMO_BYTES} bytes`;
+      if (memo++ || ix.accounts.length !== 0 || ix.data.length > MAX_MEMO_BYTES) return invalid(`at most one memo, naming no accounts, of at most ${MAX_MEMO_BYTES} bytes`);
     } else if (isTokenProgram(program)) {
-      if (transfer) return 'the transaction must carry exactly one token transfer';
+      if (transfer) return invalid('the transaction must carry exactly one token transfer');
       transfer = ix;
     } else {
-      return `the transaction calls ${program}; only the compute budget, token and memo programs are accepted`;
+      return invalid(`the transaction calls ${program}; only the compute budget, token and memo programs are accepted`);
     }
   }
-  if (!transfer) return 'the transaction carries no TransferChecked instruction';
+  if (!transfer) return invalid('the transaction carries no TransferChecked instruction');
   const program = accounts[transfer.program]!;
   const d = transfer.data;
-  if (d.length !== 10 || d[0] !== TRANSFER_CHECKED || transfer.accounts.length !== 4) return 'the token instruction must be a TransferChecked with a single signing authority';
+  if (d.length !== 10 || d[0] !== TRANSFER_CHECKED || transfer.accounts.length !== 4) return invalid('the token instruction must be a TransferChecked with a single signing authority');
   const [source, mint, destination, authority] = transfer.accounts.map((i) => accounts[i]!) as [string, string, string, string];
-  if (mint !== want.mint || d[9] !== want.decimals) return `the transfer must be of mint ${want.mint} with ${want.decimals} decimals`;
-  if (u64(d, 1) !== want.amount) return 'the transfer does not pay this resource\'s amount';
-  if (destination !== want.destinations[program]) return 'the transfer does not pay the payee\'s associated token account';
+  if (mint !== want.mint || d[9] !== want.decimals) return invalid(`the transfer must be of mint ${want.mint} with ${want.decimals} decimals`);
+  if (u64(d, 1) !== want.amount) return invalid('the transfer does not pay this resource\'s amount');
+  if (destination !== want.destinations[program]) return invalid('the transfer does not pay the payee\'s associated token account');
   // The fee payer only pays the fee: as the authority or the source it would pay the buyer's price itself.
-  if (authority === accounts[0] || source === accounts[0]) return 'the facilitator\'s fee payer may not be the transfer\'s authority or source';
+  if (authority === accounts[0] || source === accounts[0]) return invalid('the facilitator\'s fee payer may not be the transfer\'s authority or source');
   const signer = accounts.indexOf(authority);
-  if (signer !== 1) return 'the transfer\'s authority must be the transaction\'s second signer';
-  if (!ed25519Verify(authority, tx.messageBytes, tx.signatures[1]!)) return 'the buyer\'s signature is not a valid ed25519 signature of the transaction by the transfer\'s authority';
-  return paymentParts(tx, transfer);
+  if (signer !== 1) return invalid('the transfer\'s authority must be the transaction\'s second signer');
+  if (!ed25519Verify(authority, tx.messageBytes, tx.signatures[1]!)) return invalid('the buyer\'s signature is not a valid ed25519 signature of the transaction by the transfer\'s authority');
+  // Last, so that this refusal says the payment is right in every way but its fee.
+  return feeRefusal(tx, { limit, price }) ?? paymentParts(tx, transfer);
 }
 
 export const isTokenProgram = (program: string): boolean => program === TOKEN_PROGRAM || program === TOKEN_2022_PROGRAM;

@@ -85,7 +85,7 @@ export class SvmChain implements PaymentChain {
     const feePayer = (requirements.extra as { feePayer?: unknown } | undefined)?.feePayer;
     if (typeof feePayer !== 'string') return invalid('These requirements name no fee payer; pay with the requirements of this resource\'s 402.');
     const paid = checkSvmPayment(tx, { mint: this.asset.mint, decimals: this.asset.decimals, amount: BigInt(requirements.amount), feePayer, destinations: await this.payeeAccounts() });
-    if (typeof paid === 'string') return invalid(`The payment's transaction is not acceptable: ${paid}.`);
+    if ('reason' in paid) return { ok: false, code: paid.code, message: `The payment's transaction is not acceptable: ${paid.reason}.` };
     const payload = boundPayload(payment, requirements, { transaction: Buffer.from(wire).toString('base64') });
     return { ok: true, authorization: { ...authorizationOf(paid), validBefore: Math.floor(nowSeconds) + SVM_LIFETIME_SECONDS, payload } };
   }
