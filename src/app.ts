@@ -24,7 +24,7 @@ import type { Ledger } from './store/ledger.js';
 import { registerFreeRoutes } from './http/free-routes.js';
 import type { FreeRoute } from './module.js';
 import { operationsRoutes } from './http/operations-routes.js';
-import { clientAddress, forwardedOrigin } from './http/forwarded.js';
+import { clientKey, forwardedOrigin } from './http/forwarded.js';
 import { requestHeader } from './http/request-header.js';
 import { rateLimit, type RateLimitStore } from './http/rate-limit.js';
 import type { OperationsConfig } from './config.js';
@@ -434,7 +434,7 @@ export function createApp(deps: AppDeps): Hono {
       rateLimit({
         perMinute: ops.rateLimitPerMinute,
         store: deps.rateLimitStore,
-        clientOf: (c) => clientAddress(c, trustProxy),
+        clientOf: (c) => clientKey(c, trustProxy),
         exempt: (c) => c.req.method === 'OPTIONS' || OPERATIONS_PATHS.has(c.req.path) || paidKeys.has(`${c.req.method} ${c.req.path}`),
         log,
       }),

@@ -18,7 +18,7 @@ import { makeInputReader } from '../catalog/input-reader.js';
 import { A2A_SKILL_KEY, A2A_X402_EXTENSION_URI } from '../discovery/documents.js';
 import { errorBody, type ErrorBody } from '../errors.js';
 import { callFreeTool, freeToolsOf, type ToolCaller } from '../http/free-routes.js';
-import { clientAddressOf } from '../http/forwarded.js';
+import { clientKeyOf } from '../http/forwarded.js';
 import type { FreeTool, ModuleContext } from '../module.js';
 import type { PaymentPayload } from '../payments/rail.js';
 import { boundedTask, TASK_CLIENT } from './task-store.js';
@@ -91,8 +91,8 @@ export class ServiceAgentExecutor implements AgentExecutor {
 
   async execute(rc: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const scope = rc.context.state.get(CALL_SCOPE) as CallScope;
-    // Whose budget a new task counts against in the task store: the client address the rate limiter counts.
-    rc.context.state.set(TASK_CLIENT, clientAddressOf(scope?.env, scope?.forwardedFor, this.ctx.config.operations.trustProxy));
+    // Whose budget a new task counts against in the task store: the client's key, as the rate limiter counts it.
+    rc.context.state.set(TASK_CLIENT, clientKeyOf(scope?.env, scope?.forwardedFor, this.ctx.config.operations.trustProxy));
     try {
       await this.dispatch(rc, bus, scope);
     } catch (e) {

@@ -27,7 +27,7 @@ import type { FreeRoute, ModuleContext, ServiceModule } from '../module.js';
 import { CALL_SCOPE, ServiceAgentExecutor, type CallScope } from './executor.js';
 import { PaidTaskRequestHandler } from './request-handler.js';
 import { BoundedTaskStore, DEFAULT_TASK_STORE_LIMITS, TASK_CLIENT } from './task-store.js';
-import { clientAddressOf } from '../http/forwarded.js';
+import { clientKeyOf } from '../http/forwarded.js';
 import { X402_PAYLOAD, X402_REQUIRED, X402_STATUS } from './x402-extension.js';
 
 /**
@@ -143,11 +143,11 @@ function a2aEndpoint(ctx: ModuleContext) {
     const context = new ServerCallContext({
       requestedExtensions: Extensions.parseServiceParameter(c.req.header(extensionHeader) ?? (legacy ? c.req.header(HTTP_EXTENSION_HEADER) : undefined)),
       user: new UnauthenticatedUser(),
-      // Whose budget a new task counts against (the client address the rate limiter counts), known before the
+      // Whose budget a new task counts against (the client's key, as the rate limiter counts it), known before the
       // skill runs so a client over it is refused first.
       state: new Map<string, unknown>([
         [CALL_SCOPE, scope],
-        [TASK_CLIENT, clientAddressOf(scope.env, scope.forwardedFor, ctx.config.operations.trustProxy)],
+        [TASK_CLIENT, clientKeyOf(scope.env, scope.forwardedFor, ctx.config.operations.trustProxy)],
       ]),
       requestedVersion,
     });

@@ -13,7 +13,7 @@
  * - A task waiting for payment (input-required) is never evicted before its
  *   payment window ends: the requirement's largest `maxTimeoutSeconds`,
  *   counted from the task's last message.
- * - Each client (its address, as the rate limiter counts it) has a budget of
+ * - Each client (its host's key, as the rate limiter counts it) has a budget of
  *   tasks and bytes. A client over it loses its own oldest finished tasks
  *   (and its waiting ones past their window) first; if that is not enough,
  *   its new task is refused with a JSON-RPC error (TASK_LIMIT_JSONRPC_CODE),
@@ -41,7 +41,7 @@ import { A2A_SKILL_KEY } from '../discovery/documents.js';
 import { errorBody, type ErrorBody } from '../errors.js';
 import { X402_PAYLOAD, X402_REQUIRED, X402_STATUS } from './x402-extension.js';
 
-/** The key of `ServerCallContext.state` under which the executor records who sends a message (see clientAddressOf). */
+/** The key of `ServerCallContext.state` under which the executor records who sends a message: its ClientKey (see clientKeyOf), the key every per-client limit counts. */
 export const TASK_CLIENT = 'agent-pay-service/a2a-task-client';
 
 /** JSON-RPC error code of a new task the store cannot hold now (server-defined range; A2A's own codes are -32001…-32009). */

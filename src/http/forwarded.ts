@@ -6,10 +6,12 @@
  * discovery documents, or dodge the rate limit. With TRUST_PROXY=1 the one
  * proxy in front of the service is trusted: the scheme and host it reports
  * become the request URL (every "origin of this request" in the service reads
- * `c.req.url`), and the address it appended last is the client.
+ * `c.req.url`), and the address it appended last is the client. A client is
+ * counted by its host's key (src/foundation/client-key.ts), not its address.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { clientKeyForAddress, UNKNOWN_CLIENT, type ClientKey } from '../foundation/client-key.js';
 
 /** First value of a comma-separated header (a proxy chain lists the outermost first). */
 function firstValue(header: string | undefined): string | undefined {
@@ -42,22 +44,30 @@ export function forwardedOrigin(): MiddlewareHandler {
   };
 }
 
-/** The client's address: the socket peer, or (TRUST_PROXY) the address our proxy appended to X-Forwarded-For. */
-export function clientAddress(c: Context, trustProxy: boolean): string {
-  return clientAddressOf(c.env, c.req.header('x-forwarded-for'), trustProxy);
+/**
+ * Who a request counts against in every per-client limit and budget: the key
+ * of the socket peer's host, or (TRUST_PROXY) of the hop our proxy appended
+ * to X-Forwarded-For.
+ */
+export function clientKey(c: Context, trustProxy: boolean): ClientKey {
+  return clientKeyOf(c.env, c.req.header('x-forwarded-for'), trustProxy);
 }
 
-/** The same address from a request's Hono env (its socket) and X-Forwarded-For, for work done after the request's context (the A2A task store). */
-export function clientAddressOf(env: unknown, forwardedFor: string | undefined, trustProxy: boolean): string {
+/** The same key from a request's Hono env (its socket) and X-Forwarded-For, for work done after the request's context (the A2A task store). */
+export function clientKeyOf(env: unknown, forwardedFor: string | undefined, trustProxy: boolean): ClientKey {
   if (trustProxy) {
-    const hops = forwardedFor?.split(',');
-    const last = hops?.[hops.length - 1]?.trim();
-    if (last) return last;
+    const last = forwardedFor?.slice(forwardedFor.lastIndexOf(',') + 1).trim();
+    if (last) return clientKeyForAddress(last);
   }
+  let peer: string | undefined;
   try {
-    return getConnInfo({ env } as Context).remote.address ?? 'unknown';
+    peer = getConnInfo({ env } as Context).remote.address;
   } catch {
     // Not served by @hono/node-server (app.request in tests): no socket to ask.
-    return 'unknown';
   }
+  return peer === undefined ? UNKNOWN_CLIENT : clientKeyForAddress(peer);
 }
+
+/** The names limiters written before the key know: they count by the same key. */
+export const clientAddress = clientKey;
+export const clientAddressOf = clientKeyOf;

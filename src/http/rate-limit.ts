@@ -11,6 +11,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { errorBody } from '../errors.js';
+import type { ClientKey } from '../foundation/client-key.js';
 import { metrics } from '../observability/metrics.js';
 
 export const RATE_WINDOW_MS = 60_000;
@@ -66,8 +67,8 @@ export class RedisRateLimitStore implements RateLimitStore {
 export interface RateLimitOptions {
   perMinute: number;
   store: RateLimitStore;
-  /** The client a request counts against. */
-  clientOf(c: Context): string;
+  /** The client a request counts against: its host's key, as every per-client limit counts it (clientKey). */
+  clientOf(c: Context): ClientKey;
   /** Requests that are never limited (paid routes, probes, preflight). */
   exempt(c: Context): boolean;
   log?: Logger;
