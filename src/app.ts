@@ -492,9 +492,13 @@ export function createApp(deps: AppDeps): Hono {
     // `/docs/` and the like: people type the slash; every route here is named without one.
     const path = c.req.path;
     if ((c.req.method === 'GET' || c.req.method === 'HEAD') && /^\/[^/\\]/.test(path) && !path.includes('\\') && path.endsWith('/')) {
-      // Never to another origin: the target starts with one slash and a path character, and has no backslash.
+      // The path as sent (percent-encoded), not `path`, which Hono decoded: a decoded %09 or %0A is whitespace a
+      // browser drops from a Location (`/\t/evil.example` is `//evil.example`, another origin), and a decoded
+      // control or non-Latin-1 character cannot be written in a header at all.
       const url = new URL(c.req.url);
-      return c.body(null, 308, { Location: path.replace(/\/+$/, '') + url.search });
+      const target = url.pathname.replace(/\/+$/, '');
+      // Never to another origin: the target starts with one slash and a path character.
+      if (/^\/[^/\\]/.test(target)) return c.body(null, 308, { Location: target + url.search });
     }
     return c.json(errorBody('not_found', `No resource at ${c.req.method} ${path}.`), 404);
   });
