@@ -19,7 +19,8 @@
 //   7 discovery     src/discovery/ (documents built over the routes)
 //   8 features      src/router/, src/mcp/, src/intel/, src/a2a/, src/operator/ (the
 //                   operator's dashboard)
-//   9 composition   src/app.ts, src/service.ts, src/main.ts, src/modules.ts
+//   9 composition   src/app.ts, src/service.ts, src/main.ts, src/modules.ts,
+//                   src/start-up-checks.ts (what the configuration points at)
 //
 // So a paid request's calls only go down: route (http, mcp, a2a) → flow and
 // gate (payments) → ledger (store); the executor and the receipt hook are
@@ -51,7 +52,7 @@ const LAYERS = [
   { name: 'http', path: ['^src/http/', '^src/module\\.ts$'] },
   { name: 'discovery', path: ['^src/discovery/'] },
   { name: 'features', path: ['^src/(router|mcp|intel|a2a|operator)/'] },
-  { name: 'composition', path: ['^src/(app|service|main|modules)\\.ts$'] },
+  { name: 'composition', path: ['^src/(app|service|main|modules|start-up-checks)\\.ts$'] },
 ];
 
 // Known violations the lead must fix, each as narrow as one import: the named

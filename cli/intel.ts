@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { formatRejections, importNdjson, type ImportReport } from '../src/intel/importer.js';
-import { COLLECTOR_NAMES, planFromConfig, runCollectors, summarize, type CollectorName } from '../src/intel/collectors/runner.js';
+import { COLLECTOR_NAMES, fetchLimitsOf, planFromConfig, runCollectors, summarize, type CollectorName } from '../src/intel/collectors/runner.js';
 import { SqlContentStore } from '../src/intel/store.js';
 import { openDatabase } from '../src/store/index.js';
 import { ownWallets } from '../src/payments/own-wallets.js';
@@ -110,7 +110,7 @@ async function collect(only: CollectorName | undefined): Promise<void> {
   let bad = 0;
   try {
     const store = new SqlContentStore(database.db, Date.now);
-    const reports = await runCollectors({ store, now: Date.now, limits: { timeoutMs: config.intel.fetchTimeoutMs, maxBytes: config.intel.fetchMaxBytes } }, plan, only);
+    const reports = await runCollectors({ store, now: Date.now, limits: fetchLimitsOf(config.intel) }, plan, only);
     for (const r of reports) {
       for (const f of r.failures) process.stdout.write(`${r.collector}: ${f.url || 'run'}: ${f.failure}: ${f.detail}\n`);
       for (const line of formatRejections(r.records, r.collector)) process.stdout.write(line + '\n');

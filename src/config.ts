@@ -5,8 +5,10 @@
  * names the variable; `main.ts` prints it and exits without a stack trace.
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { fromBase58 } from './foundation/base58.js';
+import { hasValidEip55Case } from './crypto/eip55.js';
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {
@@ -117,7 +119,7 @@ function solanaAddress(env: Env, name: string): string {
 function solanaRailOf(env: Env): SolanaRailConfig | undefined {
   const network = env.X402_SVM_NETWORK || undefined;
   if (network === undefined) {
-    for (const v of ['X402_SVM_PAY_TO', 'X402_SVM_ASSET', 'X402_SVM_RPC_URL'] as const) {
+    for (const v of ['X402_SVM_PAY_TO', 'X402_SVM_ASSET', 'X402_SVM_ASSET_DECIMALS', 'X402_SVM_RPC_URL'] as const) {
       if (env[v]) throw new ConfigError(v, 'is set but X402_SVM_NETWORK is not; set X402_SVM_NETWORK (e.g. ' + SOLANA_MAINNET + ') to take payments on Solana');
     }
     return undefined;
@@ -126,9 +128,10 @@ function solanaRailOf(env: Env): SolanaRailConfig | undefined {
   if (!known) throw new ConfigError('X402_SVM_NETWORK', `must be ${SOLANA_MAINNET} (Solana) or ${SOLANA_DEVNET} (Solana Devnet), got "${network}"`);
   const payTo = solanaAddress(env, 'X402_SVM_PAY_TO');
   let asset = known.asset;
+  if (!env.X402_SVM_ASSET && env.X402_SVM_ASSET_DECIMALS) throw new ConfigError('X402_SVM_ASSET_DECIMALS', `has no effect without X402_SVM_ASSET (${known.label}'s USDC has its own decimals); unset it, or set X402_SVM_ASSET`);
   if (env.X402_SVM_ASSET) {
     const mint = solanaAddress(env, 'X402_SVM_ASSET');
-    if (mint !== known.asset.address && env.X402_ALLOW_CUSTOM_ASSET !== '1') {
+    if (mint !== known.asset.address && !flag(env, 'X402_ALLOW_CUSTOM_ASSET')) {
       throw new ConfigError('X402_SVM_ASSET', `differs from ${known.label}'s USDC ${known.asset.address}; set X402_ALLOW_CUSTOM_ASSET=1 if that is intended`);
     }
     asset = { address: mint, decimals: int(env, 'X402_SVM_ASSET_DECIMALS', 6, 0, 18), symbol: env.X402_ASSET_SYMBOL || 'USDC', name: 'USD Coin' };
@@ -174,6 +177,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   publicBaseUrl: string | undefined;
+  /** ALLOWED_HOSTS: more host[:port] names the service answers for beside its listening address (src/http/own-origin.ts). */
+  allowedHosts: AllowedHost[];
   logLevel: string;
   /**
    * `devnet`: start the local payment rail (anvil + token + facilitator) in-process.
@@ -226,6 +231,12 @@ export interface Config {
   mppSecretKey: string | undefined;
 }
 
+/** One ALLOWED_HOSTS entry: a canonical hostname (lower case, IPv6 in brackets, no final dot) and its port, or any port when undefined. */
+export interface AllowedHost {
+  hostname: string;
+  port: number | undefined;
+}
+
 /** How the service behaves as a network citizen: CORS, proxies, rate limits, metrics, shutdown. */
 export interface OperationsConfig {
   /** CORS_ORIGINS: `*` (default) or the exact origins browsers may call from. */
@@ -260,12 +271,32 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   return n;
 }
 
+/** A 0/1 switch; unset or empty is 0. */
+function flag(env: Env, name: string): boolean {
+  const raw = env[name] ?? '';
+  if (!['', '0', '1'].includes(raw)) throw new ConfigError(name, `must be 0 or 1, got "${raw}"`);
+  return raw === '1';
+}
+
 function address(env: Env, name: string): Hex {
   const raw = env[name];
   if (raw === undefined || raw === '') throw new ConfigError(name, 'is required (a 0x-prefixed 20-byte address)');
   if (!ADDRESS.test(raw)) throw new ConfigError(name, `is not a 0x-prefixed 20-byte hex address: "${raw}"`);
   if (/^0x0{40}$/.test(raw)) throw new ConfigError(name, 'must not be the zero address');
-  return raw as Hex;
+  return checksummed(name, raw);
+}
+
+/**
+ * A 0x + 40 hex address whose mixed case must be its EIP-55 checksum: one
+ * mistyped character breaks it, and a payee or an asset with a typo would
+ * send or price payments elsewhere. One case throughout carries no checksum
+ * (EIP-55) and is kept in lower case, which every library accepts (viem
+ * takes all upper case for a failed checksum).
+ */
+function checksummed(name: string, raw: string): Hex {
+  if (!hasValidEip55Case(raw)) throw new ConfigError(name, `"${raw}" fails its EIP-55 checksum (its mixed case is not the address's checksum: a mistyped character?); copy it again, or write it all in lower case`);
+  const hex = raw.slice(2);
+  return (hex === hex.toUpperCase() ? raw.toLowerCase() : raw) as Hex;
 }
 
 function httpUrl(env: Env, name: string, required: boolean): string | undefined {
@@ -282,6 +313,35 @@ function httpUrl(env: Env, name: string, required: boolean): string | undefined 
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must be http or https, got "${u.protocol}"`);
   return raw.replace(/\/+$/, '');
+}
+
+/** A host[:port] as a Host header carries it: a DNS name (a final dot allowed), an IPv4 address or a bracketed IPv6 address. */
+const HOST_AND_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?)(?::([0-9]{1,5}))?$/;
+
+/**
+ * ALLOWED_HOSTS: comma-separated host[:port] names this service answers for
+ * (and names in what it signs) beside its listening address. No wildcard:
+ * any Host it matched could choose the URLs in signed receipts.
+ */
+function allowedHostsOf(env: Env): AllowedHost[] {
+  const raw = env.ALLOWED_HOSTS ?? '';
+  if (raw.trim() === '') return [];
+  return raw.split(',').map((entry, i) => {
+    const e = entry.trim();
+    if (e === '') throw new ConfigError('ALLOWED_HOSTS', `entry ${i + 1} is empty (comma-separated host[:port] list expected, e.g. api.example.com,10.0.0.5:8402)`);
+    if (e.includes('*')) throw new ConfigError('ALLOWED_HOSTS', `"${e}": wildcards are not accepted; list each host the service answers for (a Host it matched would choose the URLs it signs)`);
+    const m = HOST_AND_PORT.exec(e);
+    if (!m) throw new ConfigError('ALLOWED_HOSTS', `"${e}" is not a host[:port] (a DNS name, an IPv4 address or a bracketed IPv6 address, optionally :port; no scheme, user or path)`);
+    const port = m[2] === undefined ? undefined : Number(m[2]);
+    if (port !== undefined && (port < 1 || port > 65535)) throw new ConfigError('ALLOWED_HOSTS', `"${e}": the port must be between 1 and 65535`);
+    let hostname: string;
+    try {
+      hostname = new URL(`http://${m[1]}`).hostname;
+    } catch {
+      throw new ConfigError('ALLOWED_HOSTS', `"${e}" is not a host[:port] (a DNS name, an IPv4 address or a bracketed IPv6 address, optionally :port)`);
+    }
+    return { hostname: hostname.endsWith('.') ? hostname.slice(0, -1) : hostname, port };
+  });
 }
 
 /** A comma-separated list of http(s) URLs, in order, without duplicates. */
@@ -460,14 +520,16 @@ function operationsOf(env: Env): OperationsConfig {
   }
   const trust = env.TRUST_PROXY ?? '';
   if (!['', '0', '1'].includes(trust)) throw new ConfigError('TRUST_PROXY', `must be 0 or 1, got "${trust}"`);
+  const rateLimitPerMinute = int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000);
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  if (redisUrl !== undefined && rateLimitPerMinute === 0) throw new ConfigError('REDIS_URL', 'has no effect with RATE_LIMIT_PER_MINUTE=0 (Redis only holds the rate-limit counters); unset it, or set a limit');
   const metricsToken = env.METRICS_TOKEN || undefined;
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
   return {
     corsOrigins,
     trustProxy: trust === '1',
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    rateLimitPerMinute,
     redisUrl,
     metricsToken,
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 10_000, 0, 600_000),
@@ -503,6 +565,8 @@ export interface IntelCollectorConfig {
   /** INTEL_FETCH_TIMEOUT_MS / INTEL_FETCH_MAX_BYTES: bounds on every collector request. */
   fetchTimeoutMs: number;
   fetchMaxBytes: number;
+  /** INTEL_ALLOW_PRIVATE_SOURCES=1: collectors may connect to loopback, private and link-local addresses (off: public addresses only). */
+  allowPrivateSources: boolean;
 }
 
 /**
@@ -543,6 +607,11 @@ function intelOf(env: Env): IntelCollectorConfig {
           if (!/^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(p) || p.length > 214) throw new ConfigError('INTEL_NPM_PACKAGES', `"${p}" is not an npm package name (comma-separated list expected)`);
           return p;
         });
+  if (!env.INTEL_RPC_URL) {
+    for (const v of ['INTEL_CHAIN_ASSET', 'INTEL_CHAIN_SOURCE_URL', 'INTEL_CHAIN_START_BLOCK', 'INTEL_CHAIN_BLOCK_RANGE', 'INTEL_DUST_ATOMIC'] as const) {
+      if (env[v]) throw new ConfigError(v, 'has no effect without INTEL_RPC_URL (it sets up the on-chain census, which is off); unset it, or set INTEL_RPC_URL');
+    }
+  }
   const start = env.INTEL_CHAIN_START_BLOCK;
   if (start !== undefined && start !== '' && !/^[0-9]{1,20}$/.test(start)) throw new ConfigError('INTEL_CHAIN_START_BLOCK', `must be a block number, got "${start}"`);
   return {
@@ -560,11 +629,33 @@ function intelOf(env: Env): IntelCollectorConfig {
     dustAtomic: int(env, 'INTEL_DUST_ATOMIC', 1000, 0, 1_000_000_000),
     fetchTimeoutMs: int(env, 'INTEL_FETCH_TIMEOUT_MS', 10_000, 100, 120_000),
     fetchMaxBytes: int(env, 'INTEL_FETCH_MAX_BYTES', 8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    allowPrivateSources: flag(env, 'INTEL_ALLOW_PRIVATE_SOURCES'),
   };
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** A DNS name: dot-separated labels of letters, digits and inner hyphens. */
+const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/** HOST: an IP address or a name to listen on (whether it is one of this machine's is found out at start-up). */
+function hostOf(env: Env): string {
   const host = env.HOST || '127.0.0.1';
+  if (isIP(host) === 0 && !DNS_NAME.test(host)) throw new ConfigError('HOST', `must be an IP address or a host name to listen on (127.0.0.1, 0.0.0.0, ::), got "${host}"`);
+  return host;
+}
+
+/**
+ * What only an external rail reads. Without X402_NETWORK the devnet supplies
+ * the network, payee, asset, facilitator and its credentials, so any of these
+ * would be silently ignored there: start-up refuses them instead, as it
+ * refuses a payee the devnet would not pay.
+ */
+const EXTERNAL_RAIL_VARIABLES = [
+  'X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_RPC_URL', 'X402_ASSET', 'X402_ASSET_NAME', 'X402_ASSET_VERSION', 'X402_ASSET_DECIMALS', 'X402_ASSET_SYMBOL', 'X402_ALLOW_CUSTOM_ASSET',
+  'X402_FACILITATOR_HEADERS', 'CDP_API_KEY_ID', 'CDP_API_KEY_SECRET', 'X402_SVM_NETWORK', 'X402_SVM_PAY_TO', 'X402_SVM_ASSET', 'X402_SVM_ASSET_DECIMALS', 'X402_SVM_RPC_URL',
+] as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = hostOf(env);
   const port = int(env, 'PORT', 8402, 0, 65535);
   const dataDir = resolve(env.DATA_DIR || './data');
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -572,6 +663,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('DATABASE_URL', 'must start with postgres:// or postgresql:// (leave it unset for the embedded SQLite ledger)');
   }
   const publicBaseUrl = httpUrl(env, 'PUBLIC_BASE_URL', false);
+  const allowedHosts = allowedHostsOf(env);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
@@ -598,7 +690,7 @@ export function loadConfig(env: Env = process.env): Config {
     .filter(Boolean)
     .map((w) => {
       if (!ADDRESS.test(w)) throw new ConfigError('OPERATOR_WALLETS', `"${w}" is not a 0x-prefixed 20-byte hex address (comma-separated list expected)`);
-      return w.toLowerCase();
+      return checksummed('OPERATOR_WALLETS', w).toLowerCase();
     });
   const composite = env.OUTCOME_ROUTER_COMPOSITE ?? '';
   if (!['', '0', '1'].includes(composite)) throw new ConfigError('OUTCOME_ROUTER_COMPOSITE', `must be 0 or 1, got "${composite}"`);
@@ -619,10 +711,10 @@ export function loadConfig(env: Env = process.env): Config {
   const network = env.X402_NETWORK || undefined;
   if (network === undefined) {
     // Embedded default: the devnet supplies network, asset, payee and facilitator.
-    for (const v of ['X402_PAY_TO', 'X402_FACILITATOR_URL', 'X402_ASSET', 'X402_FACILITATOR_HEADERS', 'X402_SVM_NETWORK'] as const) {
-      if (env[v]) throw new ConfigError(v, 'is set but X402_NETWORK is not; set X402_NETWORK (e.g. eip155:8453) to use an external network');
+    for (const v of EXTERNAL_RAIL_VARIABLES) {
+      if (env[v]) throw new ConfigError(v, 'is set but X402_NETWORK is not: the devnet supplies the payment rail, so it would have no effect; set X402_NETWORK (e.g. eip155:8453) to use an external network, or unset it');
     }
-    return { host, port, dataDir, databaseUrl, publicBaseUrl, logLevel, rail: 'devnet', devnetSvm: devnetSvmFlag !== '0', payment: undefined, reconcileIntervalMs, ledgerTimeoutMs, ...common };
+    return { host, port, dataDir, databaseUrl, publicBaseUrl, allowedHosts, logLevel, rail: 'devnet', devnetSvm: devnetSvmFlag !== '0', payment: undefined, reconcileIntervalMs, ledgerTimeoutMs, ...common };
   }
   if (devnetSvmFlag) throw new ConfigError('DEVNET_SVM', 'is set but X402_NETWORK is too: DEVNET_SVM chooses the devnet\'s rails; with an external network set X402_SVM_NETWORK instead');
   if (/^solana:/.test(network)) throw new ConfigError('X402_NETWORK', `must be a CAIP-2 EVM network such as eip155:8453, got "${network}"; a Solana network goes in X402_SVM_NETWORK, beside the EVM one`);
@@ -633,6 +725,13 @@ export function loadConfig(env: Env = process.env): Config {
   const facilitatorUrls = facilitatorUrlsOf(env, network);
   const facilitatorAuth = facilitatorAuthOf(env, facilitatorUrls);
 
+  const customAsset = flag(env, 'X402_ALLOW_CUSTOM_ASSET');
+  if (!env.X402_ASSET) {
+    for (const v of ['X402_ASSET_NAME', 'X402_ASSET_VERSION', 'X402_ASSET_DECIMALS'] as const) {
+      if (env[v]) throw new ConfigError(v, `has no effect without X402_ASSET (the network's USDC has its own); unset it, or set X402_ASSET`);
+    }
+    if (!env.X402_SVM_ASSET && env.X402_ASSET_SYMBOL) throw new ConfigError('X402_ASSET_SYMBOL', 'has no effect without X402_ASSET or X402_SVM_ASSET (USDC is shown as USDC); unset it, or set the asset it names');
+  }
   let asset: AssetConfig;
   if (env.X402_ASSET) {
     const a = address(env, 'X402_ASSET');
@@ -643,7 +742,7 @@ export function loadConfig(env: Env = process.env): Config {
       decimals: int(env, 'X402_ASSET_DECIMALS', 6, 0, 36),
       symbol: env.X402_ASSET_SYMBOL || 'USDC',
     };
-    if (known && a.toLowerCase() !== known.asset.address.toLowerCase() && env.X402_ALLOW_CUSTOM_ASSET !== '1') {
+    if (known && a.toLowerCase() !== known.asset.address.toLowerCase() && !customAsset) {
       throw new ConfigError('X402_ASSET', `differs from ${known.label}'s USDC ${known.asset.address}; set X402_ALLOW_CUSTOM_ASSET=1 if that is intended`);
     }
   } else if (known) {
@@ -660,6 +759,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     publicBaseUrl,
+    allowedHosts,
     logLevel,
     rail: 'external',
     devnetSvm: false,

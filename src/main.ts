@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger, startService } from './service.js';
+import { checkStartup } from './start-up-checks.js';
 import { routeSdkConsole, secretsOf } from './observability/sdk-console.js';
 
 /**
@@ -27,6 +27,8 @@ async function main() {
   let config;
   try {
     config = loadConfig();
+    // What the configuration points at (DATA_DIR, PORT, REDIS_URL), before the devnet or anything else boots.
+    await checkStartup(config);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`config error: ${e.message}\n`);
@@ -34,6 +36,8 @@ async function main() {
     }
     throw e;
   }
+  // The service's modules load only once the configuration stands, so a refusal does not wait for them.
+  const { createLogger, startService } = await import('./service.js');
   const log = createLogger(config.logLevel);
   // The x402 SDK's console lines become JSON log lines like ours, secrets removed.
   routeSdkConsole(log, secretsOf(config.payment));

@@ -66,7 +66,7 @@ describe('on-chain census on the devnet', () => {
     devnet = await startDevnet();
     srv = await startFixtureServer();
     ts = await openTestStore('sqlite');
-    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 3000, maxBytes: 256 * 1024, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 3000, maxBytes: 256 * 1024, lookup: fixtureLookup, allowPrivateAddresses: true } };
     // The payees come from the discovery collector, as in production: a Bazaar listing two resources.
     const listing = (resource: string, payTo: string, category: string) => ({
       resource,

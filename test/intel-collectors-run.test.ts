@@ -29,7 +29,8 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ status: 
     execFile(
       process.execPath,
       ['--import', 'tsx', '--import', join(ROOT, 'test/support/fixture-dns.ts'), join(ROOT, 'cli/intel.ts'), ...args],
-      { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', ...env }, encoding: 'utf8' },
+      // The fixture servers are on loopback: these runs opt in to private sources, as an operator would.
+      { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', DATABASE_URL: '', INTEL_ALLOW_PRIVATE_SOURCES: '1', ...env }, encoding: 'utf8' },
       (err, stdout, stderr) => resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout, err: stderr }),
     );
   });
@@ -156,7 +157,7 @@ describe('the intelligence module schedules the collectors in the service', () =
     dns.lookup = fixtureLookup as typeof dns.lookup;
     const { syncBuiltinESMExports } = await import('node:module');
     syncBuiltinESMExports();
-    const config = loadConfig({ INTEL_COLLECT_INTERVAL: '60', INTEL_NPM_REGISTRY: srv.url('registry', ''), INTEL_NPM_PACKAGES: '@x402/core', DATA_DIR: tempDir('intel-mod-') });
+    const config = loadConfig({ INTEL_COLLECT_INTERVAL: '60', INTEL_ALLOW_PRIVATE_SOURCES: '1', INTEL_NPM_REGISTRY: srv.url('registry', ''), INTEL_NPM_PACKAGES: '@x402/core', DATA_DIR: tempDir('intel-mod-') });
     const module = createIntelModule({ loadStarter: false });
     const init = {
       config,

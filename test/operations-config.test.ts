@@ -19,14 +19,15 @@ test('valid settings are read as given', () => {
   const ops = loadConfig({
     CORS_ORIGINS: 'https://a.example, http://localhost:3000',
     TRUST_PROXY: '1',
-    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_PER_MINUTE: '120',
     REDIS_URL: 'redis://127.0.0.1:6379/2',
     METRICS_TOKEN: 'a-long-enough-metrics-token',
     SHUTDOWN_DRAIN_MS: '2500',
   }).operations;
   assert.deepEqual(ops.corsOrigins, ['https://a.example', 'http://localhost:3000']);
   assert.equal(ops.trustProxy, true);
-  assert.equal(ops.rateLimitPerMinute, 0);
+  assert.equal(ops.rateLimitPerMinute, 120);
+  assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: '0' }).operations.rateLimitPerMinute, 0);
   assert.equal(ops.redisUrl, 'redis://127.0.0.1:6379/2');
   assert.equal(ops.shutdownDrainMs, 2500);
 });

@@ -23,6 +23,9 @@
  * and benchmarking, multicast, reserved and broadcast; IPv6 forms that carry
  * an IPv4 address (mapped, compatible, NAT64 RFC 6052, 6to4) are judged by
  * the IPv4 address they carry.
+ *
+ * The same ranges decide which addresses a collector may connect to
+ * (`isPublicAddress`, used by fetch.ts on the address a socket is given).
  */
 
 /** [first address, prefix length] of each IPv4 block that is not public. */
@@ -153,6 +156,18 @@ export function isPublicHost(hostname: string): boolean {
   if (!host.includes('.')) return false; // a single label resolves through local search domains only
   if (INTERNAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`))) return false;
   return !spellsInternalIpv4(host);
+}
+
+/**
+ * Whether an IP address as a socket connects to it (`127.0.0.1`, `::1`,
+ * `::ffff:7f00:1`, no brackets) is a public internet address, by the same
+ * ranges as `isPublicHost`. Anything that is not an address is not public.
+ */
+export function isPublicAddress(address: string): boolean {
+  const v4 = ipv4Number(address);
+  if (v4 !== undefined) return ipv4NumberIsPublic(v4);
+  const groups = ipv6Groups(address.toLowerCase().replace(/%.*$/, ''));
+  return groups !== undefined && ipv6IsPublic(groups);
 }
 
 /** Whether an http(s) URL may be published: its host is public. Anything unparsable is not. */

@@ -39,7 +39,7 @@ describe('collector attribution: a lister cannot speak for another host', () => 
   before(async () => {
     srv = await startFixtureServer();
     ts = await openTestStore('sqlite');
-    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 1024 * 1024, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 1024 * 1024, lookup: fixtureLookup, allowPrivateAddresses: true } };
   });
   after(async () => {
     await srv?.close();

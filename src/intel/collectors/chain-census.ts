@@ -27,9 +27,9 @@ import { createPublicClient, http, parseAbi, type Log } from 'viem';
 import { canonicalJson } from '../../foundation/canonical-json.js';
 import { computeMovements, zeroMovements } from '../census.js';
 import type { CensusRecord, CensusResource } from '../types.js';
-import { clip, idFragment, loadState, newReport, provenanceOf, saveState, slugFragment, utcDay, write, type CollectorContext, type CollectorReport } from './context.js';
+import { clip, idFragment, loadState, newReport, provenanceOf, saveState, slugFragment, utcDay, write, type CollectorContext, type CollectorReport, type SourceFailure } from './context.js';
 import { isListed, loadDiscoveryState } from './discovery.js';
-import { sizeLimitedFetch } from './fetch.js';
+import { collectorFetch, PrivateAddressRefused, type FetchLimits } from './fetch.js';
 
 export const CHAIN_COLLECTOR = 'chain-census';
 
@@ -163,9 +163,17 @@ async function knownPayees(ctx: CollectorContext): Promise<Map<string, PayeeInfo
   return out;
 }
 
-/** The RPC client: bounded per request in time and in response size. */
-function rpcClient(opts: ChainCensusOptions) {
-  return createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: 1, fetchFn: sizeLimitedFetch(opts.maxBytes) }) });
+/** The RPC client: bounded per request in time and in response size, on the collectors' client (so public addresses only, unless allowed). */
+function rpcClient(limits: FetchLimits, opts: ChainCensusOptions) {
+  return createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: 1, fetchFn: collectorFetch({ ...limits, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes }) }) });
+}
+
+/** How a failed RPC read is reported: an internal address as the collectors' `private_address`, anything else as `rpc`. */
+function rpcFailure(url: string, e: unknown): SourceFailure {
+  for (let c: unknown = e; c instanceof Error; c = c.cause) {
+    if (c instanceof PrivateAddressRefused) return { url, failure: 'private_address', detail: c.message };
+  }
+  return { url, failure: 'rpc', detail: rpcError(e) };
 }
 
 /** viem's errors say what failed in `shortMessage` and why in `details` (e.g. the size limit). */
@@ -181,8 +189,8 @@ type TransferLog = Log<bigint, number, false, (typeof TOKEN_EVENTS)[0], true>;
 type AuthLog = Log<bigint, number, false, (typeof TOKEN_EVENTS)[1], true>;
 
 /** Every transfer to or from a payee, and the AuthorizationUsed logs, in [from, to], in chunks of blockRange. */
-async function readLogs(opts: ChainCensusOptions, payees: `0x${string}`[], fromBlock: bigint, toBlock: bigint): Promise<Transfer[]> {
-  const client = rpcClient(opts);
+async function readLogs(limits: FetchLimits, opts: ChainCensusOptions, payees: `0x${string}`[], fromBlock: bigint, toBlock: bigint): Promise<Transfer[]> {
+  const client = rpcClient(limits, opts);
   const address = opts.asset as `0x${string}`;
   const seen = new Map<string, Transfer>();
   const authorizers = new Set<string>();
@@ -228,14 +236,14 @@ export async function collectChainCensus(ctx: CollectorContext, given: ChainCens
     return report;
   }
   const state = await loadState<ChainState>(ctx, CHAIN_COLLECTOR, () => ({}));
-  const client = rpcClient(given);
+  const client = rpcClient(ctx.limits, given);
   let head: bigint;
   let opts: ResolvedOptions;
   try {
     head = await client.getBlockNumber({ cacheTime: 0 });
     opts = { ...given, network: given.network ?? `eip155:${await client.getChainId()}` };
   } catch (e) {
-    report.failures.push({ url: given.sourceUrl, failure: 'rpc', detail: rpcError(e) });
+    report.failures.push(rpcFailure(given.sourceUrl, e));
     return report;
   }
   const first = state.checkpoint !== undefined ? BigInt(state.checkpoint) + 1n : (opts.startBlock ?? (head >= opts.maxBlocksPerRun ? head - opts.maxBlocksPerRun + 1n : 0n));
@@ -246,9 +254,9 @@ export async function collectChainCensus(ctx: CollectorContext, given: ChainCens
   }
   let transfers: Transfer[];
   try {
-    transfers = await readLogs(opts, [...payees.keys()] as `0x${string}`[], first, last);
+    transfers = await readLogs(ctx.limits, opts, [...payees.keys()] as `0x${string}`[], first, last);
   } catch (e) {
-    report.failures.push({ url: opts.sourceUrl, failure: 'rpc', detail: rpcError(e) });
+    report.failures.push(rpcFailure(opts.sourceUrl, e));
     return report;
   }
   report.fromBlock = first;

@@ -31,7 +31,7 @@ for (const [kind, skip] of suites) describe(`discovery collector (recorded disco
   before(async () => {
     srv = await startFixtureServer();
     ts = await openTestStore(kind);
-    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 1500, maxBytes: LIMIT, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 1500, maxBytes: LIMIT, lookup: fixtureLookup, allowPrivateAddresses: true } };
     opts = { bazaarUrls: [srv.url('bazaar', '/discovery/resources')], origins: [], openapiUrls: [] };
   });
   after(async () => {

@@ -67,7 +67,7 @@ describe('collector budgets: one flooding source cannot fill the front page', ()
     for (let p = 1; p < 10; p++) srv.set('spam', `/discovery/resources?offset=${p * 100}&limit=100`, { body: floodPage(p * PER_PAGE) });
     normal = srv.url('bazaar', '/discovery/resources');
     srv.set('bazaar', '/discovery/resources', { body: fixture('bazaar-resources.1.json') });
-    ctx = { store: ts.store, now, limits: { timeoutMs: 5000, maxBytes: 8 * 1024 * 1024, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now, limits: { timeoutMs: 5000, maxBytes: 8 * 1024 * 1024, lookup: fixtureLookup, allowPrivateAddresses: true } };
   });
   after(async () => {
     await srv?.close();

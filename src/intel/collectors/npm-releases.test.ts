@@ -29,7 +29,7 @@ describe('npm releases collector (recorded registry documents)', () => {
       assert.ok(c.ok);
       await ts.store.apply(c.record as ContentRecord);
     }
-    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup, allowPrivateAddresses: true } };
   });
   after(async () => {
     await srv?.close();
@@ -166,7 +166,7 @@ describe('npm releases collector: one family, one window, one item across runs',
   before(async () => {
     srv = await startFixtureServer();
     ts = await openTestStore('sqlite');
-    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup, allowPrivateAddresses: true } };
     for (const name of PACKAGES) publish(name, { '1.0.0': '2026-01-05T10:00:00.000Z' });
   });
   after(async () => {

@@ -63,7 +63,7 @@ describe('collectors never publish internal addresses a source lists', () => {
   before(async () => {
     srv = await startFixtureServer();
     ts = await openTestStore('sqlite');
-    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 1024 * 1024, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 1024 * 1024, lookup: fixtureLookup, allowPrivateAddresses: true } };
   });
   after(async () => {
     await srv?.close();

@@ -47,7 +47,7 @@ describe('registry free text is the maintainers’ claim; a family’s releases 
       assert.ok(c.ok);
       await ts.store.apply(c.record as ContentRecord);
     }
-    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup } };
+    ctx = { store: ts.store, now: Date.now, limits: { timeoutMs: 2000, maxBytes: 256 * 1024, lookup: fixtureLookup, allowPrivateAddresses: true } };
   });
   after(async () => {
     await srv?.close();

@@ -10,6 +10,7 @@ import type { IntelCollectorConfig } from '../../config.js';
 import { KNOWN_NETWORKS } from '../../config.js';
 import { collectChainCensus, type ChainCensusOptions } from './chain-census.js';
 import { newReport, type CollectorContext, type CollectorReport } from './context.js';
+import type { FetchLimits } from './fetch.js';
 import { collectDiscovery, DISCOVERY_COLLECTOR, type DiscoveryOptions } from './discovery.js';
 import { collectNpmReleases, DEFAULT_NPM_PACKAGES, DEFAULT_NPM_REGISTRY, NPM_COLLECTOR, type NpmOptions } from './npm-releases.js';
 import { CHAIN_COLLECTOR } from './chain-census.js';
@@ -63,6 +64,11 @@ export function planFromConfig(intel: IntelCollectorConfig, rail: RailFacts | un
     };
   }
   return plan;
+}
+
+/** The bounds and connection rule of every collector request, from the configuration. */
+export function fetchLimitsOf(intel: IntelCollectorConfig): FetchLimits {
+  return { timeoutMs: intel.fetchTimeoutMs, maxBytes: intel.fetchMaxBytes, allowPrivateAddresses: intel.allowPrivateSources };
 }
 
 /** Known networks' labels, for the CLI's summary line. */
@@ -157,7 +163,7 @@ export function startServiceCollectors(store: CollectorContext['store'], deps: S
   const intervalMs = deps.intel.collectIntervalMs;
   if (intervalMs === undefined) return undefined;
   const plan = planFromConfig(deps.intel, deps.rail, deps.operatorWallets);
-  const ctx: CollectorContext = { store, now: deps.now, limits: { timeoutMs: deps.intel.fetchTimeoutMs, maxBytes: deps.intel.fetchMaxBytes } };
+  const ctx: CollectorContext = { store, now: deps.now, limits: fetchLimitsOf(deps.intel) };
   deps.log.info({ intervalMs, off: plan.off }, 'intelligence: collectors scheduled');
   return startCollectorSchedule(intervalMs, async () => {
     for (const r of await runCollectors(ctx, plan)) {
