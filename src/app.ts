@@ -25,6 +25,8 @@ import { registerFreeRoutes } from './http/free-routes.js';
 import type { FreeRoute } from './module.js';
 import { operationsRoutes } from './http/operations-routes.js';
 import { clientKey, forwardedOrigin } from './http/forwarded.js';
+import { claimOrigin, OwnOrigins } from './http/own-origin.js';
+import { NO_SNIFF, NO_SNIFF_HEADER } from './http/security-headers.js';
 import { requestHeader } from './http/request-header.js';
 import { rateLimit, type RateLimitStore } from './http/rate-limit.js';
 import type { OperationsConfig } from './config.js';
@@ -150,6 +152,12 @@ export interface AppDeps {
   rail: PaymentRail;
   ledger: Ledger;
   publicBaseUrl: string | undefined;
+  /**
+   * The origin each request is named under (src/http/own-origin.ts): the
+   * service adds its listening address once it listens. Default: from
+   * publicBaseUrl and the operations settings, for in-process requests only.
+   */
+  origins?: OwnOrigins;
   /** Signs every paid delivery's receipt (src/commitments); none without a key. */
   signer?: CommitmentSigner;
   log?: Logger;
@@ -226,6 +234,7 @@ interface PaidRouteEnvelope {
   /** The 503 of an unhandled error (app.onError's). */
   failClosed(err: unknown, c: Context): Response;
   corsAllowOrigin: '*' | string[];
+  origins: OwnOrigins;
 }
 
 const CORS_EXPOSED = CORS_EXPOSE_HEADERS.join(',');
@@ -237,9 +246,10 @@ function allowedOrigin(c: Context, origins: '*' | string[]): string | undefined 
   return requested !== undefined && origins.includes(requested) ? requested : undefined;
 }
 
-/** The headers every answer carries (request id, CORS of an actual request), the one list of them, written through `put`. */
+/** The headers every answer carries (request id, nosniff, CORS of an actual request), the one list of them, written through `put`. */
 function putAnswerHeaders(put: (name: string, value: string) => void, id: string, origin: string | undefined, vary: boolean): void {
   put('X-Request-Id', id);
+  put(NO_SNIFF_HEADER, NO_SNIFF);
   if (origin !== undefined) put('Access-Control-Allow-Origin', origin);
   if (vary) put('Vary', 'Origin');
   put('Access-Control-Expose-Headers', CORS_EXPOSED);
@@ -307,9 +317,11 @@ function registerPaidRoutes(app: Hono, deps: AppDeps, env: PaidRouteEnvelope): v
   const forwarded = deps.operations?.trustProxy ? forwardedOrigin() : undefined;
   const serverTiming = timing({ total: false, autoEnd: false, enabled: (c) => (c.get('metric')?.headers.length ?? 0) > 0 });
   for (const cap of deps.catalog) {
-    const handler = paidRoute(cap, { flow: deps.flow, publicBaseUrl: deps.publicBaseUrl });
+    const handler = paidRoute(cap, { flow: deps.flow, trustProxy: deps.operations?.trustProxy ?? false });
     const limit = cap.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const serve = (c: Context, answer: AnswerHeaders): Promise<Response> => {
+      // Once a trusted proxy's host is in the URL: the origin the answer names (never a host not ours).
+      claimOrigin(c, env.origins);
       const check = bodyLimitCheck(c, limit);
       return check ? check.then((early) => early || handler(c, answer)) : handler(c, answer);
     };
@@ -391,7 +403,8 @@ export function createApp(deps: AppDeps): Hono {
     }
   };
   const corsAllowOrigin = ops.corsOrigins === undefined || ops.corsOrigins === '*' ? '*' : [...ops.corsOrigins];
-  registerPaidRoutes(app, deps, { answered, failClosed, corsAllowOrigin });
+  const origins = deps.origins ?? new OwnOrigins({ publicBaseUrl: deps.publicBaseUrl, allowedHosts: [], trustProxy: ops.trustProxy ?? false });
+  registerPaidRoutes(app, deps, { answered, failClosed, corsAllowOrigin, origins });
 
   // CORS: a preflight is answered by Hono's cors middleware; every other answer gets its headers
   // with the request id, through withAnswerHeaders (see there why not through cors itself).
@@ -415,8 +428,10 @@ export function createApp(deps: AppDeps): Hono {
     const start = performance.now();
     try {
       if (forwarded) await forwarded(c, noNext);
+      claimOrigin(c, origins);
       if (c.req.method === 'OPTIONS') {
         c.header('X-Request-Id', id);
+        c.header(NO_SNIFF_HEADER, NO_SNIFF);
         const answer = await preflight(c, next);
         if (answer) c.res = answer;
       } else await withAnswerHeaders(c, id, corsAllowOrigin, next);

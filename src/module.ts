@@ -34,7 +34,7 @@ export interface ModuleInit {
   presence: readonly PresenceSurface[];
   /** The operator's signer for receipts and offers (src/commitments); undefined when no key is configured. */
   signer?: CommitmentSigner;
-  /** Where an entry that composes others runs its heavy steps: the service's worker pool under its budget (none: inline). */
+  /** Where an entry that composes others runs its heavy steps, and the router's quote hashes a large request: the service's worker pool under its budget (none: inline). */
   steps?: StepExecutor;
 }
 
@@ -45,8 +45,6 @@ export interface ModuleContext extends ModuleInit {
   /** The one paid flow every transport hands its paid calls to (and its executor reads large messages). */
   flow: PaidFlow;
   rail: PaymentRail;
-  /** PUBLIC_BASE_URL when set; otherwise routes use the request's origin. */
-  publicBaseUrl: string | undefined;
   /**
    * Every free route of this service's modules, in module order (discovery
    * documents describe them all, MCP and A2A offer their tools). Each module's

@@ -13,9 +13,13 @@ import pino, { type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { standardOutputLines } from './observability/log-lines.js';
 import { createApp } from './app.js';
+import { OwnOrigins } from './http/own-origin.js';
+import { secureServerAnswers } from './http/security-headers.js';
+import type { Server } from 'node:http';
 import { CATALOG } from './capabilities/index.js';
 import { assertCatalog, type Capability } from './catalog/index.js';
 import { ConfigError, DEVNET_NETWORK, type Config, type Hex, type PaymentConfig } from './config.js';
+import { listenRefusal } from './start-up-checks.js';
 import { createCommitmentSigner } from './commitments/signer.js';
 import { acquireHandlerPool, handlerExecutor, stepExecutor } from './isolation/pool.js';
 import { offerVerifier, receiptHook } from './commitments/flow-hooks.js';
@@ -145,7 +149,9 @@ async function completeCatalog(base: readonly Capability[], modules: readonly Se
 async function listen(app: Hono, config: Config, cleanups: Cleanups, log: Logger): Promise<string> {
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-    s.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new ConfigError('PORT', `${config.host}:${config.port} is already in use`) : e));
+    secureServerAnswers(s as Server);
+    // Checked before boot (start-up-checks.ts); this catches what changed since, worded the same.
+    s.once('error', (e: NodeJS.ErrnoException) => reject(listenRefusal(e, config.host, config.port)));
   });
   // Shutdown: stop accepting, let requests in flight finish (their connections close after the
   // response), and past SHUTDOWN_DRAIN_MS cut whatever is still open. A paid call cut there is
@@ -271,11 +277,14 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     // Where each entry's calls run is chosen here, once; the flow and every transport only see the executor.
     const executor = handlerExecutor({ pool: handlers.pool, budgetMs: config.handlers.budgetMs, workerCatalog: CATALOG, catalog, steps });
     const flow = createPaidFlow({ gate, executor, describe: offerOf, receipts: signer && receiptHook(signer), offers: signer && offerVerifier(signer), clock: init.now });
-    const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail, publicBaseUrl: config.publicBaseUrl }, modules);
+    const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail }, modules);
     const lifecycle = { draining: false };
     let closing: Promise<void> | undefined;
-    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, signer, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
+    const origins = new OwnOrigins({ publicBaseUrl: config.publicBaseUrl, allowedHosts: config.allowedHosts, trustProxy: config.operations.trustProxy });
+    const app: Hono = createApp({ operations: config.operations, lifecycle, rateLimitStore: await rateLimitStoreFor(config, log, cleanups), catalog, gate, flow, rail, ledger, publicBaseUrl: config.publicBaseUrl, origins, signer, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
     const url = await listen(app, config, cleanups, log);
+    // The service's own names: where it listens (PORT=0 has now picked a port).
+    origins.listeningOn(config.host, Number(new URL(url).port || 80));
     announce(config.dataDir, url, cleanups);
     return {
       url,

@@ -134,7 +134,8 @@ test('default service: CORS, gzip, ETag, and X-Forwarded-* ignored without TRUST
 });
 
 test('configured service: CORS origins, TRUST_PROXY, in-memory rate limit', async (t) => {
-  const { service } = await rig({ CORS_ORIGINS: 'https://allowed.example', TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '3' });
+  // The proxy's public name is one of ours (without it, a forwarded host is refused: test/host-header-spoofing.test.ts).
+  const { service } = await rig({ CORS_ORIGINS: 'https://allowed.example', TRUST_PROXY: '1', RATE_LIMIT_PER_MINUTE: '3', ALLOWED_HOSTS: 'api.public.example' });
   const url = service.url;
 
   await t.test('only the configured origin is allowed', async () => {

@@ -29,6 +29,7 @@ import { PaidTaskRequestHandler } from './request-handler.js';
 import { BoundedTaskStore, DEFAULT_TASK_STORE_LIMITS, TASK_CLIENT } from './task-store.js';
 import { clientKeyOf } from '../http/forwarded.js';
 import { X402_PAYLOAD, X402_REQUIRED, X402_STATUS } from './x402-extension.js';
+import { ownOrigin } from '../http/own-origin.js';
 
 /**
  * What one A2A message may cost (issue 21): a SendMessage carries one skill's
@@ -119,7 +120,7 @@ function a2aEndpoint(ctx: ModuleContext) {
   };
 
   async function serve(c: Context, app: Hono): Promise<Response> {
-    const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+    const base = ownOrigin(c);
     if (mediaTypeOf(c.req.header('content-type')) !== 'application/json') {
       return c.json(errorBody('unsupported_media_type', 'Send the JSON-RPC request as application/json.', [{ path: '', rule: 'content-type' }]), 415);
     }
@@ -173,7 +174,7 @@ function a2aEndpoint(ctx: ModuleContext) {
     return c.json(out, 200, headers);
   }
 
-  return { serve, budget, describe: (c: Context) => c.json(describe(ctx.publicBaseUrl ?? new URL(c.req.url).origin)) };
+  return { serve, budget, describe: (c: Context) => c.json(describe(ownOrigin(c))) };
 }
 
 export const a2aModule: ServiceModule = {

@@ -11,6 +11,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import { errorBody } from '../errors.js';
 import type { FreeRoute } from '../module.js';
+import { pageCsp, pageHeaders } from '../http/security-headers.js';
 
 export const DOCS_PATH = '/docs';
 
@@ -29,7 +30,7 @@ const ASSETS: Record<string, { type: string; file?: string; text?: string }> = {
 };
 
 /** Scripts and styles from this origin only; Swagger UI sets inline styles and fetches /openapi.json. */
-const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:";
+const DOCS_CSP = pageCsp("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:");
 
 const PAGE = html`<!doctype html>
 <html lang="en">
@@ -72,7 +73,7 @@ function serveAsset(c: Context): Response {
   if (!Object.prototype.hasOwnProperty.call(ASSETS, name)) {
     return c.json(errorBody('not_found', `No file ${DOCS_PATH}/${name}; the reference is at ${DOCS_PATH}.`), 404);
   }
-  return c.body(new Uint8Array(assetBytes(name)), 200, { 'Content-Type': ASSETS[name]!.type, 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
+  return c.body(new Uint8Array(assetBytes(name)), 200, { 'Content-Type': ASSETS[name]!.type, 'Cache-Control': 'public, max-age=86400' });
 }
 
 export function apiReferenceRoutes(): FreeRoute[] {
@@ -87,7 +88,7 @@ export function apiReferenceRoutes(): FreeRoute[] {
         security: [],
         responses: { '200': { description: 'The reference page', content: { 'text/html': { schema: { type: 'string' } } } } },
       },
-      handle: (c) => c.html(PAGE, 200, { 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'public, max-age=300' }),
+      handle: (c) => c.html(PAGE, 200, { ...pageHeaders(DOCS_CSP), 'Cache-Control': 'public, max-age=300' }),
     },
     {
       method: 'GET',

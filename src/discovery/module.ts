@@ -11,6 +11,8 @@ import { agentCard, llmsTxt, mppInfo, servicesListing, wellKnownX402 } from './d
 import { FRONT_DOOR_CSP, FRONT_DOOR_OPERATION, frontDoorIndex, frontDoorPage, wantsHtml } from './front-door.js';
 import { buildOpenApi, errorResponse } from './openapi.js';
 import { signingInfo } from '../commitments/published.js';
+import { ownOrigin } from '../http/own-origin.js';
+import { pageHeaders } from '../http/security-headers.js';
 
 /** A small coin with a 402 on it: registries look for an icon at the origin. */
 const FAVICON =
@@ -81,7 +83,7 @@ function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
   const cache = new Map<string, Docs>();
   // Built once per base URL (PUBLIC_BASE_URL, or the request's origin).
   const docsFor = (c: Context) => (): Docs => {
-    const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+    const base = ownOrigin(c);
     let d = cache.get(base);
     if (!d) {
       const openapi = buildOpenApi(ctx, base);
@@ -101,7 +103,7 @@ function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
     handle: (c) => {
       const d = docsFor(c)().frontDoor;
       const headers = { 'Cache-Control': 'public, max-age=300', Vary: 'Accept' };
-      return wantsHtml(c) ? c.html(d.page, 200, { ...headers, 'Content-Security-Policy': FRONT_DOOR_CSP }) : c.json(d.index, 200, headers);
+      return wantsHtml(c) ? c.html(d.page, 200, { ...headers, ...pageHeaders(FRONT_DOOR_CSP) }) : c.json(d.index, 200, headers);
     },
   };
   return [frontDoor, ...apiReferenceRoutes(), ...discoveryRoutesOf(docsFor, answer)];

@@ -22,13 +22,15 @@ export { echoedLength, PAYABLE_HEADER_CEILING_BYTES } from './challenge-fit.js';
 import { setMetric } from 'hono/timing';
 import { wireBody } from './wire-body.js';
 import { requestHeader, type JoinedHeaderName } from './request-header.js';
+import { ownOrigin } from './own-origin.js';
+import { clientKey } from './forwarded.js';
 
 export { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES };
 
 export interface PaidRouteOptions {
   flow: PaidFlow;
-  /** Absolute base URL for `resource.url`; the request's origin when undefined. */
-  publicBaseUrl: string | undefined;
+  /** TRUST_PROXY: the client is the address our proxy appended to X-Forwarded-For. */
+  trustProxy: boolean;
 }
 
 export { SIGNED_OFFER_HEADER };
@@ -191,26 +193,6 @@ function v1Refusal(outcome: Extract<GateOutcome, { kind: 'challenge' }>, fitted:
   return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(fitted.header, outcome.paymentResponse, undefined, mppChallengeFor(pr, priceAtomic, mpp)) });
 }
 
-// The request's origin, parsed once per distinct URL prefix (bounded: Host is caller-controlled);
-// the last one is checked first, without hashing a fresh prefix string.
-const origins = new Map<string, string>();
-let lastPrefix = '';
-let lastOrigin = '';
-function originOf(url: string): string {
-  if (lastPrefix !== '' && url.startsWith(lastPrefix) && (url.length === lastPrefix.length || url.charCodeAt(lastPrefix.length) === 47)) return lastOrigin;
-  const slash = url.indexOf('/', url.indexOf('//') + 2);
-  const prefix = slash < 0 ? url : url.slice(0, slash);
-  let origin = origins.get(prefix);
-  if (origin === undefined) {
-    origin = new URL(url).origin;
-    if (origins.size >= 256) origins.clear();
-    origins.set(prefix, origin);
-  }
-  lastPrefix = prefix;
-  lastOrigin = origin;
-  return origin;
-}
-
 const EMPTY_BODY = new Uint8Array(0);
 
 /** Under @hono/node-server, the Node message of a body with a plain Content-Length no larger than `limit` (not chunked), and that length. */
@@ -303,7 +285,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const mpp = flow.mpp;
   const fit = challengeFitter(flow.describe(cap).extensionCandidates);
   const payable = (pr: PaymentRequired) => fit(pr, { echoed: HEADER_BUDGET_BYTES });
-  const originFor = (c: Context) => opts.publicBaseUrl ?? originOf(c.req.url);
+  // `resource.url`'s base: the origin the envelope claimed for this request, never a host that is not ours.
+  const originFor = ownOrigin;
   /**
    * No body at all (Content-Length 0 or none): unpaid, it is a discovery probe
    * and gets the full challenge; with a payment attached there is no input to
@@ -373,9 +356,11 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     if (signedOfferHeader !== undefined && !offer) {
       return offerRefused(c, `The signed offer cannot be honoured: ${SIGNED_OFFER_HEADER} must be base64 JSON of a quote's signed offer and the body the JSON it was quoted for.`);
     }
-    // Read only with a payment: a sign-in proves who may receive what that payment bought.
+    // Read only with a payment: a sign-in proves who may receive what that payment bought,
+    // and wrong payment-identifiers are limited per client.
     const signIn = payment ? c.req.header(SIGN_IN_WITH_X) : undefined;
-    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, mpp: credential, offer, fingerprint: read?.fingerprint, requestId: c.get('requestId') });
+    const client = payment || credential ? clientKey(c, opts.trustProxy) : undefined;
+    const paid = await flow.pay(cap, { input: parsed.input, origin, payment, signIn, client, mpp: credential, offer, fingerprint: read?.fingerprint, requestId: c.get('requestId') });
     return respond(c, paid, payable, answer, m);
   };
 }

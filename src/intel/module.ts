@@ -42,7 +42,7 @@ function intelFreeRoutes(ctx: ModuleContext, rt: IntelRuntime): FreeRoute[] {
     newswireRoute(feed),
     changesSinceSampleRoute({ ...feed, catalog: ctx.catalog, payment: ctx.payment }),
     ...graphRoutes(rt.store, rt.feedCache),
-    distributionRoute({ store: rt.store, surfaces: ownSurfaces(ctx.presence), publicBaseUrl: ctx.publicBaseUrl, now: ctx.now }),
+    distributionRoute({ store: rt.store, surfaces: ownSurfaces(ctx.presence), now: ctx.now }),
     ...(adminToken ? adminRoutes({ store: rt.store, adminToken, now: ctx.now, movements: rt.movements }) : []),
     ...pageRoutes(feed),
   ];

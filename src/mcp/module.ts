@@ -23,11 +23,13 @@ import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import { DEFAULT_MAX_STEPS } from '../router/planner.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 import { callFreeTool, freeToolsOf, toolCallerOf, type ToolCaller } from '../http/free-routes.js';
+import { clientKey } from '../http/forwarded.js';
 import { portableSchema } from './portable-schema.js';
 import type { Executor, PaidAnswer, PaidOffer } from '../payments/paid-flow.js';
 import type { PaymentPayload } from '../payments/rail.js';
 import { MPP_PROBLEMS, credentialFromObject, mppProblemOf, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
 import { SIGNED_OFFER_MCP_META } from '../commitments/formats.js';
+import { ownOrigin } from '../http/own-origin.js';
 
 export const PAYMENT_META_KEY = 'x402/payment';
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
@@ -226,7 +228,7 @@ function mcpEndpoint(ctx: ModuleContext) {
   const tablesOf = () => (table ??= toolTable(ctx));
   const serve = async (c: Context, app: Hono) => serveJsonRpc(c, app, ctx, tablesOf());
   const describe = (c: Context) => {
-    const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+    const base = ownOrigin(c);
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
       return c.json(errorBody('method_not_allowed', 'This MCP endpoint is stateless and offers no event stream; POST JSON-RPC messages instead.'), 405, { Allow: 'POST' });
     }
@@ -272,7 +274,8 @@ async function callFree(app: Hono, tool: FreeTool, args: Record<string, unknown>
   return textResult(text, status >= 400, status >= 400 ? undefined : structured);
 }
 
-async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string): Promise<CallToolResult> {
+/** `client`: who sent the call (its clientKey): wrong payment-identifiers are limited per client, as on HTTP. */
+async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string, client: () => string): Promise<CallToolResult> {
   const refused = checkArguments(tool.canonical, mcpToolName(tool.cap.id), args ?? {});
   if (refused) return refused;
   const parsed = tool.reader.fromValue(structuredClone(args ?? {}));
@@ -303,12 +306,13 @@ async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta:
   // A router quote's signed offer for this tool and these arguments (as sent): its amount is the price.
   const signedOffer = meta?.[SIGNED_OFFER_META_KEY];
   const offer = signedOffer === undefined ? undefined : { signed: signedOffer, body: args ?? {} };
-  const paid = await flow.pay(tool.cap, { input: parsed.input, origin: base, payment: raw as PaymentPayload | undefined, signIn: typeof signIn === 'string' ? signIn : undefined, mpp: credential, offer });
+  const payment = raw as PaymentPayload | undefined;
+  const paid = await flow.pay(tool.cap, { input: parsed.input, origin: base, payment, signIn: typeof signIn === 'string' ? signIn : undefined, client: payment || credential ? client() : undefined, mpp: credential, offer });
   return outcomeToResult(paid, mpp, credential);
 }
 
 async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: ReturnType<typeof toolTable>): Promise<Response> {
-  const base = ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+  const base = ownOrigin(c);
   // JSON bodies go through the shared reader before the SDK sees them; the transport answers 415 for anything else without reading it.
   let parsedBody: unknown;
   if (mediaTypeOf(c.req.header('content-type')) === 'application/json') {
@@ -322,7 +326,7 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
     const name = req.params.name;
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     const p = t.paidByName.get(name);
-    if (p) return callPaid(ctx, p, args, req.params._meta as Record<string, unknown> | undefined, base);
+    if (p) return callPaid(ctx, p, args, req.params._meta as Record<string, unknown> | undefined, base, () => clientKey(c, ctx.config.operations.trustProxy));
     const f = t.freeByName.get(name);
     if (f) return checkArguments(t.freeValidators.get(name), name, args) ?? callFree(app, f, args, toolCallerOf(c, base));
     return textResult(errorBody('not_found', `No tool named "${name}".`), true);

@@ -19,14 +19,13 @@ import type { FreeRoute, ModuleContext, ServiceModule } from '../module.js';
 import { DASHBOARD_JSON_PATH, DASHBOARD_PATH, dashboardPage, LOGIN_PATH, loginPage, LOGOUT_PATH, OPERATOR_CSP, problemPage } from './page.js';
 import { DASHBOARD_WINDOWS, dashboardReport, DEFAULT_WINDOW, type DashboardWindowName, type ReportDeps } from './report.js';
 import { OperatorSessions, SESSION_COOKIE } from './session.js';
+import { pageHeaders } from '../http/security-headers.js';
 
 /** The sign-in form's body: one field. */
 const LOGIN_MAX_BODY_BYTES = 4096;
 
 const PAGE_HEADERS = {
-  'Content-Security-Policy': OPERATOR_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
+  ...pageHeaders(OPERATOR_CSP),
   'Referrer-Policy': 'no-referrer',
   // Revenue and payers: never kept by a cache, shared or not.
   'Cache-Control': 'no-store',

@@ -9,6 +9,7 @@ import { bar, PALETTE, stackedColumns } from './charts.js';
 import { DASHBOARD_WINDOWS, type DashboardReport, type DashboardWindowName } from './report.js';
 import type { FacilitatorOperationHealth } from '../observability/facilitator-health.js';
 import { ATTEMPT_STATES, type AttemptState } from '../store/ledger.js';
+import { pageCsp } from '../http/security-headers.js';
 
 export const DASHBOARD_PATH = '/admin/dashboard';
 export const DASHBOARD_JSON_PATH = '/admin/dashboard.json';
@@ -16,7 +17,7 @@ export const LOGIN_PATH = '/admin/login';
 export const LOGOUT_PATH = '/admin/logout';
 
 /** No script, no frames, no foreign origin; forms post only here. */
-export const OPERATOR_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const OPERATOR_CSP = pageCsp("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'");
 
 const STYLE = raw(`
 :root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--soft:#f6f8fa;--line:#d1d9e0;--link:#0550ae;--warn:#9a6700;--warn-bg:#fff8c5;--bad:#b01a2c;--ok:#1a7f37}

@@ -5,13 +5,13 @@ import { badQuery, parseQuery } from '../http.js';
 import type { ContentStore } from '../store/contract.js';
 import { DISTRIBUTION_SCHEMA } from './distribution-schema.js';
 import { badRequest, noArgs, operation } from './operation.js';
+import { ownOrigin } from '../../http/own-origin.js';
 
 export const DISTRIBUTION_PATH = '/v1/distribution';
 
 export interface DistributionRouteDeps {
   store: ContentStore;
   surfaces: readonly SelfSurface[];
-  publicBaseUrl: string | undefined;
   now: () => number;
 }
 
@@ -28,7 +28,7 @@ export function distributionRoute(deps: DistributionRouteDeps): FreeRoute {
     async handle(c, app) {
       const q = parseQuery([], new URL(c.req.url));
       if (!q.ok) return badQuery(c, q);
-      const baseUrl = deps.publicBaseUrl ?? new URL(c.req.url).origin;
+      const baseUrl = ownOrigin(c);
       // A surface is live only when this app serves its route now.
       const catalog = await buildDistribution(deps.store, { surfaces: deps.surfaces, routes: app.routes, baseUrl, nowMs: deps.now() });
       return c.json(catalog, 200, { 'Cache-Control': 'no-cache' });

@@ -4,9 +4,10 @@ import { ifNoneMatchHits, strongEtag } from '../http.js';
 import { USAGE_RIGHTS } from '../types.js';
 import { html, raw, type Html } from './html.js';
 import { API_PATH, FEED_PAGE_PATH, GRAPH_PAGE_PATH } from './wording.js';
+import { pageCsp, pageHeaders } from '../../http/security-headers.js';
 
 /** No script, no frames, no foreign origin: inline styles and this origin's images only. */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'";
+export const PAGE_CSP = pageCsp("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
 
 const STYLE = raw(`
 :root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--soft:#f6f8fa;--line:#d1d9e0;--link:#0550ae;
@@ -117,8 +118,7 @@ ${o.body}
 export function sendHtml(c: Context, status: 200 | 400 | 404, body: string): Response {
   const headers: Record<string, string> = {
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': PAGE_CSP,
-    'X-Content-Type-Options': 'nosniff',
+    ...pageHeaders(PAGE_CSP),
     'Cache-Control': status === 200 ? 'no-cache' : 'no-store',
   };
   if (status === 200) {
