@@ -26,7 +26,7 @@ export const signedQuoteOfferSchema = {
   additionalProperties: false,
   required: ['offer', 'binding'],
   description:
-    'Signed by the service\'s published signer (/.well-known/x402 `signing.signer`). `offer`: the x402 offer-receipt extension\'s EIP-712 offer (domain "x402 offer", version "1", chainId 1). `binding`: EIP-712 BoundOffer (domain "x402 offer body binding") over the offer\'s fields plus `bodySha256`, the SHA-256 of the RFC 8785 canonical JSON of native_body. Send this object base64-encoded in the X-Signed-Offer header with that body before validUntil and its amount is the price.',
+    'Signed by the service\'s published signer (/.well-known/x402 `signing.signer`). `offer`: the x402 offer-receipt extension\'s EIP-712 offer (domain "x402 offer", version "1", chainId 1). `binding`: EIP-712 BoundOffer (domain "x402 offer body binding") over the offer\'s fields plus `bodySha256`, the SHA-256 of the RFC 8785 canonical JSON of native_body (of the body its native_body_by_reference builds when native_body is null: that object\'s sha256). Send this object base64-encoded in the X-Signed-Offer header with that body before validUntil and its amount is the price.',
   properties: {
     offer: signed(offerPayload, Object.keys(offerPayload), 'The x402 offer-receipt offer.'),
     binding: signed({ bodySha256: hex32 }, ['bodySha256'], 'Our binding of the offer to the quoted body.'),

@@ -31,6 +31,7 @@ import type { BodyRead, BodyVerdict, Executor } from '../payments/paid-flow.js';
 import { ServiceError, type ErrorBody } from '../errors.js';
 import type { WorkerReply, WorkerTask } from './protocol.js';
 import { workerEntry } from '../foundation/worker-entry.js';
+import type { TemplateDigestRequest, TemplateDigests } from '../foundation/json-template.js';
 
 export type { BodyRead, BodyVerdict };
 
@@ -75,7 +76,8 @@ type Job =
   | { kind: 'step'; id: string; body: unknown }
   | { kind: 'compose'; hashParts: Array<string | Uint8Array>; bodyParts: Array<string | Uint8Array | null> }
   | { kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number; maxValues?: number }
-  | { kind: 'fingerprint'; resource: string; value: unknown };
+  | { kind: 'fingerprint'; resource: string; value: unknown }
+  | ({ kind: 'digest' } & TemplateDigestRequest);
 
 interface Pending {
   seq: number;
@@ -165,6 +167,11 @@ export class HandlerPool {
   /** The paid flow's `callFingerprint` of `value` as resource `resource`, computed in a worker. */
   fingerprint(resource: string, value: unknown, budgetMs: number): Promise<string> {
     return this.submit({ kind: 'fingerprint', resource, value }, budgetMs) as Promise<string>;
+  }
+
+  /** The sizes and hashes a router quote names (see WorkerTask 'digest'), computed in a worker. */
+  digest(req: TemplateDigestRequest, budgetMs: number): Promise<TemplateDigests> {
+    return this.submit({ kind: 'digest', sources: req.sources, templates: req.templates, ...(req.fingerprint && { fingerprint: req.fingerprint }) }, budgetMs) as Promise<TemplateDigests>;
   }
 
   /** What the workers are doing now (kind and entry id of each task in flight): lets a test see where a call runs. */
@@ -355,9 +362,10 @@ export class PreparedBody implements RunResult {
 }
 
 /**
- * Where a composed entry's steps and heavy reading run: the pool of the service
- * selling it, under that service's budget per task. Given to the entry when
- * the service builds it (ModuleInit.steps), never held in module state.
+ * Where a composed entry's steps and heavy reading run, and the router's quote
+ * hashes a large request: the pool of the service, under that service's
+ * budget per task. Given to the modules when the service builds them
+ * (ModuleInit.steps), never held in module state.
  */
 export interface StepExecutor {
   /** Whether a step of `cap` runs on the pool: as its own route would, or, for an isolated kind of entry, when the plan as a whole is `heavy`. */
@@ -368,6 +376,8 @@ export interface StepExecutor {
   compose(hashParts: Array<string | Uint8Array>, bodyParts: Array<string | Uint8Array | null>): Promise<RunResult>;
   parse(contentType: string | undefined, body: Uint8Array, limit: number): Promise<BodyVerdict>;
   fingerprint(resource: string, value: unknown): Promise<string>;
+  /** The canonical-JSON sizes and hashes of a router quote's large values and of the bodies that hold them. */
+  digest(req: TemplateDigestRequest): Promise<TemplateDigests>;
 }
 
 /** The step executor of a service: its pool under its budget, for the entries the worker can load. */
@@ -381,6 +391,7 @@ export function stepExecutor(pool: HandlerPool, budgetMs: number, workerCatalog:
     compose: (hashParts, bodyParts) => pool.compose(hashParts, bodyParts, budgetMs),
     parse: (contentType, body, limit) => pool.parse(contentType, body, limit, budgetMs),
     fingerprint: (resource, value) => pool.fingerprint(resource, value, budgetMs),
+    digest: (req) => pool.digest(req, budgetMs),
   };
 }
 

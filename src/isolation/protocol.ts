@@ -1,3 +1,5 @@
+import type { TemplateDigestRequest } from '../foundation/json-template.js';
+
 /** A handler worker's name for the operating system (foundation/this-thread.ts). */
 export const HANDLER_THREAD_NAME = 'handler-pool';
 
@@ -27,6 +29,12 @@ export type WorkerTask =
    */
   | { seq: number; kind: 'parse'; contentType: string | undefined; body: Uint8Array; limit: number; maxValues?: number }
   /** The paid flow's `callFingerprint` of `value` as resource `resource`: the reply's value is the hex string. */
-  | { seq: number; kind: 'fingerprint'; resource: string; value: unknown };
+  | { seq: number; kind: 'fingerprint'; resource: string; value: unknown }
+  /**
+   * The canonical-JSON sizes and hashes a router quote names (foundation/json-template.ts): each large value the
+   * caller sent crosses once, as a source, and each body is a small template it is placed into. The reply's value
+   * is a TemplateDigests.
+   */
+  | ({ seq: number; kind: 'digest' } & TemplateDigestRequest);
 
 export type WorkerReply = { ready: true } | { seq: number; ok: true; value: unknown } | { seq: number; ok: false; error: string };

@@ -11,7 +11,8 @@
  * (one step validated and run, its output's bytes and canonical bytes and
  * hashes), `compose` (the composed body assembled around those bytes and
  * hashed), `parse` (a body read as plain JSON) and `fingerprint`; `parse` also reads the large JSON-RPC
- * and quote messages of the free surfaces (MCP, A2A, the router quote).
+ * and quote messages of the free surfaces (MCP, A2A, the router quote), and `digest` hashes what a quote of
+ * such a message names instead of echoing it.
  *
  * Runs TypeScript through tsx, which the pool passes in the worker's execArgv.
  */
@@ -25,6 +26,7 @@ import { parseJsonBody } from '../catalog/json-input.js';
 import { errorBody, statusOf } from '../errors.js';
 import { callFingerprint } from '../payments/paid-flow.js';
 import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
+import { templateDigests } from '../foundation/json-template.js';
 import type { BodyVerdict, RunResult, StepRun } from './pool.js';
 import { HANDLER_THREAD_NAME, type WorkerReply, type WorkerTask } from './protocol.js';
 import { nameThisThread, niceThisThread } from '../foundation/this-thread.js';
@@ -144,6 +146,10 @@ port.on('message', async (task: WorkerTask) => {
     }
     if (task.kind === 'fingerprint') {
       port.postMessage({ seq: task.seq, ok: true, value: callFingerprint({ id: task.resource }, task.value) } satisfies WorkerReply);
+      return;
+    }
+    if (task.kind === 'digest') {
+      port.postMessage({ seq: task.seq, ok: true, value: templateDigests(task) } satisfies WorkerReply);
       return;
     }
     const cap = byId.get(task.id);

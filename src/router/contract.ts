@@ -8,7 +8,7 @@ import type { PaymentConfig } from '../config.js';
 import { statusOf, type ErrorCode } from '../errors.js';
 import { COMPOSITE_PATH, CONTRACT_PATH, QUOTE_PATH, type OutcomeRouter } from './planner.js';
 import { priceOf, quoteBody, routeOf } from './quote.js';
-import { executionResultSchema, OBJECTIVE_FIELDS, quoteResponseSchema, routerErrorSchema } from './schemas.js';
+import { ECHO_LIMIT_CHARS, executionResultSchema, MEMBER_NAME_MAX_CHARS, NAMED_MEMBERS_MAX, OBJECTIVE_FIELDS, quoteResponseSchema, routerErrorSchema } from './schemas.js';
 import { refusedInputKeys, UNSUPPORTED } from './unsupported.js';
 
 export const CONTRACT_VERSION = '1';
@@ -80,6 +80,7 @@ export function buildContract(router: OutcomeRouter, env: ContractEnv): Record<s
     'Only the service\'s own handlers deliver: no supplier, model or third-party API is paid or called.',
     'buyer_metadata takes non-secret hints only; secret-like keys are stripped on arrival, never logged and never persisted.',
     'Refusals come from what is asked — the objective\'s words and the top-level keys of inputs — never from keys nested inside data (an EIP-712 domain, a metadata object). Every refusal carries error.reason, one sentence; every unused input is explained in interpretation.unused_inputs_explained.',
+    `A quote answers in proportion to what it says, not to what was sent: a body whose JSON would exceed ${ECHO_LIMIT_CHARS} characters names its largest values you sent by their JSON pointer in your request, with their size and SHA-256 (referenced_inputs), and comes as a template to build from your own request (native_body_by_reference, canonical_request_by_reference); inputs and required_output hold at most ${NAMED_MEMBERS_MAX} members, with names of at most ${MEMBER_NAME_MAX_CHARS} characters.`,
   ];
   if (env.compositeEnabled) {
     endpoints.composite = { method: 'POST', path: COMPOSITE_PATH, url: baseUrl + COMPOSITE_PATH, price: 'the total of the plan for the request body (one payment)' };

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Capability } from '../catalog/capability.js';
 import { CATALOG } from '../capabilities/index.js';
 import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
+import type { TemplateDigestRequest } from '../foundation/json-template.js';
 import { executePlan } from './execute.js';
 import { OutcomeRouter } from './planner.js';
 
@@ -89,6 +90,7 @@ test('with heavy steps on the worker pool, the composed body is JSON.stringify o
       compose: (h: Array<string | Uint8Array>, b: Array<string | Uint8Array | null>) => pool.compose(h, b, 60_000),
       parse: (ct: string | undefined, body: Uint8Array, limit: number) => pool.parse(ct, body, limit, 60_000),
       fingerprint: (resource: string, value: unknown) => pool.fingerprint(resource, value, 60_000),
+      digest: (req: TemplateDigestRequest) => pool.digest(req, 60_000),
     };
     for (const planned of plans) {
       assert.ok(planned.ok, planned.ok ? '' : planned.error.message);

@@ -25,7 +25,9 @@ import {
 } from './planner.js';
 import { compositeEntry, ROUTER_REFUSALS } from './composite.js';
 import { quoteBody, signQuote } from './quote.js';
+import { quoteDigests, referencesOf } from './by-reference.js';
 import { quoteResponseSchema, routerContractSchema } from './schemas.js';
+import { ownOrigin } from '../http/own-origin.js';
 
 export { OutcomeRouter } from './planner.js';
 export type { RoutingDescriptor } from './descriptors.js';
@@ -76,13 +78,13 @@ export const routerModule: ServiceModule = createRouterModule();
 /** GET /v1/router (the contract) and POST /v1/router/quote, each described once: handler, OpenAPI operation, MCP tool. */
 function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[] {
   const composite = ctx.config.outcomeRouterComposite;
-  const baseOf = (c: Context) => ctx.publicBaseUrl ?? new URL(c.req.url).origin;
+  const baseOf = ownOrigin;
   const contracts = new Map<string, string>();
 
   const budget = quoteBodyBudget(router);
 
-  /** Body → plan, or the rejection; every rejection happens here, before any payment step. */
-  const planFrom = async (c: Context): Promise<Outcome<Plan>> => {
+  /** Body → plan (and the request as sent, which a quote names large values in), or the rejection; every rejection happens here, before any payment step. */
+  const planFrom = async (c: Context): Promise<Outcome<{ plan: Plan; sent: unknown }>> => {
     const declared = Number(c.req.header('content-length') ?? '0');
     if (declared > budget.bytes) return { ok: false, error: new ServiceError('payload_too_large', `The request body exceeds ${budget.bytes} bytes.`) };
     const bytes = await readBodyBytes(c.req, budget.bytes);
@@ -91,7 +93,9 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
     // Other media types get the planner's 415, so they are not decoded.
     if (!isJsonMediaType(mediaTypeOf(contentType))) {
       const refused = router.readBody(contentType, '');
-      return refused.ok ? router.plan(refused.value) : refused;
+      if (!refused.ok) return refused;
+      const plan = router.plan(refused.value);
+      return plan.ok ? { ok: true, value: { plan: plan.value, sent: {} } } : plan;
     }
     // Strict UTF-8, bounded nesting and at most budget.values JSON values, by a scan of the text before it is
     // parsed (the planner's own rules: required, then valid JSON); a large body on the worker pool, with the
@@ -99,7 +103,9 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
     const value = await ctx.flow.executor.parseMessage(bytes.value, { maxValues: budget.values });
     if (!value.ok) return { ok: false, error: new ServiceError(value.error.code, value.error.message, value.error.details) };
     const parsed = router.readValue(value.value);
-    return parsed.ok ? router.plan(parsed.value) : parsed;
+    if (!parsed.ok) return parsed;
+    const plan = router.plan(parsed.value);
+    return plan.ok ? { ok: true, value: { plan: plan.value, sent: value.value } } : plan;
   };
 
   const contract = (c: Context) => {
@@ -121,14 +127,23 @@ function routerFreeRoutes(ctx: ModuleContext, router: OutcomeRouter): FreeRoute[
       ctx.log.info({ router: 'quote', code: planned.error.code }, 'router request rejected before payment');
       return reject(c, planned.error);
     }
-    const unsigned = quoteBody(planned.value, {
-      baseUrl: baseOf(c),
-      payment: ctx.payment,
-      compositeEnabled: composite,
-      quoteId: `q_${randomUUID()}`,
-      createdAt: new Date(ctx.now()).toISOString(),
-    });
-    const body = ctx.signer ? await signQuote(unsigned, ctx.signer, ctx.now()) : unsigned;
+    const { plan, sent } = planned.value;
+    // A large value the caller sent is named, not echoed; the hashing that naming and signing take runs on the pool.
+    const refs = referencesOf(plan, sent);
+    const digests = await quoteDigests(plan, refs, { signing: ctx.signer !== undefined, pool: ctx.steps });
+    plan.fingerprint = digests.fingerprint;
+    const unsigned = quoteBody(
+      plan,
+      {
+        baseUrl: baseOf(c),
+        payment: ctx.payment,
+        compositeEnabled: composite,
+        quoteId: `q_${randomUUID()}`,
+        createdAt: new Date(ctx.now()).toISOString(),
+      },
+      { refs, digests },
+    );
+    const body = ctx.signer ? await signQuote(unsigned, ctx.signer, ctx.now(), digests) : unsigned;
     ctx.log.info(
       { router: 'quote', outcome: body.outcome.kind, capabilities: body.outcome.capability_ids, steps: body.batch_size, total_atomic: body.total_price.amount_atomic, secret_keys_stripped: body.buyer_metadata.secret_keys_stripped },
       'router quote',

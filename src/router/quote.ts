@@ -2,15 +2,18 @@
  * The quote body: a plan rendered for the buyer — the routes to call, the
  * native bodies to send, the prices and payee (the live resources' own, never
  * changed), the economics and how to pay. Everything except `quote_id` and
- * `created_at` is a function of the plan, hence of the request.
+ * `created_at` is a function of the plan, hence of the request. A body too
+ * large to echo is named instead (by-reference.ts): a template, and where in
+ * the buyer's own request each value it leaves out is.
  */
 import type { PaymentConfig } from '../config.js';
 import type { CommitmentSigner } from '../commitments/signer.js';
 import { SIGNED_OFFER_A2A_METADATA, SIGNED_OFFER_HEADER, SIGNED_OFFER_MCP_META } from '../commitments/formats.js';
-import { canonicalJson, sha256Hex } from '../foundation/canonical-json.js';
+import type { CanonicalDigest, JsonTemplate } from '../foundation/json-template.js';
 import { HOW_TO_PAY } from '../payments/how-to-pay.js';
 import { COMPOSITE_PATH, type Plan, type Route } from './planner.js';
 import { cogsAtomic, economicsOf } from './economics.js';
+import type { QuoteDigests, QuoteReferences } from './by-reference.js';
 
 export const ROUTER_LIMITATIONS: readonly string[] = [
   'The router plans only onto this service\'s own deterministic handlers: it fetches no URLs, calls no models and pays no suppliers.',
@@ -74,19 +77,44 @@ export function planSummary(plan: Plan, payments: number) {
   };
 }
 
-export function quoteBody(plan: Plan, env: QuoteEnv) {
+/** What a quote names instead of writing out, and the digests it states (by-reference.ts); absent: every body written out. */
+export interface QuoteNaming {
+  refs: QuoteReferences;
+  digests: QuoteDigests;
+}
+
+/** A body given by reference, as the buyer reads it: the template, each reference's place and source, the body's own digest. */
+function byReference(naming: QuoteNaming, t: JsonTemplate | undefined, digest: CanonicalDigest | undefined) {
+  if (!t || !digest) return undefined;
+  return {
+    template: t.template,
+    references: t.placements.map((p) => ({ at: p.at, from: naming.refs.inputs[p.source]!.from })),
+    bytes: digest.bytes,
+    sha256: digest.sha256,
+  };
+}
+
+const BUILD_BY_REFERENCE =
+  'A native_body of null holds a value you sent that is too large to echo: build that body from native_body_by_reference, its template with each reference\'s `at` (a JSON pointer into the body, a null in the template) set to the value at its `from` (a JSON pointer into the request you sent to this quote, exactly as you sent it); the body\'s canonical JSON (RFC 8785) then has its `bytes` and `sha256`, and referenced_inputs gives each value\'s own.';
+
+export function quoteBody(plan: Plan, env: QuoteEnv, naming?: QuoteNaming) {
   const { payment, baseUrl } = env;
   const n = plan.steps.length;
-  const steps = plan.steps.map((s) => ({
-    step: s.step,
-    capability_id: s.route.cap.id,
-    title: s.route.cap.title,
-    source: s.source,
-    execute_route: routeOf(s.route.cap.path, baseUrl),
-    native_body: s.body,
-    price: priceOf(s.route.cap.priceAtomic, payment),
-    evidence_level: (s.route.d.evidence.includes('sourced') ? 'sourced' : 'deterministic') as 'sourced' | 'deterministic',
-  }));
+  const steps = plan.steps.map((s, i) => {
+    const named = naming && byReference(naming, naming.refs.steps[i], naming.digests.steps[i]);
+    return {
+      step: s.step,
+      capability_id: s.route.cap.id,
+      title: s.route.cap.title,
+      source: s.source,
+      execute_route: routeOf(s.route.cap.path, baseUrl),
+      native_body: named ? null : s.body,
+      ...(named && { native_body_by_reference: named }),
+      price: priceOf(s.route.cap.priceAtomic, payment),
+      evidence_level: (s.route.d.evidence.includes('sourced') ? 'sourced' : 'deterministic') as 'sourced' | 'deterministic',
+    };
+  });
+  const canonicalNamed = naming && byReference(naming, naming.refs.canonical, naming.digests.canonical);
   const oneRoute = plan.routes.length === 1 ? routeOf(plan.routes[0]!.cap.path, baseUrl) : null;
   const r = plan.parsed.request;
   const instructions = [
@@ -94,20 +122,29 @@ export function quoteBody(plan: Plan, env: QuoteEnv) {
     `Its 402's accepts[0] asks for exactly that step's price.amount_atomic of ${payment.asset.symbol} on ${payment.network}, paid to ${payment.payTo}; you pay with your own wallet.`,
     HOW_TO_PAY,
   ];
+  if (steps.some((s) => s.native_body === null)) instructions.splice(1, 0, BUILD_BY_REFERENCE);
   if (n > 1) instructions.push(`This plan is ${n} separate payments, one per step, made one after another on the routes above. A step that is refused or fails is not charged and does not affect the others.`);
   if (r.preferred_protocol === 'mcp') instructions.push('The MCP endpoint never pays: its tools hand this same 402 challenge back to you, and your wallet pays.');
   const how_to_pay: Record<string, unknown> = { protocol: 'x402', x402_version: 2, scheme: 'exact', payments: n, instructions };
   if (env.compositeEnabled) {
-    how_to_pay.composite = { execute_route: routeOf(COMPOSITE_PATH, baseUrl), body: plan.canonical, price: priceOf(plan.total, payment) };
-    instructions.push(`Or make one payment of ${plan.total} for the whole plan: POST how_to_pay.composite.body to ${baseUrl + COMPOSITE_PATH} and pay its 402 the same way; the answer is a router execution result holding every step's native output.`);
+    const execute_route = routeOf(COMPOSITE_PATH, baseUrl);
+    const price = priceOf(plan.total, payment);
+    how_to_pay.composite = canonicalNamed ? { execute_route, body: null, body_by_reference: canonicalNamed, price } : { execute_route, body: plan.canonical, price };
+    instructions.push(
+      canonicalNamed
+        ? `Or make one payment of ${plan.total} for the whole plan: POST the request you sent to this quote, as you sent it, to ${baseUrl + COMPOSITE_PATH} (it plans the same), or the canonical body how_to_pay.composite.body_by_reference builds the same way, and pay its 402 the same way; the answer is a router execution result holding every step's native output.`
+        : `Or make one payment of ${plan.total} for the whole plan: POST how_to_pay.composite.body to ${baseUrl + COMPOSITE_PATH} and pay its 402 the same way; the answer is a router execution result holding every step's native output.`,
+    );
   }
   return {
     quote_id: env.quoteId,
     created_at: env.createdAt,
     status: 'QUOTED' as const,
     objective: r.objective,
-    canonical_request: plan.canonical,
+    canonical_request: canonicalNamed ? null : plan.canonical,
+    ...(canonicalNamed && { canonical_request_by_reference: canonicalNamed }),
     request_fingerprint: plan.fingerprint,
+    ...(naming && naming.refs.inputs.length > 0 && { referenced_inputs: naming.refs.inputs.map((x, i) => ({ from: x.from, ...naming.digests.inputs[i]! })) }),
     outcome: outcomeOf(plan),
     interpretation: {
       objective_field: plan.parsed.objectiveField,
@@ -120,7 +157,7 @@ export function quoteBody(plan: Plan, env: QuoteEnv) {
     },
     steps,
     execute_route: oneRoute,
-    native_body: n === 1 ? plan.steps[0]!.body : null,
+    native_body: n === 1 ? steps[0]!.native_body : null,
     batch_size: n,
     composed: plan.routes.length > 1,
     total_price: { ...priceOf(plan.total, payment), payments: n },
@@ -154,21 +191,30 @@ export const QUOTE_OFFER_VALIDITY_SECONDS = 600;
 /**
  * The quote with a signed offer per step (and for the composite, when
  * enabled): the x402 offer-receipt offer for the step's route and price, bound
- * to the SHA-256 of the canonical native body. Paying that route with that
- * body and the offer in X-Signed-Offer before validUntil is charged the
- * signed amount (src/http/paid-route.ts, priceFor in src/payments/paid-flow.ts).
+ * to the SHA-256 of the canonical native body (written out or built by
+ * reference: `digests` holds every step's and the canonical request's, made
+ * with signing asked for). Paying that route with that body and the offer in
+ * X-Signed-Offer before validUntil is charged the signed amount
+ * (src/http/paid-route.ts, priceFor in src/payments/paid-flow.ts).
  */
-export async function signQuote(body: QuoteBody, signer: CommitmentSigner, nowMs: number): Promise<QuoteBody> {
+export async function signQuote(body: QuoteBody, signer: CommitmentSigner, nowMs: number, digests: QuoteDigests): Promise<QuoteBody> {
   const validUntil = Math.ceil((nowMs / 1000 + QUOTE_OFFER_VALIDITY_SECONDS) / 60) * 60;
-  const offerFor = (url: string, price: ReturnType<typeof priceOf>, nativeBody: unknown) =>
-    signer.offer({ resourceUrl: url, scheme: price.scheme, network: price.network, asset: price.asset, payTo: price.pay_to, amount: price.amount_atomic, validUntil, bodySha256: sha256Hex(canonicalJson(nativeBody)) });
-  const steps = await Promise.all(body.steps.map(async (s) => ({ ...s, signed_offer: await offerFor(s.execute_route.url, s.price, s.native_body) })));
+  const offerFor = (url: string, price: ReturnType<typeof priceOf>, digest: CanonicalDigest | undefined) => {
+    if (!digest) throw new Error('signQuote needs the digest of every body it signs (quoteDigests with signing)');
+    return signer.offer({ resourceUrl: url, scheme: price.scheme, network: price.network, asset: price.asset, payTo: price.pay_to, amount: price.amount_atomic, validUntil, bodySha256: digest.sha256 });
+  };
+  const steps = await Promise.all(body.steps.map(async (s, i) => ({ ...s, signed_offer: await offerFor(s.execute_route.url, s.price, digests.steps[i]) })));
   const how_to_pay = { ...body.how_to_pay };
-  const composite = how_to_pay.composite as { execute_route: { url: string }; body: unknown; price: ReturnType<typeof priceOf> } | undefined;
-  if (composite) how_to_pay.composite = { ...composite, signed_offer: await offerFor(composite.execute_route.url, composite.price, composite.body) };
-  how_to_pay.instructions = [
+  const composite = how_to_pay.composite as { execute_route: { url: string }; price: ReturnType<typeof priceOf> } | undefined;
+  if (composite) how_to_pay.composite = { ...composite, signed_offer: await offerFor(composite.execute_route.url, composite.price, digests.canonical) };
+  const instructions = [
     ...(body.how_to_pay.instructions as string[]),
     `Each signed_offer holds its price until its validUntil: send it base64-encoded (JSON) in the ${SIGNED_OFFER_HEADER} header with its native body (over MCP: the object in the tool call's _meta["${SIGNED_OFFER_MCP_META}"]; over A2A: the object in metadata "${SIGNED_OFFER_A2A_METADATA}" of the asking and the paying message), and the 402 asks for exactly the signed amount. Verify it against the signer in /.well-known/x402.`,
   ];
+  // Only the built canonical body hashes to what the composite's offer binds; the request as sent plans the same but hashes otherwise.
+  if (composite && 'body_by_reference' in composite) {
+    instructions.push('The composite\'s signed_offer binds the canonical body how_to_pay.composite.body_by_reference builds (its sha256), not the request as you sent it.');
+  }
+  how_to_pay.instructions = instructions;
   return { ...body, steps, how_to_pay };
 }

@@ -15,6 +15,16 @@ export const EVIDENCE = ['any', 'deterministic', 'sourced'] as const;
 export const PREFERRED_PROTOCOLS = ['any', 'the service', 'http-402', 'mcp'] as const;
 export const MAX_PRICE_PATTERN = '^[1-9][0-9]{0,11}$';
 export const OBJECTIVE_MAX_CHARS = 2000;
+/**
+ * Members of `inputs` and of `required_output`: a quote names each one it does
+ * not use (or cover), with a reason, so their number and the length of their
+ * names bound what it writes.
+ */
+export const NAMED_MEMBERS_MAX = 100;
+export const MEMBER_NAME_MAX_CHARS = 128;
+const namedMembers = { maxProperties: NAMED_MEMBERS_MAX, propertyNames: { maxLength: MEMBER_NAME_MAX_CHARS } } as const;
+/** A quote body whose JSON would run past this many characters names its largest values the caller sent instead of echoing them (by-reference.ts). */
+export const ECHO_LIMIT_CHARS = 4096;
 
 /** Fields of the quote request itself; anything else at the top level must be a foldable capability field. */
 export const ROUTER_FIELDS: readonly string[] = [
@@ -53,10 +63,15 @@ export function quoteRequestSchema(folded: ReadonlyMap<string, string>, opts: { 
     query: objectiveSchema('query'),
     inputs: {
       type: 'object',
+      ...namedMembers,
       description:
-        'Caller-supplied facts: the native fields of the capabilities (foreground, background, large_text, source_fields, target_fields, html, base_url, uri, token_id, cursor, …), batch lists (pairs, comparisons, uris, pages) or items (an array of native bodies, each optionally with capability_id). No secrets; the service fetches no URLs.',
+        `Caller-supplied facts: the native fields of the capabilities (foreground, background, large_text, source_fields, target_fields, html, base_url, uri, token_id, cursor, …), batch lists (pairs, comparisons, uris, pages) or items (an array of native bodies, each optionally with capability_id). No secrets; the service fetches no URLs. At most ${NAMED_MEMBERS_MAX} members, names of at most ${MEMBER_NAME_MAX_CHARS} characters.`,
     },
-    required_output: { type: 'object', description: 'Desired output shape (top-level field names); the quote says which of them the planned outputs carry.' },
+    required_output: {
+      type: 'object',
+      ...namedMembers,
+      description: `Desired output shape (top-level field names, at most ${NAMED_MEMBERS_MAX}, of at most ${MEMBER_NAME_MAX_CHARS} characters); the quote says which of them the planned outputs carry.`,
+    },
     freshness: { type: 'string', enum: [...FRESHNESS], default: 'any' },
     latency: { type: 'string', enum: [...LATENCY], default: 'any' },
     evidence: { type: 'string', enum: [...EVIDENCE], default: 'any', description: 'sourced: only outcomes whose results cite their sources.' },
@@ -88,6 +103,29 @@ const str = { type: 'string' } as const;
 const strings = { type: 'array', items: { type: 'string' } } as const;
 const atomic = { type: 'string', pattern: '^(0|-?[1-9][0-9]*)$', description: 'Atomic units of the asset (USDC: 6 decimals).' } as const;
 const sha256 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const;
+
+const pointer = { type: 'string', pattern: '^(/([^~]|~[01])*)+$', description: 'A JSON pointer (RFC 6901).' } as const;
+const digestFields = {
+  bytes: { type: 'integer', minimum: 0, description: 'Size in UTF-8 bytes of its RFC 8785 canonical JSON.' },
+  sha256: { ...sha256, description: 'SHA-256 of its RFC 8785 canonical JSON.' },
+} as const;
+
+/** A body the quote does not write out because it holds a value the caller sent that is too large to echo (by-reference.ts). */
+const bodyByReferenceSchema = (what: string): JsonSchema => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['template', 'references', 'bytes', 'sha256'],
+  description: `How to build ${what}, which holds a value you sent too large to echo: take template and, for each reference, set the member at \`at\` (a JSON pointer into the body; null in the template) to the value at \`from\` (a JSON pointer into the request you sent to this quote, exactly as you sent it). The body so built has the canonical-JSON size and SHA-256 given here (a signed_offer binds that hash).`,
+  properties: {
+    template: { type: 'object' },
+    references: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', additionalProperties: false, required: ['at', 'from'], properties: { at: pointer, from: pointer } },
+    },
+    ...digestFields,
+  },
+});
 
 const routeSchema: JsonSchema = {
   type: 'object',
@@ -170,11 +208,19 @@ export const quoteResponseSchema: JsonSchema = {
     status: { const: 'QUOTED' },
     objective: str,
     canonical_request: {
-      type: 'object',
+      type: ['object', 'null'],
       required: ['objective', 'inputs'],
-      description: 'The request in canonical form (objective plus inputs, plus any non-default constraint). Send it to the composite resource, when it is enabled, to execute the plan with one payment.',
+      description:
+        'The request in canonical form (objective plus inputs, plus any non-default constraint). Send it to the composite resource, when it is enabled, to execute the plan with one payment. Null when it holds a value you sent too large to echo: see canonical_request_by_reference.',
     },
+    canonical_request_by_reference: bodyByReferenceSchema('the canonical request'),
     request_fingerprint: { ...sha256, description: 'SHA-256 of the canonical request (the fingerprint the composite resource binds a payment to).' },
+    referenced_inputs: {
+      type: 'array',
+      minItems: 1,
+      description: `Present when the quote names values you sent instead of echoing them (a body whose JSON would exceed ${ECHO_LIMIT_CHARS} characters names its largest ones): each value once, by its JSON pointer in the request as you sent it, with its canonical-JSON size and SHA-256.`,
+      items: { type: 'object', additionalProperties: false, required: ['from', 'bytes', 'sha256'], properties: { from: pointer, ...digestFields } },
+    },
     outcome: {
       type: 'object',
       additionalProperties: false,
@@ -216,7 +262,8 @@ export const quoteResponseSchema: JsonSchema = {
           title: str,
           source: { type: 'string', description: 'JSON pointer of the request part this item came from (/inputs, /inputs/pairs/1, /objective …).' },
           execute_route: routeSchema,
-          native_body: { type: 'object', description: 'Valid against the capability\'s input schema; send it as the JSON body.' },
+          native_body: { type: ['object', 'null'], description: 'Valid against the capability\'s input schema; send it as the JSON body. Null when it holds a value you sent too large to echo: build it from native_body_by_reference.' },
+          native_body_by_reference: bodyByReferenceSchema('this step\'s native body'),
           price: priceSchema,
           evidence_level: { type: 'string', enum: ['deterministic', 'sourced'] },
           signed_offer: signedQuoteOfferSchema,
@@ -224,7 +271,7 @@ export const quoteResponseSchema: JsonSchema = {
       },
     },
     execute_route: { oneOf: [routeSchema, { type: 'null' }], description: 'The route when every step uses the same one (a single call or a batch); null for a composition.' },
-    native_body: { type: ['object', 'null'], description: 'The body when there is exactly one step.' },
+    native_body: { type: ['object', 'null'], description: 'The body when there is exactly one step (null when that step\'s native_body is).' },
     batch_size: { type: 'integer', minimum: 1, description: 'Number of items, i.e. steps (= sequential payments on the quote path).' },
     composed: { type: 'boolean', description: 'True when the steps use more than one capability.' },
     total_price: {
@@ -265,9 +312,16 @@ export const quoteResponseSchema: JsonSchema = {
         instructions: strings,
         composite: {
           type: 'object',
-          description: 'Present only when the deployment enables the composite resource: the whole plan for one payment of the total.',
+          description:
+            'Present only when the deployment enables the composite resource: the whole plan for one payment of the total. body is the canonical request; null when canonical_request is, then body_by_reference builds it (or send the request exactly as you sent it to this quote: it plans the same).',
           required: ['execute_route', 'body', 'price'],
-          properties: { execute_route: routeSchema, body: { type: 'object' }, price: priceSchema, signed_offer: signedQuoteOfferSchema },
+          properties: {
+            execute_route: routeSchema,
+            body: { type: ['object', 'null'] },
+            body_by_reference: bodyByReferenceSchema('the composite body (the canonical request)'),
+            price: priceSchema,
+            signed_offer: signedQuoteOfferSchema,
+          },
         },
       },
     },
