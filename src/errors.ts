@@ -89,7 +89,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   payment_in_progress: 'Another request is working on this payment right now; retry after `Retry-After` seconds.',
   not_found: 'No resource at this method and path, or no such item, entity or file.',
   method_not_allowed: 'The path exists with another method (`Allow` says which).',
-  rate_limited: 'Too many requests from this client on free routes (per minute), or too many unproven tries of a bound payment-identifier; `Retry-After` says when to come back.',
+  rate_limited: 'Too many requests from this client on free routes (per minute), or too many wrong payment-identifiers from this client for one bound payment (its identifiers for it are not compared until then; a sign-in by the paying wallet never is limited); `Retry-After` says when to come back.',
   ledger_unavailable: 'The payment ledger did not answer within its deadline: nothing delivered, nothing settled by this response; retry later with the same payment.',
   facilitator_unavailable: 'No facilitator answered (or none accepts the configured credentials): nothing charged; retry later.',
   settlement_unknown: 'The settlement was sent but its outcome is not known yet; retry with the same payment and its proof: the chain decides, never twice.',

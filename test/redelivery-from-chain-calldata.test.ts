@@ -9,7 +9,6 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeFunctionData, parseAbi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -18,7 +17,6 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { createSIWxPayload, encodeSIWxHeader, wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 import {
-  anvilRpc,
   buyerClient,
   CONTRAST,
   decodePaymentRequiredHeader,
@@ -32,27 +30,7 @@ import {
   type PaymentRequired,
   type Rig,
 } from './support/harness.js';
-
-const EIP3009 = parseAbi([
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-]);
-
-/** Everything an onlooker can rebuild from the settlement transaction: the payment as the buyer signed it, without its extensions. */
-async function paymentFromChain(rig: Rig, tx: string, accepted: PaymentPayload['accepted']): Promise<PaymentPayload> {
-  const t = (await anvilRpc(rig.devnet, 'eth_getTransactionByHash', [tx])) as { input: Hex };
-  const { args } = decodeFunctionData({ abi: EIP3009, data: t.input });
-  const [from, to, value, validAfter, validBefore, nonce] = args as unknown as [Hex, Hex, bigint, bigint, bigint, Hex];
-  const signature =
-    args.length === 9
-      ? (`0x${(args[7] as Hex).slice(2)}${(args[8] as Hex).slice(2)}${Number(args[6]).toString(16).padStart(2, '0')}` as Hex)
-      : (args[6] as Hex);
-  return {
-    x402Version: 2,
-    accepted,
-    payload: { signature, authorization: { from, to, value: value.toString(), validAfter: validAfter.toString(), validBefore: validBefore.toString(), nonce } },
-  } as PaymentPayload;
-}
+import { paymentFromChain } from './support/calldata.js';
 
 /** A 402's JSON body without what varies per answer (the sign-in challenge's nonce and times). */
 function comparable(json: Record<string, unknown>): unknown {
@@ -76,7 +54,7 @@ describe('a settled result is not free to whoever reads the chain', () => {
     const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
     assert.equal(res.status, 200);
     const tx = decodePaymentResponseHeader(res.headers.get('payment-response')!).transaction;
-    const stolen = await paymentFromChain(rig, tx, payload.accepted);
+    const stolen = await paymentFromChain(rig.devnet, tx, payload.accepted);
     return { header, payload, bytes: await res.text(), tx, stolen: encodePaymentSignatureHeader(stolen), stolenPayload: stolen };
   }
 
@@ -98,7 +76,7 @@ describe('a settled result is not free to whoever reads the chain', () => {
     assert.deepEqual(rig.proxy.calls, calls, 'the facilitator is never asked');
   });
 
-  test('HTTP: tries without proof are limited per authorization; the payer\'s sign-in still recovers it', async () => {
+  test('HTTP: wrong identifiers are limited per client (the buyer\'s own too, from that client); the payer\'s sign-in still recovers it', async () => {
     const body = { foreground: '#224466', background: '#ffffff', large_text: false };
     const { header, stolen, stolenPayload, bytes } = await paidCall(body);
     for (let i = 0; i < 12; i++) {
@@ -107,7 +85,7 @@ describe('a settled result is not free to whoever reads the chain', () => {
       assert.equal(res.status, i < 10 ? 402 : 429, `try ${i}`);
     }
     const limited = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
-    assert.equal(limited.status, 429, 'past the limit even the right identifier is not compared');
+    assert.equal(limited.status, 429, 'past the limit even the right identifier is not compared from this client (test/redelivery-proof-lockout: from another it is)');
     assert.ok(Number(limited.headers.get('retry-after')) > 0);
     // The honest buyer, with the official client's sign-in wrapper: it signs our challenge with the paying wallet.
     const recovered = await wrapFetchWithSIWx(fetch, privateKeyToAccount(rig.devnet.buyer.privateKey))(url, {
@@ -173,7 +151,7 @@ describe('a settled result is not free to whoever reads the chain', () => {
       const paid = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: args, _meta: { 'x402/payment': payload } });
       assert.notEqual(paid.isError, true);
       const tx = (paid._meta?.['x402/payment-response'] as { transaction: string }).transaction;
-      const stolen = await paymentFromChain(rig, tx, payload.accepted);
+      const stolen = await paymentFromChain(rig.devnet, tx, payload.accepted);
       const right = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: args, _meta: { 'x402/payment': stolen } });
       const wrong = await client.callTool({ name: 'accessibility-contrast-calculator', arguments: { ...args, large_text: true }, _meta: { 'x402/payment': stolen } });
       assert.equal(right.isError, true);
@@ -212,7 +190,7 @@ describe('a settled result is not free to whoever reads the chain', () => {
     const paid = await send(args, { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload });
     assert.equal(paid.status.state, 'completed');
     const tx = (paid.status.message!.metadata!['x402.payment.receipts'] as Array<{ transaction: string }>)[0]!.transaction;
-    const stolen = await paymentFromChain(rig, tx, payload.accepted);
+    const stolen = await paymentFromChain(rig.devnet, tx, payload.accepted);
     const submitted = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': stolen };
     const right = await send(args, submitted);
     const wrong = await send({ ...args, large_text: true }, submitted);

@@ -166,7 +166,10 @@ export class ServiceAgentExecutor implements AgentExecutor {
       step = { state: 'input-required', text: `metadata["${X402_PAYLOAD}"] must be an x402 v2 PaymentPayload object.`, metadata: { ...again.metadata, [X402_STATUS]: 'payment-failed', [X402_ERROR]: 'invalid_payment_header' } };
     } else {
       const signIn = meta[X402_SIGN_IN];
-      const { outcome } = await flow.pay(skill.cap, { input: parsed.input, origin: scope.base, payment: raw as PaymentPayload | undefined, signIn: typeof signIn === 'string' ? signIn : undefined, offer });
+      const payment = raw as PaymentPayload | undefined;
+      // Wrong payment-identifiers are limited per client, counted as on HTTP and MCP.
+      const client = payment ? clientKeyOf(scope.env, scope.forwardedFor, this.ctx.config.operations.trustProxy) : undefined;
+      const { outcome } = await flow.pay(skill.cap, { input: parsed.input, origin: scope.base, payment, signIn: typeof signIn === 'string' ? signIn : undefined, client, offer });
       if (outcome.kind === 'offer-refused') return this.offerRefused(rc, bus, outcome.message);
       step = paidStep(outcome);
     }

@@ -36,7 +36,7 @@ export type PaidStep =
  * payment (503, 409) or send a new one (402).
  */
 /** How to pay over A2A: the a2a-x402 extension's payment message, not an HTTP header. */
-export const A2A_HOW_TO_PAY = `To pay over A2A (the a2a-x402 extension): sign one of the accepts in this message's metadata "${X402_REQUIRED}" with an x402 v2 client (scheme "exact"), then send a message on this task (same taskId) whose metadata has "${X402_STATUS}": "payment-submitted" and "${X402_PAYLOAD}": the signed PaymentPayload. The completed task carries the result and "${X402_RECEIPTS}"; sending the same payment message again returns them again.`;
+export const A2A_HOW_TO_PAY = `To pay over A2A (the a2a-x402 extension): sign one of the accepts in this message's metadata "${X402_REQUIRED}" with an x402 v2 client (scheme "exact"), then send a message on this task (same taskId) whose metadata has "${X402_STATUS}": "payment-submitted" and "${X402_PAYLOAD}": the signed PaymentPayload. The completed task carries the result and "${X402_RECEIPTS}". Sending the same payment message again returns them again only with one proof that you are its buyer: the payment-identifier extension in that PaymentPayload as first sent, or "${X402_SIGN_IN}": a sign-in by the paying wallet over the sign-in-with-x challenge of the "${X402_REQUIRED}" that a resend without proof gets (error redelivery_proof_required); the payment alone is public on chain once settled.`;
 
 const FINAL_CODES: ReadonlySet<ErrorCode> = new Set(['handler_failed', 'handler_over_budget']);
 

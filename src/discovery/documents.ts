@@ -6,7 +6,7 @@
 import type { ModuleContext } from '../module.js';
 import { DEVNET_NETWORK } from '../config.js';
 import { OPENAPI_VERSION } from './openapi.js';
-import { HOW_TO_PAY } from '../payments/how-to-pay.js';
+import { HOW_TO_PAY, RESEND_NEEDS_PROOF, RESEND_PROOF } from '../payments/how-to-pay.js';
 import { railFacts, railsSentence } from '../payments/rails.js';
 import { freeToolsOf } from '../http/free-routes.js';
 import { agentCardSigningExtension } from '../commitments/published.js';
@@ -235,8 +235,8 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
           `   @x402/fetch on this development chain refuses the token until the client allows it: client.setSpendControls({ allowedAssets: [{ network: '${ctx.payment.network}', asset: '${a.address}', maxAmountPerPayment: '100000' }] }) before wrapFetchWithPayment(fetch, client).`,
         ]
       : []),
-    '3. The 200 carries the result and PAYMENT-RESPONSE (the settlement receipt). If the response is lost, repeat the same request with the same PAYMENT-SIGNATURE: you get the same result and are not charged again.',
-    '4. Invalid requests get 400 with a stable error code before any payment step. 503 means nothing was delivered and nothing was charged; retry with the same payment.',
+    `3. The 200 carries the result and PAYMENT-RESPONSE (the settlement receipt). ${RESEND_NEEDS_PROOF}`,
+    `4. Invalid requests get 400 with a stable error code before any payment step. 503 means nothing was delivered (settlement_unknown: the transfer may have happened; any other code: nothing was charged); retry later with the same payment and, once it was bound, one proof that you are its buyer (${RESEND_PROOF}). You are never charged twice for it.`,
     '   The 402 JSON body is the same PaymentRequired plus "problem" (code, price, how to pay). A POST with no body at all answers the discovery challenge: the input and output shapes and an example input in extensions.bazaar; it cannot be paid, because a payment pays for one request body. x402 v1 (X-PAYMENT) is not accepted.',
     '',
     '## Paid resources',

@@ -14,12 +14,13 @@ import type { Capability } from '../catalog/capability.js';
 import { atomicToDecimal } from '../catalog/price.js';
 import { DEVNET_NETWORK } from '../config.js';
 import type { ModuleContext } from '../module.js';
-import { HOW_TO_PAY } from '../payments/how-to-pay.js';
+import { HOW_TO_PAY, RESEND_NEEDS_PROOF } from '../payments/how-to-pay.js';
 import { railFacts, railNames } from '../payments/rails.js';
 import { operations } from './documents.js';
+import { pageCsp } from '../http/security-headers.js';
 
 /** No script, no foreign origin: inline styles and this origin's icon only. */
-export const FRONT_DOOR_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'";
+export const FRONT_DOOR_CSP = pageCsp("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
 
 /** Where the other documents are, each included only when this instance serves it. */
 const LINKS: ReadonlyArray<{ key: string; path: string; label: string; what: string }> = [
@@ -206,7 +207,7 @@ ${curl
 <li><strong>Call the product</strong> with its JSON body, as you would any API. Without a payment the answer is <code>402 Payment Required</code>: its <code>PAYMENT-REQUIRED</code> header states the price, the token (${a.symbol}), the network and who is paid${mpp ? html`, and <code>WWW-Authenticate: Payment</code> offers the same price to MPP clients` : ''}.</li>
 <li><strong>Let a payment client sign</strong> a ${a.symbol} transfer of exactly that price on the chain you hold it on (an EIP-3009 authorization${solana ? html`, or on Solana a transfer transaction that the facilitator sends and pays the fee of` : ''}: a signature, nothing moves yet). Any x402 v2 client does it for you, such as <code>@x402/fetch</code>${devnet ? html`, or <code>npm run buy -- POST /path '{…}'</code> in the repository (add <code>--chain solana</code> to pay on Solana), which pays with the funded development buyer` : ''}.</li>
 <li><strong>The client sends the same request again</strong> with the signature in the <code>PAYMENT-SIGNATURE</code> header. The service checks it, computes and stores your result, and only then settles the transfer on chain.</li>
-<li><strong>You get <code>200</code></strong> with the result and a <code>PAYMENT-RESPONSE</code> receipt naming the transaction. Lost the answer? Send the request again with the same payment identifier and you get the stored result without paying twice.</li>
+<li><strong>You get <code>200</code></strong> with the result and a <code>PAYMENT-RESPONSE</code> receipt naming the transaction. ${RESEND_NEEDS_PROOF}</li>
 </ol>
 <p class="muted">x402 is the open protocol for paying over HTTP 402; ${a.symbol} is a dollar stablecoin. Invalid requests are refused with a <code>400</code> before any payment step.</p>
 <h2 id="docs">For agents and developers</h2>

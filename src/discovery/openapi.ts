@@ -13,6 +13,7 @@ import type { ModuleContext, OpenApiPaths } from '../module.js';
 import { shortDescription } from './bazaar.js';
 import { operationsRoutes } from '../http/operations-routes.js';
 import { railNetworks } from '../payments/rails.js';
+import { RESEND_NEEDS_PROOF } from '../payments/how-to-pay.js';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -139,7 +140,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
     requestBody: { required: true, content },
     responses: {
       '200': {
-        description: 'The result; delivered only after settlement. The same payment and request get these bytes again, with a proof that never went on chain (its payment-identifier, or SIGN-IN-WITH-X by the payer).',
+        description: `The result; delivered only after settlement, and the same bytes again to a resend that proves its buyer. ${RESEND_NEEDS_PROOF}`,
         headers: {
           'PAYMENT-RESPONSE': {
             description:
@@ -187,7 +188,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
       title: 'Pay-per-call utilities and machine-economy intelligence for agents',
       version: OPENAPI_VERSION,
       description:
-        'Deterministic paid utilities (x402 v2, USDC) and free discovery resources for software agents. Paid operations answer 402 with PAYMENT-REQUIRED until paid; no API key or account is used anywhere.',
+        `Deterministic paid utilities (x402 v2, USDC) and free discovery resources for software agents. Paid operations answer 402 with PAYMENT-REQUIRED until paid; no API key or account is used anywhere. ${RESEND_NEEDS_PROOF}`,
       'x-guidance': 'Read /llms.txt for how to pay and how to get a quote from the outcome router.',
       ...(ctx.config.operatorContact && { contact: { name: 'Service operator', ...ctx.config.operatorContact } }),
     },

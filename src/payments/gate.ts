@@ -34,10 +34,11 @@ import { LedgerUnavailableError, responseToStore, type AdvanceOptions, type Atte
 import type { Authorization, ChainFate, NotNew, PaymentChain } from './chains/payment-chain.js';
 import type { RailOffer } from './rails.js';
 export type { RailOffer };
-import { HOW_TO_PAY } from './how-to-pay.js';
+import { HOW_TO_PAY, RESEND_PROOF } from './how-to-pay.js';
 import { sha256Hex } from '../foundation/canonical-json.js';
 import type { MppCharge, MppCredential, MppProblem } from './mpp.js';
-import { RedeliveryGuard, paymentKeyOf } from './redelivery.js';
+import { MIN_IDENTIFIER_BITS, RedeliveryGuard, paymentKeyOf } from './redelivery.js';
+import { UNKNOWN_CLIENT } from '../foundation/client-key.js';
 import { SignInWithX } from './sign-in.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
 
@@ -85,6 +86,12 @@ export interface PaidCall {
   requestId?: string;
   /** The caller's `sign-in-with-x` proof (base64 JSON, as the SIGN-IN-WITH-X header carries it), if any. */
   signIn?: string;
+  /**
+   * Who is asking: the key every per-client limit counts by (the transport's
+   * clientKey). Wrong payment-identifiers are limited per client; callers
+   * that cannot tell share one key.
+   */
+  client?: string;
   /**
    * The payment as an MPP credential (`Authorization: Payment`, or MCP's
    * `org.paymentauth/credential`) instead of `payment`: checked against the
@@ -421,7 +428,12 @@ export class PaymentGate {
    * carries a sign-in challenge (the SDK's SIWx clients answer it).
    */
   private async redeliveryProof(call: PaidCall, payment: PaymentPayload, payer: string, existing: PaymentAttempt, all: PaymentRequirements[]): Promise<GateOutcome | undefined> {
-    const verdict = await this.redelivery.check({ id: existing.id, network: existing.network, payer, paymentKey: existing.paymentKey, nonce: existing.nonce }, payment, call.signIn, call.resourceUrl, this.now(), call.mpp?.challenge);
+    const verdict = await this.redelivery.check(
+      { id: existing.id, network: existing.network, payer, paymentKey: existing.paymentKey, nonce: existing.nonce },
+      { payment, signIn: call.signIn, mppChallenge: call.mpp?.challenge, client: call.client ?? UNKNOWN_CLIENT },
+      call.resourceUrl,
+      this.now(),
+    );
     switch (verdict.kind) {
       case 'proven':
         return undefined;
@@ -429,7 +441,7 @@ export class PaymentGate {
         return {
           kind: 'refuse',
           code: 'rate_limited',
-          message: 'Too many tries without proof for this payment authorization: its payment-identifier is not accepted as proof until Retry-After. A sign-in by the paying wallet (SIGN-IN-WITH-X, answer the 402 of a request without the identifier) is never limited.',
+          message: 'Too many wrong payment-identifiers from this client: until Retry-After, a payment-identifier it sends is not compared. A sign-in by the paying wallet (SIGN-IN-WITH-X over the sign-in-with-x challenge of the 402 a request without the identifier gets) or the same MPP credential is never limited.',
           retryAfterSeconds: verdict.retryAfterSeconds,
         };
       case 'unproven':
@@ -437,7 +449,8 @@ export class PaymentGate {
           call,
           all,
           'redelivery_proof_required',
-          'This payment authorization is already bound, and its signature is public once settled, so it alone proves nothing. To receive the stored result, repeat the request with the same PAYMENT-SIGNATURE and either the payment-identifier it was sent with or a SIGN-IN-WITH-X header signed by the paying wallet over this challenge.',
+          'This payment authorization is already bound, and its signature is public once settled, so it alone proves nothing. To receive the stored result, repeat the request with the same PAYMENT-SIGNATURE and either the payment-identifier it was sent with or a SIGN-IN-WITH-X header signed by the paying wallet over this challenge.' +
+            (verdict.weakIdentifier ? ` The payment-identifier sent is too short or too simple to be a secret (under ${MIN_IDENTIFIER_BITS} bits), so it is not accepted as proof: sign in instead.` : ''),
           undefined,
           verdict.signInChallenge,
         );
@@ -678,7 +691,7 @@ export class PaymentGate {
       case 'unknown':
         this.log.warn({ ...about(d), err: s.message }, 'settle outcome unknown');
         await this.write(d, 'unknown', { failureDetail: s.message });
-        return this.refuseAndRelease(d, 'settlement_unknown', 'The settlement outcome is not known yet; nothing was delivered. Retry later with the same payment: you will get the result if it settled, and will not be charged twice.', 10);
+        return this.refuseAndRelease(d, 'settlement_unknown', `The settlement outcome is not known yet; nothing was delivered. Retry later with the same payment and one proof that you are its buyer (${RESEND_PROOF}): you will get the result if it settled, and will not be charged twice.`, 10);
     }
   }
 
@@ -710,7 +723,7 @@ export class PaymentGate {
       return { outcome: await this.challenge(d.call, d.all, code, `The authorization expired unused (${detail}); nothing was delivered and nothing was charged. Sign a new one.`, d.refusal) };
     }
     if (d.settleSent || a.validBefore < this.now() / 1000 + SETTLE_MARGIN_SECONDS) {
-      return this.pendingOutcome(d, 'The settlement is not confirmed yet: the transfer may still be mined; nothing was delivered. Retry later with the same payment: you will get the result if it is mined, and will not be charged twice.');
+      return this.pendingOutcome(d, `The settlement is not confirmed yet: the transfer may still be mined; nothing was delivered. Retry later with the same payment and one proof that you are its buyer (${RESEND_PROOF}): you will get the result if it is mined, and will not be charged twice.`);
     }
     // Still valid and not sent by this request: send the bound payload again.
     return { next: 'executed' };

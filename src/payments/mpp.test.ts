@@ -143,7 +143,7 @@ describe('RedeliveryGuard: the MPP challenge as proof', () => {
     const guard = new RedeliveryGuard(new SignInWithX('eip155:8453'), mpp);
     const { challenge } = mpp.issue(URL_A, PRICE);
     now += 3600_000;
-    assert.equal((await guard.check(attempt(evm.challengeHash(challenge)), payment, undefined, URL_A, now, challenge)).kind, 'proven');
+    assert.equal((await guard.check(attempt(evm.challengeHash(challenge)), { payment, mppChallenge: challenge, client: 'c' }, URL_A, now)).kind, 'proven');
   });
 
   test('what the chain shows (the nonce) rebuilds no proof: another of our challenges, a forged id, or MPP off prove nothing', async () => {
@@ -152,11 +152,11 @@ describe('RedeliveryGuard: the MPP challenge as proof', () => {
     const { challenge } = mpp.issue(URL_A, PRICE);
     const nonce = evm.challengeHash(challenge);
     const another = mpp.issue(URL_A, PRICE).challenge;
-    assert.equal((await guard.check(attempt(nonce), payment, undefined, URL_A, Date.now(), another)).kind, 'unproven');
+    assert.equal((await guard.check(attempt(nonce), { payment, mppChallenge: another, client: 'c' }, URL_A, Date.now())).kind, 'unproven');
     const forged = { ...challenge, id: 'A'.repeat(43) };
-    assert.equal((await guard.check(attempt(evm.challengeHash(forged)), payment, undefined, URL_A, Date.now(), forged)).kind, 'unproven');
+    assert.equal((await guard.check(attempt(evm.challengeHash(forged)), { payment, mppChallenge: forged, client: 'c' }, URL_A, Date.now())).kind, 'unproven');
     const off = new RedeliveryGuard(new SignInWithX('eip155:8453'));
-    assert.equal((await off.check(attempt(nonce), payment, undefined, URL_A, Date.now(), challenge)).kind, 'unproven');
+    assert.equal((await off.check(attempt(nonce), { payment, mppChallenge: challenge, client: 'c' }, URL_A, Date.now())).kind, 'unproven');
     // Sanity: the serialized credential carries the challenge whole (what the guard is given).
     assert.equal(Credential.deserialize(Credential.serialize({ challenge, payload: {} })).challenge.id, challenge.id);
   });

@@ -120,6 +120,8 @@ export interface PaidRequest {
   mpp?: MppCredential;
   /** The caller's sign-in proof (SIGN-IN-WITH-X, base64 JSON) for a redelivery. */
   signIn?: string;
+  /** Who sent it: the transport's client key (see PaidCall.client); needed only with a payment. */
+  client?: string;
   /** A signed quote offer the buyer sent, and the body it must have been signed for (as sent, before defaults). */
   offer?: { signed: unknown; body: unknown };
   /** `callFingerprint(cap, input)` when the executor already computed it reading the body. */
@@ -212,6 +214,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       payment: req.payment,
       requestId: req.requestId,
       signIn: req.signIn,
+      client: req.client,
       mpp: req.mpp,
       offerValidUntil: honoured?.validUntil,
       extensions: described.extensionCandidates[0],

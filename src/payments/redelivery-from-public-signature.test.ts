@@ -21,7 +21,7 @@ import { openDatabase } from '../store/index.js';
 import type { Ledger } from '../store/ledger.js';
 import { authorizationTypedData, type Eip3009Authorization } from './authorization.js';
 import { PaymentGate, type GateOutcome, type PaidCall } from './gate.js';
-import { UNPROVEN_TRIES } from './redelivery.js';
+import { WRONG_IDENTIFIERS_PER_CLIENT } from './redelivery.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
 import { ScriptedRail } from './scripted-rail.js';
 import { SIGN_IN_WITH_X } from './sign-in.js';
@@ -121,25 +121,37 @@ describe('a stored result needs a proof that never went on chain', () => {
     assert.equal(((await gate.handle(call(p, { fingerprint: 'fp-other' }))) as { code: string }).code, 'payment_bound_to_other_request');
   });
 
-  test(`unproven tries are limited per authorization (${UNPROVEN_TRIES}): then its identifier is refused with 429; a sign-in is never limited`, async () => {
+  test(`wrong identifiers are limited per client (${WRONG_IDENTIFIERS_PER_CLIENT}): then that client's identifiers are refused with 429; the buyer's from another client, and a sign-in, never are`, async () => {
     const p = await sign('pay_' + randomBytes(16).toString('hex'));
-    await gate.handle(call(p));
-    let last: GateOutcome | undefined;
-    for (let i = 0; i < UNPROVEN_TRIES; i++) {
-      last = await gate.handle(call({ ...fromChain(p), extensions: { 'payment-identifier': { info: { required: false, id: `pay_guess_${String(i).padStart(12, '0')}` } } } } as PaymentPayload));
+    await gate.handle(call(p, { client: 'buyer' }));
+    // Without an identifier there is nothing to guess: not counted.
+    for (let i = 0; i < 2 * WRONG_IDENTIFIERS_PER_CLIENT; i++) assert.equal(((await gate.handle(call(fromChain(p), { client: 'onlooker' }))) as { code: string }).code, 'redelivery_proof_required');
+    for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) {
+      const last = await gate.handle(call({ ...fromChain(p), extensions: { 'payment-identifier': { info: { required: false, id: `pay_guess_${String(i).padStart(12, '0')}` } } } } as PaymentPayload, { client: 'onlooker' }));
       assert.equal((last as { code: string }).code, 'redelivery_proof_required');
     }
-    const limited = await gate.handle(call(p));
+    const limited = await gate.handle(call(p, { client: 'onlooker' }));
     assert.equal(limited.kind, 'refuse');
-    assert.equal((limited as { code: string }).code, 'rate_limited', 'even the right identifier is not checked once the tries are spent');
+    assert.equal((limited as { code: string }).code, 'rate_limited', 'the onlooker\'s identifiers are not compared once its tries are spent, even the right one');
     assert.ok((limited as { retryAfterSeconds: number }).retryAfterSeconds > 0);
-    const withoutId = await gate.handle(call(fromChain(p)));
+    assert.equal((await gate.handle(call(p, { client: 'buyer' }))).kind, 'deliver', 'the buyer\'s own identifier, from its own client');
+    const withoutId = await gate.handle(call(fromChain(p), { client: 'onlooker' }));
     assert.equal((withoutId as { code: string }).code, 'redelivery_proof_required', 'without an identifier: still the sign-in challenge');
-    const proven = await gate.handle(call(fromChain(p), { signIn: await signIn(withoutId) }));
+    const proven = await gate.handle(call(fromChain(p), { client: 'onlooker', signIn: await signIn(withoutId) }));
     assert.equal(proven.kind, 'deliver');
     clock.t += 11 * 60_000;
     rail.chain.blockTime = clock.t / 1000;
-    assert.equal((await gate.handle(call(p))).kind, 'deliver', 'the window passes');
+    assert.equal((await gate.handle(call(p, { client: 'onlooker' }))).kind, 'deliver', 'the window passes');
+    assert.equal(rail.settled.length, 1, 'never settled again');
+  });
+
+  test('an identifier too simple to be a secret is not a proof: the buyer is told to sign in', async () => {
+    const p = await sign('1234567890123456');
+    assert.equal((await gate.handle(call(p))).kind, 'deliver');
+    const again = await gate.handle(call(p));
+    assert.equal((again as { code: string }).code, 'redelivery_proof_required');
+    assert.match((again as { message: string }).message, /too short or too simple to be a secret/);
+    assert.equal((await gate.handle(call(fromChain(p), { signIn: await signIn(again) }))).kind, 'deliver');
   });
 
   test('a sign-in by the payer over our fresh challenge is the proof when no identifier was sent', async () => {

@@ -1,13 +1,16 @@
 /**
  * The redelivery rule's own parts: a sign-in is the message we issued, signed
- * by the payer, and nothing else; the unproven-try count stays bounded when an
- * attacker cycles authorizations.
+ * by the payer, and nothing else; wrong identifiers are limited per client,
+ * never the right one from another client, and the count stays bounded when
+ * an attacker cycles clients; an identifier too simple to be a secret proves
+ * nothing.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x';
-import { RedeliveryGuard, UNPROVEN_TRIES, paymentKeyOf } from './redelivery.js';
+import { MIN_IDENTIFIER_BITS, RedeliveryGuard, WRONG_IDENTIFIERS_PER_CLIENT, WRONG_IDENTIFIER_WINDOW_MS, identifierBits, paymentKeyOf } from './redelivery.js';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import type { PaymentPayload } from './rail.js';
 import { SIGN_IN_WITH_X, SignInWithX } from './sign-in.js';
 import { svmKey } from '../../test/support/svm-payment.js';
@@ -43,14 +46,14 @@ describe('sign-in', () => {
     assert.deepEqual(await s.check(header, URL_A, now), { ok: true, address: wallet.address, network: SOLANA });
     const guard = new RedeliveryGuard(s);
     const paidOnSolana = { id: 's1', network: SOLANA, payer: wallet.address, paymentKey: null };
-    assert.equal((await guard.check(paidOnSolana, withId(undefined), header, URL_A, now)).kind, 'proven');
+    assert.equal((await guard.check(paidOnSolana, { payment: withId(undefined), signIn: header, client: 'c' }, URL_A, now)).kind, 'proven');
     const someoneElse = { ...paidOnSolana, id: 's2', payer: (await svmKey('another payer')).address };
-    assert.equal((await guard.check(someoneElse, withId(undefined), header, URL_A, now)).kind, 'unproven');
+    assert.equal((await guard.check(someoneElse, { payment: withId(undefined), signIn: header, client: 'c' }, URL_A, now)).kind, 'unproven');
     // A service offering the EVM chain only does not take a Solana sign-in.
     assert.equal((await new SignInWithX(NETWORK).check(header, URL_A, now)).ok, false);
     // The EVM payer's sign-in does not prove a Solana payment, nor a Solana one an EVM payment.
     const evmHeader = await signedIn(s, now);
-    assert.equal((await guard.check({ ...paidOnSolana, id: 's3', payer: PAYER.address.toLowerCase() }, withId(undefined), evmHeader, URL_A, now)).kind, 'unproven');
+    assert.equal((await guard.check({ ...paidOnSolana, id: 's3', payer: PAYER.address.toLowerCase() }, { payment: withId(undefined), signIn: evmHeader, client: 'c' }, URL_A, now)).kind, 'unproven');
   });
 
   test('a message with fields we never issue, or a statement, chain or lifetime of its own, is not ours even when correctly signed', async () => {
@@ -80,26 +83,81 @@ describe('sign-in', () => {
   });
 });
 
-describe('unproven tries', () => {
-  test('an attacker cycling authorizations keeps the count bounded: the oldest are forgotten, never the memory grown', async () => {
+describe('wrong identifiers, per client', () => {
+  const payer = PAYER.address.toLowerCase();
+  const SECRET = generatePaymentId();
+  const target = { id: 'target', network: NETWORK, payer, paymentKey: paymentKeyOf(payer, SECRET) };
+  const guess = (guard: RedeliveryGuard, client: string, now: number, id = generatePaymentId()) => guard.check(target, { payment: withId(id), client }, URL_A, now);
+
+  test(`a client's ${WRONG_IDENTIFIERS_PER_CLIENT} wrong identifiers spend its own allowance for that payment only: the right identifier from another client is still honoured`, async () => {
     const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
     const now = Date.now();
-    const target = { id: 'target', network: NETWORK, payer: PAYER.address.toLowerCase(), paymentKey: paymentKeyOf(PAYER.address.toLowerCase(), 'pay_the_real_secret_0001') };
-    for (let i = 0; i < UNPROVEN_TRIES; i++) assert.equal((await guard.check(target, withId(`pay_guess_${String(i).padStart(12, '0')}`), undefined, URL_A, now)).kind, 'unproven');
-    assert.equal((await guard.check(target, withId('pay_the_real_secret_0001'), undefined, URL_A, now)).kind, 'limited');
-    for (let i = 0; i < 10_000; i++) await guard.check({ id: `other-${i}`, network: NETWORK, payer: target.payer, paymentKey: null }, withId(undefined), undefined, URL_A, now);
-    assert.equal((await guard.check(target, withId('pay_the_real_secret_0001'), undefined, URL_A, now)).kind, 'proven', 'its count was among the oldest dropped');
+    for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) assert.equal((await guess(guard, 'guesser', now)).kind, 'unproven');
+    const limited = await guess(guard, 'guesser', now + 1000);
+    assert.equal(limited.kind, 'limited');
+    assert.equal((limited as { retryAfterSeconds: number }).retryAfterSeconds, WRONG_IDENTIFIER_WINDOW_MS / 1000 - 1);
+    assert.equal((await guess(guard, 'guesser', now, SECRET)).kind, 'limited', 'no oracle for the guesser: not compared');
+    assert.equal((await guess(guard, 'buyer', now, SECRET)).kind, 'proven');
+    assert.equal((await guess(guard, 'bystander', now)).kind, 'unproven', 'another client\'s wrong identifier is compared');
+    // A buyer behind the guesser's address (one NAT) keeps the identifier of every payment not being guessed.
+    const mine = generatePaymentId();
+    const other = { id: 'another', network: NETWORK, payer, paymentKey: paymentKeyOf(payer, mine) };
+    assert.equal((await guard.check(other, { payment: withId(mine), client: 'guesser' }, URL_A, now)).kind, 'proven');
   });
 
-  test('the window ends: tries count again from zero', async () => {
+  test('a try without an identifier has nothing to guess: never counted, never limited', async () => {
     const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
     const now = Date.now();
-    const a = { id: 'a', network: NETWORK, payer: PAYER.address.toLowerCase(), paymentKey: null };
-    for (let i = 0; i <= UNPROVEN_TRIES; i++) await guard.check(a, withId(`pay_guess_${String(i).padStart(12, '0')}`), undefined, URL_A, now);
-    assert.equal((await guard.check(a, withId('pay_guess_again_000001'), undefined, URL_A, now)).kind, 'limited');
-    assert.equal((await guard.check(a, withId('pay_guess_again_000001'), undefined, URL_A, now + 10 * 60_000)).kind, 'unproven');
-    // Expired windows are dropped first when the map is full.
-    for (let i = 0; i < 10_001; i++) await guard.check({ id: `old-${i}`, network: NETWORK, payer: a.payer, paymentKey: null }, withId(undefined), undefined, URL_A, now);
-    assert.equal((await guard.check({ id: 'fresh', network: NETWORK, payer: a.payer, paymentKey: null }, withId(undefined), undefined, URL_A, now + 20 * 60_000)).kind, 'unproven');
+    for (let i = 0; i < 3 * WRONG_IDENTIFIERS_PER_CLIENT; i++) assert.equal((await guard.check(target, { payment: withId(undefined), client: 'c' }, URL_A, now)).kind, 'unproven');
+    assert.equal((await guess(guard, 'c', now, SECRET)).kind, 'proven');
+    assert.equal(guard.clientsTracked, 0);
+  });
+
+  test('the window ends: a client counts again from zero', async () => {
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const now = Date.now();
+    for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) await guess(guard, 'c', now);
+    assert.equal((await guess(guard, 'c', now + WRONG_IDENTIFIER_WINDOW_MS - 1)).kind, 'limited');
+    assert.equal((await guess(guard, 'c', now + WRONG_IDENTIFIER_WINDOW_MS, SECRET)).kind, 'proven');
+  });
+
+  test('an attacker cycling clients keeps memory bounded: expired windows go first, then the oldest', async () => {
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const now = Date.now();
+    for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) await guess(guard, 'first', now);
+    for (let i = 0; i < 30_000; i++) await guess(guard, `client-${i}`, now + 1, `pay_${i.toString(16).padStart(32, '0')}`);
+    assert.ok(guard.clientsTracked <= 10_000, `${guard.clientsTracked} clients tracked`);
+    assert.equal((await guess(guard, 'first', now + 2, SECRET)).kind, 'proven', 'its count was among the oldest dropped');
+    // Past the window, full tables drop expired clients before anyone current.
+    for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) await guess(guard, 'current', now + WRONG_IDENTIFIER_WINDOW_MS + 5);
+    for (let i = 0; i < 9_000; i++) await guess(guard, `later-${i}`, now + WRONG_IDENTIFIER_WINDOW_MS + 6, `pay_${i.toString(16).padStart(32, '0')}`);
+    assert.equal((await guess(guard, 'current', now + WRONG_IDENTIFIER_WINDOW_MS + 7)).kind, 'limited', 'the current client was kept: the expired ones made room');
+  });
+
+  test(`an identifier too simple to be a secret (under ${MIN_IDENTIFIER_BITS} bits) proves nothing and is not counted, even when it is the right one`, async () => {
+    assert.equal(identifierBits(generatePaymentId()), 128, 'the SDK\'s own: pay_ + 32 hex digits');
+    assert.equal(identifierBits(crypto.randomUUID()), 128);
+    for (const [id, secret] of [
+      ['1234567890123456', false], // the extension's minimum length, in digits: 53 bits
+      ['pay_0000000000000000001', false], // 19 digits behind a word: 63 bits
+      ['order-000000001234', false],
+      ['0123456789abcdef', true], // 16 hex digits: 64 bits
+      ['pay_00000000000000000001', true], // 20 digits: 66 bits
+      ['aZ3_kQ9-xW2mP7vL', true],
+    ] as const) {
+      assert.equal(identifierBits(id) >= MIN_IDENTIFIER_BITS, secret, `${id}: ${identifierBits(id).toFixed(1)} bits`);
+    }
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const now = Date.now();
+    const weak = '1234567890123456';
+    const bound = { id: 'w', network: NETWORK, payer, paymentKey: paymentKeyOf(payer, weak) };
+    for (let i = 0; i < 2 * WRONG_IDENTIFIERS_PER_CLIENT; i++) {
+      const v = await guard.check(bound, { payment: withId(weak), client: 'c' }, URL_A, now);
+      assert.equal(v.kind, 'unproven');
+      assert.equal((v as { weakIdentifier: boolean }).weakIdentifier, true);
+    }
+    assert.equal(guard.clientsTracked, 0);
+    const strongId = '0123456789abcdef';
+    assert.equal((await guard.check({ ...bound, paymentKey: paymentKeyOf(payer, strongId) }, { payment: withId(strongId), client: 'c' }, URL_A, now)).kind, 'proven');
   });
 });

@@ -7,10 +7,21 @@
  * went on chain: the x402 payment-identifier the attempt was bound with, or
  * a sign-in by the payer's key over our fresh challenge (sign-in.ts), or the
  * MPP challenge the authorization was signed for (mpp.ts: only its hash, the
- * nonce, is on chain; its HMAC id went to the buyer alone). The
- * identifier is a secret that could be guessed at request rate, so unproven
- * tries per authorization are counted; past the limit the identifier is no
- * longer compared, while a sign-in (nothing to guess) always is.
+ * nonce, is on chain; its HMAC id went to the buyer alone).
+ *
+ * A valid proof is always honoured, whoever else has been trying: counting
+ * failures per authorization let anyone who read the chain lock the buyer
+ * out (issue 41). The one proof that can be guessed is the identifier, so
+ * wrong identifiers are counted per client (its host's key, as every
+ * per-client limit counts it) and authorization, and a client that spent its
+ * allowance on an authorization has its identifiers for it no longer
+ * compared until the window ends: a guesser is slowed where it stands, a
+ * correct identifier from anyone else is still compared, and a buyer sharing
+ * the guesser's address (one NAT) loses only the identifier of the payment
+ * being guessed, and can sign in. A try without an identifier has nothing
+ * to guess and is never limited: its answer carries the sign-in challenge,
+ * the way to the proof nobody can lock out. MIN_IDENTIFIER_BITS says why the
+ * allowance suffices only for an identifier long enough to be a secret.
  */
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { sha256Hex } from '../foundation/canonical-json.js';
@@ -18,11 +29,44 @@ import type { MppChallenge, MppCharge } from './mpp.js';
 import type { PaymentPayload } from './rail.js';
 import type { SignInWithX } from './sign-in.js';
 
-/** Unproven tries allowed per authorization and window. */
-export const UNPROVEN_TRIES = 10;
-const UNPROVEN_WINDOW_MS = 10 * 60_000;
-/** Authorizations whose tries are tracked at once (per instance): an attacker cycling them cannot grow memory. */
-const UNPROVEN_TRACKED = 10_000;
+/** Wrong payment-identifiers allowed per client, authorization and window. */
+export const WRONG_IDENTIFIERS_PER_CLIENT = 10;
+export const WRONG_IDENTIFIER_WINDOW_MS = 10 * 60_000;
+/** Clients and authorizations whose wrong identifiers are tracked at once (per instance): an attacker cycling addresses or authorizations cannot grow memory. */
+const CLIENTS_TRACKED = 10_000;
+
+/**
+ * The least an identifier must be able to hold, in bits, to count as a
+ * proof. Why 64: with the allowance above, one client makes at most 10
+ * guesses at one payment per 10 minutes; an attacker holding many clients
+ * (addresses, or IPv6 /64s) or guessing at many payments multiplies that,
+ * but never beyond the requests the service
+ * answers, and forgetting clients when the table is full (CLIENTS_TRACKED)
+ * gives it no more than that either. Even 10,000 guesses a second for a year
+ * is under 2^39, so against 2^64 possible identifiers the chance of hitting
+ * one is below 2^-25. The extension itself only asks for 16 characters of
+ * [A-Za-z0-9_-]: 16 decimal digits (53 bits) or a counter behind a word
+ * prefix is not a secret, so such an identifier still deduplicates a new
+ * payment but proves nothing about a stored one (sign in instead).
+ */
+export const MIN_IDENTIFIER_BITS = 64;
+
+/**
+ * What an identifier can hold at most, judged by its characters, not by how
+ * it was made: a leading word and its separator (`pay_`, `order-`) and the
+ * separators themselves hold nothing; the rest counts at the smallest
+ * alphabet its characters fit (digits, one-case hex, one-case alphanumeric,
+ * mixed case). The SDK's `pay_` + 32 hex digits holds 128 bits, a UUID 128.
+ */
+export function identifierBits(id: string): number {
+  const body = id.replace(/^[A-Za-z]+[-_]/, '').replace(/[-_]/g, '');
+  const alphabet = /^[0-9]*$/.test(body) ? 10 : /^[0-9a-f]*$|^[0-9A-F]*$/.test(body) ? 16 : /^[0-9a-z]*$|^[0-9A-Z]*$/.test(body) ? 36 : 62;
+  return body.length * Math.log2(alphabet);
+}
+
+export function isSecretEnough(id: string): boolean {
+  return identifierBits(id) >= MIN_IDENTIFIER_BITS;
+}
 
 /** The ledger's payer-scoped key of a payment-identifier (what `PaymentAttempt.paymentKey` holds). */
 export function paymentKeyOf(payer: string, paymentId: string): string {
@@ -31,9 +75,13 @@ export function paymentKeyOf(payer: string, paymentId: string): string {
 
 export type RedeliveryVerdict =
   | { kind: 'proven' }
-  /** No proof: answer with this sign-in challenge (PaymentRequired extensions), the same whatever the request. */
-  | { kind: 'unproven'; signInChallenge: Record<string, unknown> }
-  /** An identifier was offered after the tries were spent: not compared. */
+  /**
+   * No proof: answer with this sign-in challenge (PaymentRequired extensions),
+   * the same whatever the request. `weakIdentifier`: the identifier sent is
+   * too short or too simple to be a secret and was not compared.
+   */
+  | { kind: 'unproven'; signInChallenge: Record<string, unknown>; weakIdentifier: boolean }
+  /** This client sent an identifier after spending its allowance of wrong ones for this authorization: not compared. */
   | { kind: 'limited'; retryAfterSeconds: number };
 
 export interface BoundAttempt {
@@ -47,8 +95,58 @@ export interface BoundAttempt {
   nonce?: string;
 }
 
+/** What a caller presented with the bound authorization. */
+export interface PresentedProof {
+  payment: PaymentPayload;
+  /** The SIGN-IN-WITH-X value, if any. */
+  signIn?: string;
+  /** The challenge of the MPP credential that carried the payment. */
+  mppChallenge?: MppChallenge;
+  /** Who is asking: the key every per-client limit counts by (src/foundation/client-key.ts). */
+  client: string;
+}
+
+/** Wrong identifiers per key (client and authorization) in fixed windows, in bounded memory. */
+class WrongIdentifiers {
+  private readonly byKey = new Map<string, { count: number; since: number }>();
+
+  /** Seconds until `key` may be compared again, or undefined while it has tries left. */
+  spent(key: string, now: number): number | undefined {
+    const t = this.byKey.get(key);
+    if (!t || now - t.since >= WRONG_IDENTIFIER_WINDOW_MS || t.count < WRONG_IDENTIFIERS_PER_CLIENT) return undefined;
+    return Math.max(1, Math.ceil((t.since + WRONG_IDENTIFIER_WINDOW_MS - now) / 1000));
+  }
+
+  count(key: string, now: number): void {
+    const t = this.byKey.get(key);
+    if (t && now - t.since < WRONG_IDENTIFIER_WINDOW_MS) {
+      t.count++;
+      return;
+    }
+    if (t) this.byKey.delete(key);
+    else if (this.byKey.size >= CLIENTS_TRACKED) this.forget(now);
+    this.byKey.set(key, { count: 1, since: now });
+  }
+
+  private forget(now: number): void {
+    for (const [k, v] of this.byKey) if (now - v.since >= WRONG_IDENTIFIER_WINDOW_MS) this.byKey.delete(k);
+    // Still full: drop the oldest half (insertion order). See MIN_IDENTIFIER_BITS for why that is safe.
+    if (this.byKey.size >= CLIENTS_TRACKED) {
+      let n = this.byKey.size / 2;
+      for (const k of this.byKey.keys()) {
+        if (n-- <= 0) break;
+        this.byKey.delete(k);
+      }
+    }
+  }
+
+  get tracked(): number {
+    return this.byKey.size;
+  }
+}
+
 export class RedeliveryGuard {
-  private readonly tries = new Map<string, { count: number; since: number }>();
+  private readonly wrong = new WrongIdentifiers();
 
   constructor(
     private readonly signIn: SignInWithX,
@@ -56,43 +154,29 @@ export class RedeliveryGuard {
     private readonly mpp?: MppCharge,
   ) {}
 
-  /** `signIn`: the SIGN-IN-WITH-X value; `mppChallenge`: the challenge of the MPP credential that carried the payment. */
-  async check(attempt: BoundAttempt, payment: PaymentPayload, signIn: string | undefined, resourceUrl: string, now: number, mppChallenge?: MppChallenge): Promise<RedeliveryVerdict> {
-    // Nothing to guess and so never counted: a challenge's id is an HMAC under our secret.
+  async check(attempt: BoundAttempt, presented: PresentedProof, resourceUrl: string, now: number): Promise<RedeliveryVerdict> {
+    // Nothing to guess and so never limited: a challenge's id is an HMAC under our secret.
+    const { mppChallenge, signIn, client } = presented;
     if (mppChallenge !== undefined && attempt.nonce !== undefined && this.mpp?.proves(mppChallenge, attempt.nonce)) return { kind: 'proven' };
     if (signIn !== undefined) {
       const signedIn = await this.signIn.check(signIn, resourceUrl, now);
       if (signedIn.ok && signedIn.network === attempt.network && signedIn.address === attempt.payer) return { kind: 'proven' };
     }
-    const tries = this.triesOf(attempt.id, now);
-    const id = extractPaymentIdentifier(payment, true);
-    if (id !== null && tries.count >= UNPROVEN_TRIES) {
-      return { kind: 'limited', retryAfterSeconds: Math.ceil((tries.since + UNPROVEN_WINDOW_MS - now) / 1000) };
+    const id = extractPaymentIdentifier(presented.payment, true);
+    const weakIdentifier = id !== null && !isSecretEnough(id);
+    if (id !== null && !weakIdentifier) {
+      // The attempt id is a hash of public fields: fixed length, so no separator can be forged into another key.
+      const key = `${attempt.id}|${client}`;
+      const retryAfterSeconds = this.wrong.spent(key, now);
+      if (retryAfterSeconds !== undefined) return { kind: 'limited', retryAfterSeconds };
+      if (attempt.paymentKey !== null && paymentKeyOf(attempt.payer, id) === attempt.paymentKey) return { kind: 'proven' };
+      this.wrong.count(key, now);
     }
-    if (id !== null && attempt.paymentKey !== null && paymentKeyOf(attempt.payer, id) === attempt.paymentKey) return { kind: 'proven' };
-    tries.count++;
-    return { kind: 'unproven', signInChallenge: this.signIn.challenge(resourceUrl, now) };
+    return { kind: 'unproven', signInChallenge: this.signIn.challenge(resourceUrl, now), weakIdentifier };
   }
 
-  private triesOf(attemptId: string, now: number): { count: number; since: number } {
-    let t = this.tries.get(attemptId);
-    if (!t || now - t.since >= UNPROVEN_WINDOW_MS) {
-      if (this.tries.size >= UNPROVEN_TRACKED) this.forget(now);
-      t = { count: 0, since: now };
-      this.tries.set(attemptId, t);
-    }
-    return t;
-  }
-
-  private forget(now: number): void {
-    for (const [k, v] of this.tries) if (now - v.since >= UNPROVEN_WINDOW_MS) this.tries.delete(k);
-    // Still full: drop the oldest half (insertion order).
-    if (this.tries.size >= UNPROVEN_TRACKED) {
-      let n = this.tries.size / 2;
-      for (const k of this.tries.keys()) {
-        if (n-- <= 0) break;
-        this.tries.delete(k);
-      }
-    }
+  /** Clients (per authorization) with wrong identifiers counted now (bounded by CLIENTS_TRACKED). */
+  get clientsTracked(): number {
+    return this.wrong.tracked;
   }
 }
