@@ -17,6 +17,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import { fetchJson, type FetchLimits } from '../src/intel/collectors/fetch.js';
+import { mayConnectTo } from '../src/intel/collectors/addresses.js';
 import { collectNpmReleases } from '../src/intel/collectors/npm-releases.js';
 import { collectChainCensus, type ChainCensusOptions } from '../src/intel/collectors/chain-census.js';
 import { collectDiscovery } from '../src/intel/collectors/discovery.js';
@@ -128,10 +129,15 @@ describe('collector sources at internal addresses are refused at connect time', 
     }
   });
 
+  test('documentation addresses reach no internal network and are connected to (an egress proxy may answer on them), public ones too', () => {
+    for (const a of ['203.0.113.80', '192.0.2.1', '198.51.100.7', '::ffff:203.0.113.80', '2001:db8::1', '3fff::1', '104.16.0.1', '2606:4700::1']) assert.equal(mayConnectTo(a), true, a);
+    for (const a of ['10.0.0.1', '127.0.0.1', '::ffff:127.0.0.1', '169.254.169.254', 'fd00::1', 'not-an-address']) assert.equal(mayConnectTo(a), false, a);
+  });
+
   test('every internal range is refused, as a literal or as a DNS answer, in IPv4 and in the IPv6 forms that carry IPv4', async () => {
     const internal = [
       '10.0.0.1', '172.16.5.4', '192.168.1.1', '100.64.0.1', '169.254.169.254', '169.254.0.1', '0.0.0.0', '0.1.2.3', '224.0.0.1', '239.255.255.250', '255.255.255.255', '198.18.0.1', '192.0.0.8',
-      '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fec0::1', 'ff02::1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::127.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::1', '2002:a9fe:a9fe::1', '2002:7f00:1::1', '2001:db8::1',
+      '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fec0::1', 'ff02::1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::127.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::1', '2002:a9fe:a9fe::1', '2002:7f00:1::1',
     ];
     const refusedAs = async (url: string, lookup?: LookupFunction) => {
       const got = await fetchJson(url, { timeoutMs: 500, maxBytes: 1024, ...(lookup && { lookup }) });

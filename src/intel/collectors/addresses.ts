@@ -25,7 +25,10 @@
  * the IPv4 address they carry.
  *
  * The same ranges decide which addresses a collector may connect to
- * (`isPublicAddress`, used by fetch.ts on the address a socket is given).
+ * (`mayConnectTo`, used by fetch.ts on the address a socket is given), less
+ * the documentation ranges: they are assigned to no network, so they reach
+ * nothing inside one, and an egress proxy may answer on them (this machine's
+ * resolves registry.npmjs.org to 203.0.113.80).
  */
 
 /** [first address, prefix length] of each IPv4 block that is not public. */
@@ -163,11 +166,35 @@ export function isPublicHost(hostname: string): boolean {
  * `::ffff:7f00:1`, no brackets) is a public internet address, by the same
  * ranges as `isPublicHost`. Anything that is not an address is not public.
  */
-export function isPublicAddress(address: string): boolean {
+function isPublicAddress(address: string): boolean {
   const v4 = ipv4Number(address);
   if (v4 !== undefined) return ipv4NumberIsPublic(v4);
   const groups = ipv6Groups(address.toLowerCase().replace(/%.*$/, ''));
   return groups !== undefined && ipv6IsPublic(groups);
+}
+
+/** Documentation blocks (RFC 5737, RFC 3849, RFC 9637), IPv4 as [first, last]. */
+const IPV4_DOCUMENTATION = (['192.0.2.0', '198.51.100.0', '203.0.113.0'] as const).map((first) => {
+  const start = ipv4Number(first)!;
+  return [start, start + 255] as const;
+});
+
+function isDocumentation(address: string): boolean {
+  const inV4 = (n: number) => IPV4_DOCUMENTATION.some(([lo, hi]) => n >= lo && n <= hi);
+  const v4 = ipv4Number(address);
+  if (v4 !== undefined) return inV4(v4);
+  const g = ipv6Groups(address.toLowerCase().replace(/%.*$/, ''));
+  if (g === undefined) return false;
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return inV4(g[6]! * 65536 + g[7]!); // ::ffff:a.b.c.d
+  return (g[0] === 0x2001 && g[1] === 0x0db8) || (g[0]! & 0xfff0) === 0x3ff0;
+}
+
+/**
+ * Whether a collector may open a connection to this address (as a socket is
+ * given it): a public address, or a documentation address (see the header).
+ */
+export function mayConnectTo(address: string): boolean {
+  return isPublicAddress(address) || isDocumentation(address);
 }
 
 /** Whether an http(s) URL may be published: its host is public. Anything unparsable is not. */

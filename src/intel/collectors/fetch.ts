@@ -27,7 +27,7 @@ import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders 
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isOverDecodedLimit, undoContentCoding, utf8Text } from '../../foundation/content-coding.js';
-import { isPublicAddress } from './addresses.js';
+import { mayConnectTo } from './addresses.js';
 
 export interface FetchLimits {
   timeoutMs: number;
@@ -50,7 +50,7 @@ export class PrivateAddressRefused extends Error {
     readonly address: string,
     host: string,
   ) {
-    super(`${host === address ? address : `${host} resolves to ${address}`}, not a public address: collectors connect only to public addresses unless INTEL_ALLOW_PRIVATE_SOURCES=1`);
+    super(`${host === address ? address : `${host} resolves to ${address}`}, an internal address: collectors connect only to public addresses unless INTEL_ALLOW_PRIVATE_SOURCES=1`);
     this.name = 'PrivateAddressRefused';
   }
 }
@@ -70,7 +70,7 @@ function publicOnly(lookup: LookupFunction): LookupFunction {
     lookup(hostname, options, (err, address, family) => {
       if (err) return callback(err, address, family);
       const answers = typeof address === 'string' ? [address] : address.map((a) => a.address);
-      const internal = answers.find((a) => !isPublicAddress(a));
+      const internal = answers.find((a) => !mayConnectTo(a));
       if (internal !== undefined) return callback(new PrivateAddressRefused(internal, hostname), '', family);
       callback(null, address, family);
     });
@@ -82,7 +82,7 @@ function connectThrough(u: URL, limits: FetchLimits): LookupFunction | PrivateAd
   if (limits.allowPrivateAddresses) return lookup;
   // node:net connects to a literal address without calling any lookup: it is judged here, as it will be connected to.
   const literal = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(literal)) return isPublicAddress(literal) ? lookup : new PrivateAddressRefused(literal, literal);
+  if (isIP(literal)) return mayConnectTo(literal) ? lookup : new PrivateAddressRefused(literal, literal);
   return publicOnly(lookup);
 }
 
