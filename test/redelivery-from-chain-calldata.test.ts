@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { createSIWxPayload, encodeSIWxHeader, wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
-import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import {
   buyerClient,
   CONTRAST,
@@ -31,6 +31,7 @@ import {
   type Rig,
 } from './support/harness.js';
 import { paymentFromChain } from './support/calldata.js';
+import { sendPaymentIdentifier } from './support/payment-id.js';
 
 /** A 402's JSON body without what varies per answer (the sign-in challenge's nonce and times). */
 function comparable(json: Record<string, unknown>): unknown {
@@ -123,10 +124,7 @@ describe('a settled result is not free to whoever reads the chain', () => {
     const id = generatePaymentId();
     const client = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(rig.devnet.buyer.privateKey)));
     client.setSpendControls(false);
-    client.registerExtension({
-      key: 'payment-identifier',
-      enrichPaymentPayload: async (p: PaymentPayload, pr: PaymentRequired) => ({ ...p, extensions: appendPaymentIdentifierToExtensions(structuredClone({ ...pr.extensions, ...p.extensions }), id) }),
-    });
+    sendPaymentIdentifier(client, id);
     const pay = wrapFetchWithPayment(fetch, client);
     const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
     const first = await pay(url, init);

@@ -17,9 +17,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
-import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
-import { CONTRAST, decodePaymentResponseHeader, encodePaymentSignatureHeader, startRig, transferLogs, type PaymentPayload, type PaymentRequired, type Rig } from './support/harness.js';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import { CONTRAST, decodePaymentResponseHeader, encodePaymentSignatureHeader, startRig, transferLogs, type PaymentPayload, type Rig } from './support/harness.js';
 import { paymentFromChain } from './support/calldata.js';
+import { sendPaymentIdentifier } from './support/payment-id.js';
 
 const A2A_X402 = 'https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2';
 const CONTRAST_ID = 'accessibility-contrast-calculator';
@@ -58,10 +59,7 @@ describe('the payer\'s own proof cannot be locked out by someone else\'s unprove
     const id = generatePaymentId();
     const client = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(rig.devnet.buyer.privateKey)));
     client.setSpendControls(false);
-    client.registerExtension({
-      key: 'payment-identifier',
-      enrichPaymentPayload: async (p: PaymentPayload, pr: PaymentRequired) => ({ ...p, extensions: appendPaymentIdentifierToExtensions(structuredClone({ ...pr.extensions, ...p.extensions }), id) }),
-    });
+    sendPaymentIdentifier(client, id);
     const sent: string[] = [];
     const res = await wrapFetchWithPayment(fetchFrom(ip, sent), client)(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(res.status, 200);

@@ -20,9 +20,10 @@ import { charge } from 'mppx/evm/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x';
-import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import * as howToPay from '../src/payments/how-to-pay.js';
-import { CONTRAST, decodePaymentResponseHeader, postJson, startRig, transferLogs, type PaymentPayload, type PaymentRequired, type Rig } from './support/harness.js';
+import { CONTRAST, decodePaymentResponseHeader, postJson, startRig, transferLogs, type Rig } from './support/harness.js';
+import { sendPaymentIdentifier } from './support/payment-id.js';
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 /** README's part for the buyer who lost an answer, after its bold title (the rest of README is held to other things by other tests). */
@@ -89,10 +90,7 @@ describe('what the first contact says about resending is what a plain client get
     client.setSpendControls({ allowedAssets: [{ network: rig.devnet.network, asset: rig.devnet.asset, maxAmountPerPayment: '100000' }] });
     const id = opts.paymentId;
     if (id) {
-      client.registerExtension({
-        key: 'payment-identifier',
-        enrichPaymentPayload: async (p: PaymentPayload, pr: PaymentRequired) => ({ ...p, extensions: appendPaymentIdentifierToExtensions(structuredClone({ ...pr.extensions, ...p.extensions }), id) }),
-      });
+      sendPaymentIdentifier(client, id);
     }
     let header = '';
     const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
