@@ -24,6 +24,7 @@
  * brackets with a port (`[2001:db8::1]:443`).
  */
 import { isIP } from 'node:net';
+import { ipv6Groups } from './ip-address.js';
 
 declare const clientKeyBrand: unique symbol;
 /** Who a request counts against: compare and store it, never parse it back into an address. */
@@ -45,7 +46,7 @@ type Ipv4 = readonly [number, number, number, number];
 export function clientKeyForAddress(value: string | undefined): ClientKey {
   const host = value === undefined ? undefined : bareAddress(value.trim());
   if (host === undefined) return UNKNOWN_CLIENT;
-  return isIP(host) === 4 ? ipv4Key(ipv4Bytes(host)) : ipv6Key(ipv6Groups(host));
+  return isIP(host) === 4 ? ipv4Key(ipv4Bytes(host)) : ipv6Key(ipv6Groups(host)!);
 }
 
 /** The address without brackets, port or zone id, when it is one (node:net's isIP: no leading zeros, no shorthand). */
@@ -92,21 +93,6 @@ function ipv4Key(v4: Ipv4): ClientKey {
   return (v4[0] === 127 ? LOOPBACK : v4.join('.')) as ClientKey;
 }
 
-/** The eight 16-bit groups of a valid IPv6 address, `::` expanded and a trailing dotted quad folded in. */
-function ipv6Groups(s: string): number[] {
-  let text = s;
-  if (text.includes('.')) {
-    const at = text.lastIndexOf(':') + 1;
-    const [a, b, c, d] = ipv4Bytes(text.slice(at));
-    text = `${text.slice(0, at)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const groupsOf = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
-  const [head, tail] = text.split('::');
-  const before = groupsOf(head);
-  if (tail === undefined) return before;
-  const after = groupsOf(tail);
-  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
-}
 
 const zeros = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
 

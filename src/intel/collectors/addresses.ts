@@ -31,6 +31,8 @@
  * resolves registry.npmjs.org to 203.0.113.80).
  */
 
+import { ipv4Number, ipv6Groups } from '../../foundation/ip-address.js';
+
 /** [first address, prefix length] of each IPv4 block that is not public. */
 const IPV4_BLOCKS: ReadonlyArray<readonly [string, number]> = [
   ['0.0.0.0', 8], // "this network", unspecified
@@ -53,18 +55,6 @@ const IPV4_BLOCKS: ReadonlyArray<readonly [string, number]> = [
 /** Names that only resolve inside a network (RFC 6761, RFC 6762, RFC 8375, ICANN's .internal, common private suffixes). */
 const INTERNAL_SUFFIXES = ['localhost', 'local', 'internal', 'intranet', 'lan', 'home', 'corp', 'private', 'localdomain', 'home.arpa', 'in-addr.arpa', 'ip6.arpa'];
 
-function ipv4Number(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let n = 0;
-  for (const p of parts) {
-    if (!/^[0-9]{1,3}$/.test(p)) return undefined;
-    const v = Number(p);
-    if (v > 255) return undefined;
-    n = n * 256 + v;
-  }
-  return n;
-}
 
 const IPV4_RANGES = IPV4_BLOCKS.map(([first, bits]) => {
   const size = 2 ** (32 - bits);
@@ -76,40 +66,6 @@ function ipv4NumberIsPublic(n: number): boolean {
   return !IPV4_RANGES.some(([lo, hi]) => n >= lo && n <= hi);
 }
 
-/** The eight 16-bit groups of an IPv6 address (without brackets or zone), or undefined. */
-function ipv6Groups(text: string): number[] | undefined {
-  let s = text;
-  let tail: number[] = [];
-  // A trailing dotted quad (`::ffff:127.0.0.1`) is two groups.
-  const quad = /(?:^|:)([0-9]{1,3}(?:\.[0-9]{1,3}){3})$/.exec(s);
-  if (quad) {
-    const v4 = ipv4Number(quad[1]!);
-    if (v4 === undefined) return undefined;
-    tail = [Math.floor(v4 / 65536), v4 % 65536];
-    s = s.slice(0, s.length - quad[1]!.length);
-    if (s.endsWith(':') && !s.endsWith('::')) s = s.slice(0, -1);
-  }
-  const halves = s.split('::');
-  if (halves.length > 2) return undefined;
-  const parse = (h: string): number[] | undefined => {
-    if (h === '') return [];
-    const out: number[] = [];
-    for (const g of h.split(':')) {
-      if (!/^[0-9a-f]{1,4}$/i.test(g)) return undefined;
-      out.push(parseInt(g, 16));
-    }
-    return out;
-  };
-  const head = parse(halves[0]!);
-  const rest = halves.length === 2 ? parse(halves[1]!) : [];
-  if (!head || !rest) return undefined;
-  const known = head.length + rest.length + tail.length;
-  if (halves.length === 2) {
-    if (known > 7) return undefined;
-    return [...head, ...new Array<number>(8 - known).fill(0), ...rest, ...tail];
-  }
-  return known === 8 ? [...head, ...tail] : undefined;
-}
 
 function ipv6IsPublic(g: number[]): boolean {
   const v4At = (i: number) => g[i]! * 65536 + g[i + 1]!;
