@@ -162,6 +162,13 @@ const RULES = [
     to: { dependencyTypes: ['npm-dev'] },
   },
   {
+    name: 'no-test-code-at-run-time',
+    severity: 'error',
+    comment: 'Fakes and helpers live in test/ (the build compiles src/ only, so the container has none): the service must not import them (tests may).',
+    from: { path: '^src/', pathNot: TEST },
+    to: { path: '^(test|bench)/' },
+  },
+  {
     name: 'not-to-unresolvable',
     severity: 'error',
     comment: 'An import that does not resolve would hide an edge from every rule above.',

@@ -667,7 +667,7 @@ async function buildIntelApp(db: SqlDriver, database: Database, dataDir: string)
   const rail = new PaymentRail({ payment, chain: NO_CHAIN });
   const gate = new PaymentGate({ ledger: database.ledger, rail, leaseMs: payment.attemptLeaseMs, log });
   const flow = createPaidFlow({ gate, executor: INLINE_EXECUTOR, describe: offerOf, clock: Date.now });
-  const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail, payment }, [mod]);
+  const { ctx, mounted } = mountModules({ ...init, catalog, flow, payment }, [mod]);
   const app = createApp({ catalog, gate, flow, rail, ledger: database.ledger, publicBaseUrl: undefined, log, modules: mounted.map((m) => (a: Hono) => registerModule(a, m, ctx)) });
   return { app, changesSince, runtime: mod.runtime()! };
 }

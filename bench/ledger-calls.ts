@@ -27,13 +27,13 @@ async function paidCall(db: Database): Promise<number> {
   const id = `bench-${++n}`;
   const lease = { owner: 'bench', until: Date.now() + 60_000 };
   const t = performance.now();
-  await ledger.reserve(
-    { id, network: 'eip155:31337', asset: '0xasset', payer: '0xpayer', nonce: id, payTo: '0xpayto', amount: '1000', resource: 'r', requestFingerprint: 'f', paymentKey: `k-${id}`, validBefore: 2e9, payload: '{"x":1}'.repeat(50), requirements: '{}' },
+  await ledger.reserve({
+    attempt: { id, network: 'eip155:31337', asset: '0xasset', payer: '0xpayer', nonce: id, payTo: '0xpayto', amount: '1000', resource: 'r', requestFingerprint: 'f', paymentKey: `k-${id}`, validBefore: 2e9, payload: '{"x":1}'.repeat(50), requirements: '{}' },
     lease,
-    Date.now(),
-  );
-  await ledger.advance(id, 'bench', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: BODY } } }, { to: 'settling', patch: {} }], Date.now());
-  await ledger.advance(id, 'bench', [{ to: 'settled', patch: { txHash: '0x1', settleResponse: '{"success":true}' } }], Date.now(), { durable: false });
+    now: Date.now(),
+  });
+  await ledger.advance({ id, owner: 'bench', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: BODY } } }, { to: 'settling', patch: {} }], now: Date.now() });
+  await ledger.advance({ id, owner: 'bench', steps: [{ to: 'settled', patch: { txHash: '0x1', settleResponse: '{"success":true}' } }], now: Date.now(), durable: false });
   return performance.now() - t;
 }
 

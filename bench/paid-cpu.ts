@@ -61,8 +61,13 @@ import { MAIN_THREAD, procCpuMs, threadCpuMs } from './proc.js';
 import { LEDGER_THREAD_NAME } from '../src/store/sqlite/ledger-protocol.js';
 import { envInt, fmt, inTurn, markdownTable, median, round } from './stats.js';
 
-/** The goals of issue 24, as ratios theirs ÷ ours and ms per second; the Solana row's is issue 26's (the same as on the EVM chain). */
-export const TARGETS = { paidCpuRatio: 1.0, unpaidCpuRatio: 1.5, idleMsPerSec: 5, solanaPaidCpuRatio: 1.0 };
+/**
+ * The goals, as ratios theirs ÷ ours and ms per second: the team's decision
+ * restated in issue 42 (the durable record of every payment is worth its
+ * thread work, so a paid call on each chain needs ≥ 0.9× the reference's CPU
+ * efficiency, not parity); the unpaid 402 and idle goals are issue 24's.
+ */
+export const TARGETS = { paidCpuRatio: 0.9, unpaidCpuRatio: 1.5, idleMsPerSec: 5, solanaPaidCpuRatio: 0.9 };
 
 const TAIL_MS = 300;
 /** Seconds between the idle window right after the traffic and the steady ones. */

@@ -89,7 +89,7 @@ export interface SolanaRailConfig {
 }
 
 export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
 /** The Solana networks the facilitators settle `exact` on, with their USDC and public RPC. */
 export const KNOWN_SVM_NETWORKS: Record<string, { label: string; asset: SvmAssetConfig; rpcUrl: string }> = {
@@ -258,9 +258,9 @@ type Env = Record<string, string | undefined>;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** Default attempt lease: short, because it is renewed while held (see gate). */
-export const DEFAULT_LEASE_MS = 20_000;
+const DEFAULT_LEASE_MS = 20_000;
 /** Slack a lease keeps beyond one facilitator call. */
-export const LEASE_MARGIN_MS = 5_000;
+const LEASE_MARGIN_MS = 5_000;
 
 function int(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];

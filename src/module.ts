@@ -9,10 +9,8 @@ import type { Logger } from 'pino';
 import type { Capability } from './catalog/capability.js';
 import type { CommitmentSigner } from './commitments/signer.js';
 import type { Config, PaymentConfig } from './config.js';
-import type { PaymentGate } from './payments/gate.js';
 import type { PaidFlow } from './payments/paid-flow.js';
 import type { StepExecutor } from './isolation/pool.js';
-import type { PaymentRail } from './payments/rail.js';
 import type { Ledger } from './store/ledger.js';
 import type { SqlDriver } from './store/sql-driver.js';
 
@@ -41,10 +39,8 @@ export interface ModuleInit {
 export interface ModuleContext extends ModuleInit {
   /** The complete catalog: base capabilities plus every module's. */
   catalog: readonly Capability[];
-  gate: PaymentGate;
-  /** The one paid flow every transport hands its paid calls to (and its executor reads large messages). */
+  /** The one paid flow every transport hands its paid calls to (whether MPP is offered; its executor reads large messages). */
   flow: PaidFlow;
-  rail: PaymentRail;
   /**
    * Every free route of this service's modules, in module order (discovery
    * documents describe them all, MCP and A2A offer their tools). Each module's

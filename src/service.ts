@@ -277,7 +277,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     // Where each entry's calls run is chosen here, once; the flow and every transport only see the executor.
     const executor = handlerExecutor({ pool: handlers.pool, budgetMs: config.handlers.budgetMs, workerCatalog: CATALOG, catalog, steps });
     const flow = createPaidFlow({ gate, executor, describe: offerOf, receipts: signer && receiptHook(signer), offers: signer && offerVerifier(signer), clock: init.now });
-    const { ctx, mounted } = mountModules({ ...init, catalog, gate, flow, rail }, modules);
+    const { ctx, mounted } = mountModules({ ...init, catalog, flow }, modules);
     const lifecycle = { draining: false };
     let closing: Promise<void> | undefined;
     const origins = new OwnOrigins({ publicBaseUrl: config.publicBaseUrl, allowedHosts: config.allowedHosts, trustProxy: config.operations.trustProxy });

@@ -79,7 +79,7 @@ describe('several facilitators: failover and its money rules (real devnet)', () 
     const text = await res.text();
     assert.equal(res.status, 200, text);
     const tx = decodePaymentResponseHeader(res.headers.get('payment-response')!).transaction;
-    return { tx, attempt: await svc.ledger.get(attemptId(payload)) };
+    return { tx, attempt: await svc.ledger.get({ id: attemptId(payload) }) };
   }
 
   test('the first facilitator refuses connections: every paid call settles exactly once through the second, which the ledger records', async () => {
@@ -127,7 +127,7 @@ describe('several facilitators: failover and its money rules (real devnet)', () 
     const [upstream] = await first.waitForUpstream('settle', 1, 10_000);
     const tx = (upstream!.body as { transaction: string }).transaction;
     assert.equal(second.calls.settle, 0, 'the unknown settle was not sent to the second facilitator');
-    const pending = await svc.ledger.get(attemptId(payload));
+    const pending = await svc.ledger.get({ id: attemptId(payload) });
     assert.equal(pending?.state, 'unknown');
     assert.equal(pending?.facilitator, facilitatorName(first.url), 'the ledger says where the settle may have gone');
 
@@ -138,7 +138,7 @@ describe('several facilitators: failover and its money rules (real devnet)', () 
     assert.equal(first.calls.settle, 1);
     assert.equal(second.calls.settle, 0);
     assert.deepEqual((await buyerTransfers()).slice(before.length), [tx], 'exactly one transfer');
-    const settled = await svc.ledger.get(attemptId(payload));
+    const settled = await svc.ledger.get({ id: attemptId(payload) });
     assert.equal(settled?.state, 'settled');
     assert.equal(settled?.txHash, tx);
     assert.equal(settled?.facilitator, facilitatorName(first.url));
@@ -155,14 +155,14 @@ describe('several facilitators: failover and its money rules (real devnet)', () 
     assert.equal(res.status, 503);
     assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'settlement_unknown');
     assert.equal(second.calls.settle, 0, 'an unknown outcome is not re-sent within the request');
-    assert.equal((await svc.ledger.get(attemptId(payload)))?.facilitator, facilitatorName(first.url));
+    assert.equal((await svc.ledger.get({ id: attemptId(payload) }))?.facilitator, facilitatorName(first.url));
 
     const retry = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
     assert.equal(retry.status, 200, await retry.clone().text());
     const tx = decodePaymentResponseHeader(retry.headers.get('payment-response')!).transaction;
     assert.equal(second.calls.settle, 1);
     assert.deepEqual((await buyerTransfers()).slice(before.length), [tx]);
-    const settled = await svc.ledger.get(attemptId(payload));
+    const settled = await svc.ledger.get({ id: attemptId(payload) });
     assert.equal(settled?.state, 'settled');
     assert.equal(settled?.facilitator, facilitatorName(second.url));
   });

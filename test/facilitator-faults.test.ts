@@ -6,14 +6,14 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { BLACK_ON_WHITE, CONTRAST, balanceOf, decodePaymentResponseHeader, postJson, signFor, startRig, type Rig } from './support/harness.js';
-import type { Ledger } from '../src/store/ledger.js';
+import type { Ledger, LedgerArgs } from '../src/store/ledger.js';
 import { faultyLedger } from './support/faulty-ledger.js';
 
 describe('facilitator and ledger faults', () => {
   let rig: Rig;
   let url: string;
   /** When set, the ledger throws as if the database were gone for calls matching it. */
-  let ledgerFault: ((method: string, args: unknown[]) => boolean) | undefined;
+  let ledgerFault: ((method: string, args: unknown) => boolean) | undefined;
   before(async () => {
     rig = await startRig({
       env: { X402_FACILITATOR_TIMEOUT_MS: '1500', RECONCILE_INTERVAL_MS: '3600000' },
@@ -147,10 +147,10 @@ describe('facilitator and ledger faults', () => {
     const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
     const { sha256Hex } = await import('../src/foundation/canonical-json.js');
     const id = sha256Hex([rig.devnet.network, rig.devnet.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join('|'));
-    assert.equal((await rig.service.ledger.get(id))?.state, 'unknown');
+    assert.equal((await rig.service.ledger.get({ id }))?.state, 'unknown');
     const { reconcileOnce } = await import('../src/payments/reconciler.js');
     await reconcileOnce(rig.service.ledger, (n) => rig.service.rail.chainFor(n), Date.now);
-    const attempt = await rig.service.ledger.get(id);
+    const attempt = await rig.service.ledger.get({ id });
     assert.equal(attempt?.state, 'settled', 'this attempt was recorded from the chain');
     assert.equal(attempt?.txHash, (upstream!.body as { transaction: string }).transaction);
   });
@@ -172,7 +172,7 @@ describe('facilitator and ledger faults', () => {
     const { header } = await signFor(url, body, rig.devnet);
     const before = await paid();
     const settles = rig.proxy.calls.settle;
-    ledgerFault = (method, args) => method === 'advance' && (args[2] as Array<{ to: string }>).some((step) => step.to === 'executed');
+    ledgerFault = (method, args) => method === 'advance' && (args as LedgerArgs<'advance'>).steps.some((step) => step.to === 'executed');
     const res = await postJson(url, body, { 'PAYMENT-SIGNATURE': header });
     assert.equal(res.status, 503);
     assert.equal(rig.proxy.calls.settle, settles, 'settle never sent');

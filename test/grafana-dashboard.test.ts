@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FacilitatorClient } from '@x402/core/server';
 import { loadConfig } from '../src/config.js';
-import { ScriptedChain } from '../src/payments/scripted-rail.js';
+import { ScriptedChain } from './support/scripted-rail.js';
 import { startService } from '../src/service.js';
 import { tempDir } from './support/harness.js';
 

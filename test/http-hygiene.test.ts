@@ -146,7 +146,7 @@ test('configured service: CORS origins, TRUST_PROXY, in-memory rate limit', asyn
   });
 
   await t.test('a paid route answers with the same CORS and request-id headers as every other route', async () => {
-    // Paid routes have their own envelope (src/app.ts registerPaidRoutes, docs/decisions/0022), not the shared middleware.
+    // Paid routes have their own envelope (src/http/paid-envelope.ts, docs/decisions/0022), not the shared middleware.
     const ok = await postJson(url + CONTRAST, BLACK_ON_WHITE, { Origin: 'https://allowed.example', 'X-Request-Id': 'paid-cors-1' });
     assert.equal(ok.status, 402);
     assert.equal(ok.headers.get('access-control-allow-origin'), 'https://allowed.example');

@@ -51,117 +51,117 @@ for (const [name, open, skip] of suites) {
 
     test('reserve claims a new authorization exactly once', async () => {
       const a = attempt();
-      const first = await ledger.reserve(a, { owner: 'p1', until: 10_000 }, 1);
+      const first = await ledger.reserve({ attempt: a, lease: { owner: 'p1', until: 10_000 }, now: 1 });
       assert.equal(first.created, true);
       assert.equal(first.attempt.state, 'reserved');
-      const second = await ledger.reserve({ ...a, resource: 'other' }, { owner: 'p2', until: 10_000 }, 2);
+      const second = await ledger.reserve({ attempt: { ...a, resource: 'other' }, lease: { owner: 'p2', until: 10_000 }, now: 2 });
       assert.equal(second.created, false);
       assert.equal(second.attempt?.resource, a.resource, 'the first binding wins and is returned');
     });
 
     test('concurrent reserves of one authorization: exactly one is created', async () => {
       const a = attempt();
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.reserve(a, { owner: `p${i}`, until: 10_000 }, 1)));
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.reserve({ attempt: a, lease: { owner: `p${i}`, until: 10_000 }, now: 1 })));
       assert.equal(results.filter((r) => r.created).length, 1);
     });
 
     test('a payment key is unique: a second authorization with the same key returns the first row', async () => {
       const a = attempt({ paymentKey: `key-${Math.random()}` });
-      await ledger.reserve(a, { owner: 'p', until: 10 }, 1);
-      const b = await ledger.reserve(attempt({ paymentKey: a.paymentKey }), { owner: 'q', until: 10 }, 1);
+      await ledger.reserve({ attempt: a, lease: { owner: 'p', until: 10 }, now: 1 });
+      const b = await ledger.reserve({ attempt: attempt({ paymentKey: a.paymentKey }), lease: { owner: 'q', until: 10 }, now: 1 });
       assert.equal(b.created, false);
       assert.equal(b.attempt?.id, a.id);
     });
 
     test('transitions require the lease; final states release it and cannot be left', async () => {
       const a = attempt();
-      await ledger.reserve(a, { owner: 'p1', until: 1000 }, 1);
-      assert.equal(await ledger.transition(a.id, 'intruder', 'verified', {}, 2), false);
-      assert.equal(await ledger.transition(a.id, 'p1', 'verified', {}, 2), true);
-      assert.equal(await ledger.transition(a.id, 'p1', 'executed', { response: { status: 200, contentType: 'application/json', body: '{"x":1}' } }, 3), true);
-      assert.equal(await ledger.transition(a.id, 'p1', 'settling', {}, 4), true);
-      assert.equal(await ledger.transition(a.id, 'p1', 'settled', { settleResponse: '{"success":true}', txHash: '0xabc' }, 5), true);
-      const got = await ledger.get(a.id);
+      await ledger.reserve({ attempt: a, lease: { owner: 'p1', until: 1000 }, now: 1 });
+      assert.equal(await ledger.transition({ id: a.id, owner: 'intruder', to: 'verified', patch: {}, now: 2 }), false);
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p1', to: 'verified', patch: {}, now: 2 }), true);
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p1', to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{"x":1}' } }, now: 3 }), true);
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p1', to: 'settling', patch: {}, now: 4 }), true);
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p1', to: 'settled', patch: { settleResponse: '{"success":true}', txHash: '0xabc' }, now: 5 }), true);
+      const got = await ledger.get({ id: a.id });
       assert.equal(got?.state, 'settled');
       assert.equal(got?.txHash, '0xabc');
       assert.deepEqual(got?.response, { status: 200, contentType: 'application/json', body: '{"x":1}' });
       assert.equal(got?.leaseOwner, null);
-      assert.equal(await ledger.transition(a.id, 'p1', 'failed', {}, 6), false, 'settled is final');
-      assert.equal(await ledger.acquire(a.id, { owner: 'p2', until: 99 }, 7), false, 'a settled attempt cannot be leased');
-      const h = await ledger.history(a.id);
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p1', to: 'failed', patch: {}, now: 6 }), false, 'settled is final');
+      assert.equal(await ledger.acquire({ id: a.id, lease: { owner: 'p2', until: 99 }, now: 7 }), false, 'a settled attempt cannot be leased');
+      const h = await ledger.history({ id: a.id });
       assert.deepEqual(h.map((e) => e.state), ['reserved', 'verified', 'executed', 'settling', 'settled']);
     });
 
     test('the facilitator a settlement was sent to is recorded, kept when the chain settles it, and read back', async () => {
       const a = attempt();
-      const reserved = await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
+      const reserved = await ledger.reserve({ attempt: a, lease: { owner: 'p', until: 100 }, now: 1 });
       assert.equal(reserved.created && reserved.attempt.facilitator, null);
-      await ledger.advance(a.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }, { to: 'settling', patch: {} }], 2);
-      assert.equal((await ledger.get(a.id))?.facilitator, null, 'none until a settle is sent');
-      assert.equal(await ledger.transition(a.id, 'p', 'unknown', { facilitator: 'https://x402.example.com/facilitator' }, 3), true);
-      assert.equal((await ledger.listUnresolved(150, 1000)).find((x) => x.id === a.id)?.facilitator, 'https://x402.example.com/facilitator');
-      assert.equal(await ledger.transitionUnleased(a.id, 'unknown', 'settled', { txHash: '0x1', settleResponse: '{}' }, 150), true);
-      assert.equal((await ledger.get(a.id))?.facilitator, 'https://x402.example.com/facilitator');
+      await ledger.advance({ id: a.id, owner: 'p', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }, { to: 'settling', patch: {} }], now: 2 });
+      assert.equal((await ledger.get({ id: a.id }))?.facilitator, null, 'none until a settle is sent');
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p', to: 'unknown', patch: { facilitator: 'https://x402.example.com/facilitator' }, now: 3 }), true);
+      assert.equal((await ledger.listUnresolved({ now: 150, limit: 1000 })).find((x) => x.id === a.id)?.facilitator, 'https://x402.example.com/facilitator');
+      assert.equal(await ledger.transitionUnleased({ id: a.id, from: 'unknown', to: 'settled', patch: { txHash: '0x1', settleResponse: '{}' }, now: 150 }), true);
+      assert.equal((await ledger.get({ id: a.id }))?.facilitator, 'https://x402.example.com/facilitator');
     });
 
     test('a stored result is written once: a later step cannot replace it, and it is read back byte for byte', async () => {
       const a = attempt();
-      await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
+      await ledger.reserve({ attempt: a, lease: { owner: 'p', until: 100 }, now: 1 });
       // Multi-byte text and a size past SQLite's overflow pages.
       const body = JSON.stringify({ s: 'é€😀'.repeat(50_000), n: 1 });
-      assert.equal(await ledger.advance(a.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json; charset=utf-8', body } } }], 2), true);
-      assert.equal(await ledger.transition(a.id, 'p', 'settling', { response: { status: 500, contentType: 'text/plain', body: 'other' } }, 3), true);
-      const got = await ledger.get(a.id);
+      assert.equal(await ledger.advance({ id: a.id, owner: 'p', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json; charset=utf-8', body } } }], now: 2 }), true);
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p', to: 'settling', patch: { response: { status: 500, contentType: 'text/plain', body: 'other' } }, now: 3 }), true);
+      const got = await ledger.get({ id: a.id });
       assert.equal(got?.state, 'settling');
       assert.deepEqual(got?.response, { status: 200, contentType: 'application/json; charset=utf-8', body });
-      assert.equal(await ledger.transition(a.id, 'p', 'unknown', {}, 4), true);
-      assert.equal((await ledger.listUnresolved(150, 1000)).find((x) => x.id === a.id)?.response?.body, body, 'the reconciler sees it too');
+      assert.equal(await ledger.transition({ id: a.id, owner: 'p', to: 'unknown', patch: {}, now: 4 }), true);
+      assert.equal((await ledger.listUnresolved({ now: 150, limit: 1000 })).find((x) => x.id === a.id)?.response?.body, body, 'the reconciler sees it too');
     });
 
     test('a step refused for a lost lease stores no result', async () => {
       const a = attempt();
-      await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
-      assert.equal(await ledger.advance(a.id, 'intruder', [{ to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }], 2), false);
-      assert.equal((await ledger.get(a.id))?.response, null);
-      assert.equal(await ledger.advance(a.id, 'p', [{ to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{"mine":1}' } } }, { to: 'failed', patch: {} }, { to: 'settling', patch: {} }], 3), false, 'failed is final');
-      assert.equal((await ledger.get(a.id))?.response, null, 'all steps or none: the result went with the rolled-back steps');
+      await ledger.reserve({ attempt: a, lease: { owner: 'p', until: 100 }, now: 1 });
+      assert.equal(await ledger.advance({ id: a.id, owner: 'intruder', steps: [{ to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }], now: 2 }), false);
+      assert.equal((await ledger.get({ id: a.id }))?.response, null);
+      assert.equal(await ledger.advance({ id: a.id, owner: 'p', steps: [{ to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{"mine":1}' } } }, { to: 'failed', patch: {} }, { to: 'settling', patch: {} }], now: 3 }), false, 'failed is final');
+      assert.equal((await ledger.get({ id: a.id }))?.response, null, 'all steps or none: the result went with the rolled-back steps');
     });
 
     test('acquire takes an expired lease only, and only one contender wins', async () => {
       const a = attempt();
-      await ledger.reserve(a, { owner: 'p1', until: 100 }, 1);
-      assert.equal(await ledger.acquire(a.id, { owner: 'p2', until: 500 }, 50), false, 'lease still held');
-      const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.acquire(a.id, { owner: `c${i}`, until: 500 }, 200)));
+      await ledger.reserve({ attempt: a, lease: { owner: 'p1', until: 100 }, now: 1 });
+      assert.equal(await ledger.acquire({ id: a.id, lease: { owner: 'p2', until: 500 }, now: 50 }), false, 'lease still held');
+      const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.acquire({ id: a.id, lease: { owner: `c${i}`, until: 500 }, now: 200 })));
       assert.equal(wins.filter(Boolean).length, 1);
     });
 
     test('unresolved listing and reconciler transitions respect leases', async () => {
       const a = attempt();
-      await ledger.reserve(a, { owner: 'p', until: 100 }, 1);
-      await ledger.transition(a.id, 'p', 'verified', {}, 2);
-      await ledger.transition(a.id, 'p', 'executed', { response: { status: 200, contentType: 'application/json', body: '{}' } }, 3);
-      await ledger.transition(a.id, 'p', 'unknown', {}, 4);
-      assert.equal((await ledger.listUnresolved(50, 1000)).some((x) => x.id === a.id), false, 'leased rows are not listed');
-      assert.equal(await ledger.transitionUnleased(a.id, 'unknown', 'settled', {}, 50), false);
-      assert.equal((await ledger.listUnresolved(150, 1000)).some((x) => x.id === a.id), true);
-      assert.equal(await ledger.transitionUnleased(a.id, 'unknown', 'settled', { txHash: '0x1', settleResponse: '{}' }, 150), true);
-      assert.equal((await ledger.get(a.id))?.state, 'settled');
+      await ledger.reserve({ attempt: a, lease: { owner: 'p', until: 100 }, now: 1 });
+      await ledger.transition({ id: a.id, owner: 'p', to: 'verified', patch: {}, now: 2 });
+      await ledger.transition({ id: a.id, owner: 'p', to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } }, now: 3 });
+      await ledger.transition({ id: a.id, owner: 'p', to: 'unknown', patch: {}, now: 4 });
+      assert.equal((await ledger.listUnresolved({ now: 50, limit: 1000 })).some((x) => x.id === a.id), false, 'leased rows are not listed');
+      assert.equal(await ledger.transitionUnleased({ id: a.id, from: 'unknown', to: 'settled', patch: {}, now: 50 }), false);
+      assert.equal((await ledger.listUnresolved({ now: 150, limit: 1000 })).some((x) => x.id === a.id), true);
+      assert.equal(await ledger.transitionUnleased({ id: a.id, from: 'unknown', to: 'settled', patch: { txHash: '0x1', settleResponse: '{}' }, now: 150 }), true);
+      assert.equal((await ledger.get({ id: a.id }))?.state, 'settled');
     });
 
     test('summary counts only settled attempts with a stored response as paid deliveries', async () => {
       const before = await ledger.summary();
       const lease = { owner: 'p', until: 100 };
       const delivered = attempt({ amount: '2500' });
-      await ledger.reserve(delivered, lease, 1);
-      assert.equal(await ledger.transition(delivered.id, 'p', 'executed', { response: { status: 200, contentType: 'application/json', body: '{}' } }, 2), true);
-      assert.equal(await ledger.transition(delivered.id, 'p', 'settled', { txHash: '0x2', settleResponse: '{}' }, 3), true);
+      await ledger.reserve({ attempt: delivered, lease, now: 1 });
+      assert.equal(await ledger.transition({ id: delivered.id, owner: 'p', to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } }, now: 2 }), true);
+      assert.equal(await ledger.transition({ id: delivered.id, owner: 'p', to: 'settled', patch: { txHash: '0x2', settleResponse: '{}' }, now: 3 }), true);
       const settledWithoutResponse = attempt({ amount: '700' });
-      await ledger.reserve(settledWithoutResponse, lease, 1);
-      assert.equal(await ledger.transition(settledWithoutResponse.id, 'p', 'settled', { txHash: '0x3', settleResponse: '{}' }, 2), true);
+      await ledger.reserve({ attempt: settledWithoutResponse, lease, now: 1 });
+      assert.equal(await ledger.transition({ id: settledWithoutResponse.id, owner: 'p', to: 'settled', patch: { txHash: '0x3', settleResponse: '{}' }, now: 2 }), true);
       const failed = attempt({ amount: '900' });
-      await ledger.reserve(failed, lease, 1);
-      assert.equal(await ledger.transition(failed.id, 'p', 'failed', { failureCode: 'payment_invalid' }, 2), true);
-      await ledger.reserve(attempt({ amount: '1100' }), lease, 1);
+      await ledger.reserve({ attempt: failed, lease, now: 1 });
+      assert.equal(await ledger.transition({ id: failed.id, owner: 'p', to: 'failed', patch: { failureCode: 'payment_invalid' }, now: 2 }), true);
+      await ledger.reserve({ attempt: attempt({ amount: '1100' }), lease, now: 1 });
 
       const after = await ledger.summary();
       const added = Object.fromEntries(Object.entries(after.byState).map(([state, count]) => [state, count - before.byState[state as keyof typeof before.byState]]).filter(([, d]) => d !== 0));
@@ -211,9 +211,9 @@ for (const [name, open, skip] of suites) {
         /** reserve at `created`, deliver (result stored), settle at `settled`. */
         const deliver = async (payer: string, resource: string, amount: string, created: number, settled: number, txHash: string) => {
           const a = attempt({ payer, resource, amount });
-          await l.reserve(a, { owner: 'p', until: settled + 1 }, created);
-          assert.equal(await l.advance(a.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: ok } }, { to: 'settling', patch: {} }], created), true);
-          assert.equal(await l.transition(a.id, 'p', 'settled', { txHash, settleResponse: '{}' }, settled), true);
+          await l.reserve({ attempt: a, lease: { owner: 'p', until: settled + 1 }, now: created });
+          assert.equal(await l.advance({ id: a.id, owner: 'p', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: ok } }, { to: 'settling', patch: {} }], now: created }), true);
+          assert.equal(await l.transition({ id: a.id, owner: 'p', to: 'settled', patch: { txHash, settleResponse: '{}' }, now: settled }), true);
           return a.id;
         };
         const a1 = await deliver('0xAAAA00000000000000000000000000000000aaaa', 'r1', '1000', H0 + 10, H0 + 1010, '0xt1');
@@ -222,23 +222,23 @@ for (const [name, open, skip] of suites) {
         const a4 = await deliver('0xcccc00000000000000000000000000000000cccc', 'r2', '300', H0 + 2 * HOUR, H0 + 2 * HOUR + 5000, '0xt4');
         // Settled without a stored result: not a delivery.
         const a5 = attempt({ payer: '0xdddd00000000000000000000000000000000dddd' });
-        await l.reserve(a5, { owner: 'p', until: H0 + 400 }, H0 + 300);
-        await l.transition(a5.id, 'p', 'settled', { txHash: '0xt5' }, H0 + 310);
+        await l.reserve({ attempt: a5, lease: { owner: 'p', until: H0 + 400 }, now: H0 + 300 });
+        await l.transition({ id: a5.id, owner: 'p', to: 'settled', patch: { txHash: '0xt5' }, now: H0 + 310 });
         // Unknown, its holder gone; reserved, held now; failed.
         const a6 = attempt();
-        await l.reserve(a6, { owner: 'p', until: H0 + 500 }, H0 + 400);
-        await l.advance(a6.id, 'p', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: ok } }, { to: 'settling', patch: {} }, { to: 'unknown', patch: { facilitator: 'https://f.example/facilitator', failureCode: 'settlement_failed' } }], H0 + 450);
+        await l.reserve({ attempt: a6, lease: { owner: 'p', until: H0 + 500 }, now: H0 + 400 });
+        await l.advance({ id: a6.id, owner: 'p', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: ok } }, { to: 'settling', patch: {} }, { to: 'unknown', patch: { facilitator: 'https://f.example/facilitator', failureCode: 'settlement_failed' } }], now: H0 + 450 });
         const a7 = attempt();
-        await l.reserve(a7, { owner: 'q', until: 1e15 }, H0 + 600);
+        await l.reserve({ attempt: a7, lease: { owner: 'q', until: 1e15 }, now: H0 + 600 });
         const a8 = attempt();
-        await l.reserve(a8, { owner: 'p', until: H0 + 800 }, H0 + 700);
-        await l.transition(a8.id, 'p', 'failed', { failureCode: 'invalid_payment' }, H0 + 700);
+        await l.reserve({ attempt: a8, lease: { owner: 'p', until: H0 + 800 }, now: H0 + 700 });
+        await l.transition({ id: a8.id, owner: 'p', to: 'failed', patch: { failureCode: 'invalid_payment' }, now: H0 + 700 });
         // Before the window: one settled (still among the last deliveries), one unknown long left alone (listed first).
         const a9 = await deliver('0xcccc00000000000000000000000000000000cccc', 'r1', '5000', H0 - 1000, H0 - 500, '0xt9');
         const a11 = attempt({ resource: 'r2' });
-        await l.reserve(a11, { owner: 'p', until: H0 - 1000 }, H0 - 2000);
-        await l.transition(a11.id, 'p', 'unknown', {}, H0 - 1500);
-        await l.release(a11.id, 'p');
+        await l.reserve({ attempt: a11, lease: { owner: 'p', until: H0 - 1000 }, now: H0 - 2000 });
+        await l.transition({ id: a11.id, owner: 'p', to: 'unknown', patch: {}, now: H0 - 1500 });
+        await l.release({ id: a11.id, owner: 'p' });
         // After the window: counted nowhere.
         await deliver('0xcccc00000000000000000000000000000000cccc', 'r1', '9000', H0 + 3 * HOUR + 10, H0 + 3 * HOUR + 20, '0xt10');
 
@@ -318,7 +318,7 @@ for (const [name, open, skip] of suites) {
       const l = await open();
       await l.close();
       await assert.rejects(() => l.ping(), { name: 'LedgerUnavailableError' });
-      await assert.rejects(() => l.reserve(attempt(), { owner: 'p', until: 1 }, 1), { name: 'LedgerUnavailableError' });
+      await assert.rejects(() => l.reserve({ attempt: attempt(), lease: { owner: 'p', until: 1 }, now: 1 }), { name: 'LedgerUnavailableError' });
     });
   });
 }

@@ -48,7 +48,7 @@ test('a ledger.sqlite that fails quick_check stops start-up with one line naming
   // A real ledger with enough attempts to span many pages, closed cleanly (no WAL left).
   const built = tempDir('corrupt-src-');
   const database = await openDatabase({ dataDir: built });
-  for (let i = 0; i < 400; i++) await database.ledger.reserve(attempt({ payload: JSON.stringify({ i, pad: 'p'.repeat(300) }) }), { owner: 'o', until: 0 }, Date.now());
+  for (let i = 0; i < 400; i++) await database.ledger.reserve({ attempt: attempt({ payload: JSON.stringify({ i, pad: 'p'.repeat(300) }) }), lease: { owner: 'o', until: 0 }, now: Date.now() });
   await database.close();
   const file = join(built, 'ledger.sqlite');
   const pageSize = 4096;

@@ -47,17 +47,22 @@ test('a paid call flushes once before settle: the claim is not flushed alone, th
   try {
     commits.length = 0;
     const lease = { owner: 'me', until: 10_000 };
-    const r = await ledger.reserve(
-      { id: 'a1', network: 'n', asset: 'x', payer: 'p', nonce: '0x1', payTo: 't', amount: '1', resource: 'r', requestFingerprint: 'f', paymentKey: null, validBefore: 2e9, payload: '{}', requirements: '{}' },
+    const r = await ledger.reserve({
+      attempt: { id: 'a1', network: 'n', asset: 'x', payer: 'p', nonce: '0x1', payTo: 't', amount: '1', resource: 'r', requestFingerprint: 'f', paymentKey: null, validBefore: 2e9, payload: '{}', requirements: '{}' },
       lease,
-      1,
-    );
+      now: 1,
+    });
     assert.equal(r.created, true);
-    const settling = await ledger.advance('a1', 'me', [
-      { to: 'verified', patch: {} },
-      { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } },
-      { to: 'settling', patch: {} },
-    ], 2);
+    const settling = await ledger.advance({
+      id: 'a1',
+      owner: 'me',
+      steps: [
+        { to: 'verified', patch: {} },
+        { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } },
+        { to: 'settling', patch: {} },
+      ],
+      now: 2,
+    });
     assert.equal(settling, true);
     assert.deepEqual(
       commits.map((c) => c.durable),

@@ -89,12 +89,12 @@ describe('ledger queries by state (sqlite)', () => {
       const now = 1_700_000_000_000;
       for (let i = 0; i < 40; i++) {
         const a = attempt({ payer: `0xpayer${i % 3}` });
-        await ledger.reserve(a, { owner: 'o', until: now + 60_000 }, now + i);
+        await ledger.reserve({ attempt: a, lease: { owner: 'o', until: now + 60_000 }, now: now + i });
         const to = (['settled', 'settling', 'failed', 'unknown', 'executed'] as const)[i % 5];
-        await ledger.advance(a.id, 'o', [{ to, patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }], now + i);
+        await ledger.advance({ id: a.id, owner: 'o', steps: [{ to, patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }], now: now + i });
       }
       seen.length = 0;
-      await ledger.listUnresolved(10, now);
+      await ledger.listUnresolved({ now, limit: 10 });
       await ledger.summary();
       await ledger.settlementWatermark();
       await ledger.paidDeliveriesByPayer();

@@ -70,7 +70,7 @@ for (const [name, open, skip] of databases) {
         assert.ok(applied.every((m) => m >= '0012_'), applied.join(', '));
         const ledger = new SqlLedger(db);
         for (const [id, state, r] of OLD_ROWS) {
-          const a = await ledger.get(id);
+          const a = await ledger.get({ id });
           assert.equal(a?.state, state, id);
           assert.deepEqual(a?.response, r ? { status: r[0], contentType: r[1] ?? 'application/json', body: r[2] } : null, id);
         }
@@ -78,7 +78,7 @@ for (const [name, open, skip] of databases) {
         assert.equal(summary.paidDeliveries, 3);
         assert.equal(summary.settledAtomic, '3000');
         assert.deepEqual(await ledger.paidDeliveriesByPayer(), [{ payer: '0xpayer', atomic: '3000', deliveries: 3, lastSettledAt: 2 }]);
-        assert.deepEqual((await ledger.listUnresolved(10, 100)).map((a) => [a.id, a.response?.body]).sort(), [['settling', '{"n":2}'], ['unknown', '{"n":3}']]);
+        assert.deepEqual((await ledger.listUnresolved({ now: 10, limit: 100 })).map((a) => [a.id, a.response?.body]).sort(), [['settling', '{"n":2}'], ['unknown', '{"n":3}']]);
         // The attempt row no longer carries the result.
         const cols = name === 'sqlite'
           ? (await db.all<{ name: string }>("SELECT name FROM pragma_table_info('payment_attempts')")).map((c) => c.name)

@@ -26,12 +26,12 @@ test('a lock held by another connection: the ledger waits for it off the event l
   const other = new Database(join(dataDir, 'ledger.sqlite'));
   try {
     const a = attempt();
-    await ledger.reserve(a, lease, 1);
+    await ledger.reserve({ attempt: a, lease, now: 1 });
     other.exec('BEGIN IMMEDIATE');
-    const settling = ledger.advance(a.id, 'me', [{ to: 'executed', patch: { response: response('{"r":1}') } }, { to: 'settling', patch: {} }], 2);
-    const settled = ledger.advance(a.id, 'me', [{ to: 'settled', patch: { txHash: '0x1', settleResponse: '{}' } }], 3, { durable: false });
+    const settling = ledger.advance({ id: a.id, owner: 'me', steps: [{ to: 'executed', patch: { response: response('{"r":1}') } }, { to: 'settling', patch: {} }], now: 2 });
+    const settled = ledger.advance({ id: a.id, owner: 'me', steps: [{ to: 'settled', patch: { txHash: '0x1', settleResponse: '{}' } }], now: 3, durable: false });
     const b = attempt();
-    const claim = ledger.reserve(b, lease, 3);
+    const claim = ledger.reserve({ attempt: b, lease, now: 3 });
     // The event loop is free while the thread waits: a timer fires, and nothing was written yet.
     await new Promise((r) => setTimeout(r, 200));
     assert.equal((other.prepare('SELECT state FROM payment_attempts WHERE id = ?').get(a.id) as { state: string }).state, 'reserved');
@@ -39,10 +39,10 @@ test('a lock held by another connection: the ledger waits for it off the event l
     assert.equal(await settling, true);
     assert.equal(await settled, true, 'settled after settling: the order they were made in');
     assert.equal((await claim).created, true);
-    const got = await ledger.get(a.id);
+    const got = await ledger.get({ id: a.id });
     assert.equal(got?.state, 'settled');
     assert.equal(got?.response?.body, '{"r":1}');
-    assert.equal((await ledger.get(b.id))?.state, 'reserved');
+    assert.equal((await ledger.get({ id: b.id }))?.state, 'reserved');
   } finally {
     if (other.inTransaction) other.exec('ROLLBACK');
     other.close();
@@ -56,16 +56,16 @@ test('a lock held past the bound: the write fails closed (LedgerUnavailableError
   const other = new Database(join(dataDir, 'ledger.sqlite'));
   try {
     const a = attempt();
-    await ledger.reserve(a, lease, 1);
+    await ledger.reserve({ attempt: a, lease, now: 1 });
     other.exec('BEGIN IMMEDIATE');
     const steps = [{ to: 'executed' as const, patch: { response: response('{}') } }, { to: 'settling' as const, patch: {} }];
-    await assert.rejects(ledger.advance(a.id, 'me', steps, 2), { name: 'LedgerUnavailableError' });
+    await assert.rejects(ledger.advance({ id: a.id, owner: 'me', steps, now: 2 }), { name: 'LedgerUnavailableError' });
     await assert.rejects(ledger.ping(), { name: 'LedgerUnavailableError' }, 'readiness follows the failed write');
     other.exec('COMMIT');
-    const got = await ledger.get(a.id);
+    const got = await ledger.get({ id: a.id });
     assert.equal(got?.state, 'reserved', 'nothing was written');
     assert.equal(got?.response, null);
-    assert.equal(await ledger.advance(a.id, 'me', steps, 3), true);
+    assert.equal(await ledger.advance({ id: a.id, owner: 'me', steps, now: 3 }), true);
     await ledger.ping();
   } finally {
     if (other.inTransaction) other.exec('ROLLBACK');
@@ -80,14 +80,14 @@ test('a 7 MiB result is stored once, outside the attempt row, and read back byte
   const a = attempt();
   {
     const { ledger, close } = await openDatabase({ dataDir });
-    await ledger.reserve(a, lease, 1);
-    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: response(body) } }, { to: 'settling', patch: {} }], 2), true);
-    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'settled', patch: { txHash: '0x7', settleResponse: '{"success":true}' } }], 3, { durable: false }), true);
+    await ledger.reserve({ attempt: a, lease, now: 1 });
+    assert.equal(await ledger.advance({ id: a.id, owner: 'me', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: response(body) } }, { to: 'settling', patch: {} }], now: 2 }), true);
+    assert.equal(await ledger.advance({ id: a.id, owner: 'me', steps: [{ to: 'settled', patch: { txHash: '0x7', settleResponse: '{"success":true}' } }], now: 3, durable: false }), true);
     await close();
   }
   const { ledger, db, close } = await openDatabase({ dataDir });
   try {
-    const got = await ledger.get(a.id);
+    const got = await ledger.get({ id: a.id });
     assert.equal(got?.state, 'settled');
     assert.equal(got?.response?.body.length, body.length);
     assert.equal(sha(got!.response!.body), sha(body));
@@ -123,10 +123,10 @@ test("every ledger call is answered on the ledger's thread, reads and the claim 
   try {
     onEventLoop.length = 0;
     const a = attempt({ paymentKey: `key-${Math.random()}` });
-    assert.equal((await ledger.reserve(a, lease, 1)).created, true);
-    assert.equal((await ledger.get(a.id))?.state, 'reserved');
-    assert.equal(await ledger.advance(a.id, 'me', [{ to: 'verified', patch: {} }], 2, { durable: false }), true);
-    assert.equal((await ledger.getByPaymentKey(a.paymentKey!))?.id, a.id);
+    assert.equal((await ledger.reserve({ attempt: a, lease, now: 1 })).created, true);
+    assert.equal((await ledger.get({ id: a.id }))?.state, 'reserved');
+    assert.equal(await ledger.advance({ id: a.id, owner: 'me', steps: [{ to: 'verified', patch: {} }], now: 2, durable: false }), true);
+    assert.equal((await ledger.getByPaymentKey({ key: a.paymentKey! }))?.id, a.id);
     await ledger.summary();
     const d = await ledger.dashboard({ from: 0, to: 10, bucketMs: 1, excludePayers: [], latencyBoundsMs: [], recentLimit: 5, unresolvedLimit: 5, buyersLimit: 5, now: 2 });
     assert.deepEqual(d.unresolved.map((u) => u.id), [a.id]);
@@ -157,11 +157,11 @@ test('reads leave nothing to checkpoint: a ledger only read from sends its threa
     for (let i = 0; i < 5; i++) {
       await ledger.settlementWatermark();
       await ledger.summary();
-      await ledger.get('none');
+      await ledger.get({ id: 'none' });
     }
     await pause();
     assert.deepEqual(checkpoints, [], 'reads alone: no checkpoint');
-    await ledger.reserve(attempt(), lease, 1);
+    await ledger.reserve({ attempt: attempt(), lease, now: 1 });
     await pause();
     assert.equal(checkpoints.length, 1, 'a write: one checkpoint once writes pause');
   } finally {

@@ -41,9 +41,9 @@ test('revenue reads: none reach the ledger thread while nothing is committed; a 
 
     // A settled, delivered payment recorded on the ledger's thread.
     const a = attempt({ amount: '2500' });
-    await ledger.reserve(a, lease, 1);
-    await ledger.advance(a.id, 'me', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }, { to: 'settling', patch: {} }], 2);
-    await ledger.advance(a.id, 'me', [{ to: 'settled', patch: { txHash: '0x1', settleResponse: '{}' } }], 3, { durable: false });
+    await ledger.reserve({ attempt: a, lease, now: 1 });
+    await ledger.advance({ id: a.id, owner: 'me', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }, { to: 'settling', patch: {} }], now: 2 });
+    await ledger.advance({ id: a.id, owner: 'me', steps: [{ to: 'settled', patch: { txHash: '0x1', settleResponse: '{}' } }], now: 3, durable: false });
     assert.equal(await read(), 2500n, 'the settlement is seen by the next request');
     const afterSettle = watermarkReads();
     for (let i = 0; i < 5; i++) assert.equal(await read(), 2500n);

@@ -28,7 +28,7 @@ import { loadConfig } from '../src/config.js';
 import { OPERATOR_CSP } from '../src/operator/page.js';
 import type { DashboardReport } from '../src/operator/report.js';
 import { PUBLIC_TEST_WALLETS } from '../src/payments/own-wallets.js';
-import { ScriptedChain } from '../src/payments/scripted-rail.js';
+import { ScriptedChain } from './support/scripted-rail.js';
 import { startService } from '../src/service.js';
 import { BLACK_ON_WHITE, CONTRAST, decodePaymentResponseHeader, payingFetch, startRig, tempDir, transferLogs, type Rig } from './support/harness.js';
 import { screenshotDir } from './support/screenshots.js';
@@ -74,8 +74,8 @@ before(async () => {
   unknownId = `unknown-${randomBytes(4).toString('hex')}`;
   const ledger = rig.service.ledger;
   const now = Date.now();
-  await ledger.reserve(
-    {
+  await ledger.reserve({
+    attempt: {
       id: unknownId,
       network: rig.service.payment.network,
       asset: rig.service.payment.asset.address,
@@ -90,11 +90,11 @@ before(async () => {
       payload: '{}',
       requirements: '{}',
     },
-    { owner: 'test', until: now + 1000 },
+    lease: { owner: 'test', until: now + 1000 },
     now,
-  );
-  await ledger.advance(unknownId, 'test', [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }, { to: 'settling', patch: {} }, { to: 'unknown', patch: { failureCode: 'settlement_failed', facilitator: rig.service.payment.facilitatorUrls[0] } }], now);
-  await ledger.release(unknownId, 'test');
+  });
+  await ledger.advance({ id: unknownId, owner: 'test', steps: [{ to: 'verified', patch: {} }, { to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{}' } } }, { to: 'settling', patch: {} }, { to: 'unknown', patch: { failureCode: 'settlement_failed', facilitator: rig.service.payment.facilitatorUrls[0] } }], now });
+  await ledger.release({ id: unknownId, owner: 'test' });
 });
 after(async () => {
   await rig?.close();
@@ -149,7 +149,7 @@ describe("the dashboard's figures after real devnet payments", () => {
     assert.deepEqual(new Set(r.lastDeliveries.map((d) => d.txHash)), new Set(paid.map((p) => p.tx)));
     const onChain = new Set((await transferLogs(rig.devnet, { to: rig.service.payment.payTo as `0x${string}` })).map((t) => t.txHash));
     for (const d of r.lastDeliveries) {
-      const a = (await rig.service.ledger.get(d.id))!;
+      const a = (await rig.service.ledger.get({ id: d.id }))!;
       assert.equal(a.state, 'settled');
       assert.equal(a.txHash, d.txHash);
       assert.equal(a.amount, d.amount.atomic);

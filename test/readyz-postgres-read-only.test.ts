@@ -40,7 +40,7 @@ test('PostgreSQL turned read-only: the ledger ping (readiness) fails, and passes
     assert.ok(refusal instanceof LedgerUnavailableError, String(refusal));
     assert.match(refusal.message, /read-only transaction/);
     assert.deepEqual(await database.db.all('SELECT 1 AS ok'), [{ ok: 1 }], 'reads still answer: a read probe would say ready');
-    await assert.rejects(database.ledger.reserve(attempt(), { owner: 'o', until: 0 }, Date.now()), LedgerUnavailableError);
+    await assert.rejects(database.ledger.reserve({ attempt: attempt(), lease: { owner: 'o', until: 0 }, now: Date.now() }), LedgerUnavailableError);
 
     await setReadOnly(false);
     let recovered = false;

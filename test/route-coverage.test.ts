@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import type { FacilitatorClient } from '@x402/core/server';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { loadConfig } from '../src/config.js';
-import { ScriptedChain } from '../src/payments/scripted-rail.js';
+import { ScriptedChain } from './support/scripted-rail.js';
 import { startService, type RunningService } from '../src/service.js';
 import { tempDir } from './support/harness.js';
 

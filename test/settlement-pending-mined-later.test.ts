@@ -80,7 +80,7 @@ describe('settlement pending at the facilitator, mined later', () => {
     const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
     const { sha256Hex } = await import('../src/foundation/canonical-json.js');
     const id = sha256Hex([rig.devnet.network, rig.devnet.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join('|'));
-    const attempt = await rig.service.ledger.get(id);
+    const attempt = await rig.service.ledger.get({ id });
     assert.equal(attempt?.state, 'settled');
     assert.match(attempt!.txHash ?? '', /^0x[0-9a-f]{64}$/, 'a receipt recovered from the chain carries its transaction');
     assert.match(JSON.parse(attempt!.settleResponse!).transaction, /^0x[0-9a-f]{64}$/);

@@ -20,9 +20,9 @@ import { errorBody, type ErrorBody } from '../errors.js';
 import { callFreeTool, freeToolsOf, type ToolCaller } from '../http/free-routes.js';
 import { clientKeyOf } from '../http/forwarded.js';
 import type { FreeTool, ModuleContext } from '../module.js';
-import type { PaymentPayload } from '../payments/rail.js';
+import type { PaymentWire } from '../payments/paid-flow.js';
 import { boundedTask, TASK_CLIENT } from './task-store.js';
-import { paidStep, X402_ERROR, X402_PAYLOAD, X402_SIGN_IN, X402_SIGNED_OFFER, X402_STATUS, type PaidStep } from './x402-extension.js';
+import { paidStep, X402_PAYLOAD, X402_SIGN_IN, X402_SIGNED_OFFER, X402_STATUS } from './x402-extension.js';
 
 /** What the HTTP side hands each call through `ServerCallContext.state`: the app (for free skills) and the caller's origin. */
 export const CALL_SCOPE = 'agent-pay-service/a2a-call-scope';
@@ -48,6 +48,14 @@ export function skillTable(ctx: ModuleContext): SkillTable {
     free: new Map(freeToolsOf(ctx).map((t) => [t.name, t])),
   };
 }
+
+/** Where A2A carries payments (the message's metadata), in the words of its refusals; it does not speak MPP. */
+const A2A_WIRE: PaymentWire = {
+  x402Unreadable: { message: `metadata["${X402_PAYLOAD}"] must be an x402 v2 PaymentPayload object.`, details: [] },
+  // A malformed payment is refused like a malformed PAYMENT-SIGNATURE header; the requirement is offered again.
+  requirementWithRefusal: true,
+  offerPath: `/metadata/${X402_SIGNED_OFFER}`,
+};
 
 /** A skill and its arguments, as one message states them. */
 export interface SkillCall {
@@ -143,47 +151,39 @@ export class ServiceAgentExecutor implements AgentExecutor {
     if (!jsonWithin(call.args ?? {}, skill.reader.limit)) {
       return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('payload_too_large', `The arguments of ${skill.cap.id} exceed ${skill.reader.limit} bytes of JSON (its HTTP body limit).`, [{ path: '/parts', rule: 'maxBytes' }]));
     }
-    // Validate first: an invalid input never gets a payment requirement, let alone a payment step.
-    const parsed = skill.reader.fromValue(structuredClone(call.args ?? {}));
-    if (!parsed.ok) return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, parsed.body as ErrorBody);
-    if (rc.context.requestedExtensions?.includes(A2A_X402_EXTENSION_URI)) rc.context.addActivatedExtension(A2A_X402_EXTENSION_URI);
-
     const meta = rc.userMessage.metadata ?? {};
+    // The extension is active on every answer about payment (not on one that refuses the input itself).
+    const activate = () => {
+      if (rc.context.requestedExtensions?.includes(A2A_X402_EXTENSION_URI)) rc.context.addActivatedExtension(A2A_X402_EXTENSION_URI);
+    };
     if (meta[X402_STATUS] === 'payment-rejected') {
+      // Validate first: an invalid input never gets a payment requirement, let alone a payment step.
+      const parsed = skill.reader.fromValue(structuredClone(call.args ?? {}));
+      if (!parsed.ok) return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, parsed.body as ErrorBody);
+      activate();
       return this.publishTask(rc, bus, TaskState.TASK_STATE_CANCELED, [textPart('The buyer declined the payment requirement; nothing was charged.')], { [X402_STATUS]: 'payment-rejected' }, []);
     }
-    const raw = meta[X402_PAYLOAD];
     // A router quote's signed offer for this skill and these arguments (as sent), on each message that asks or pays (as HTTP's header).
     const signedOffer = meta[X402_SIGNED_OFFER];
-    const offer = signedOffer === undefined ? undefined : { signed: signedOffer, body: call.args ?? {} };
-    const flow = this.ctx.flow;
-    let step: PaidStep;
-    if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
-      // A malformed payment is refused like a malformed PAYMENT-SIGNATURE header; the requirement is offered again.
-      const unpaid = (await flow.pay(skill.cap, { input: parsed.input, origin: scope.base, offer })).outcome;
-      if (unpaid.kind === 'offer-refused') return this.offerRefused(rc, bus, unpaid.message);
-      const again = paidStep(unpaid);
-      step = { state: 'input-required', text: `metadata["${X402_PAYLOAD}"] must be an x402 v2 PaymentPayload object.`, metadata: { ...again.metadata, [X402_STATUS]: 'payment-failed', [X402_ERROR]: 'invalid_payment_header' } };
-    } else {
-      const signIn = meta[X402_SIGN_IN];
-      const payment = raw as PaymentPayload | undefined;
+    const paid = await this.ctx.flow.answer(skill.cap, {
+      wire: A2A_WIRE,
+      origin: scope.base,
+      input: { value: call.args ?? {} },
+      x402: meta[X402_PAYLOAD],
+      signIn: meta[X402_SIGN_IN],
       // Wrong payment-identifiers are limited per client, counted as on HTTP and MCP.
-      const client = payment ? clientKeyOf(scope.env, scope.forwardedFor, this.ctx.config.operations.trustProxy) : undefined;
-      const { outcome } = await flow.pay(skill.cap, { input: parsed.input, origin: scope.base, payment, signIn: typeof signIn === 'string' ? signIn : undefined, client, offer });
-      if (outcome.kind === 'offer-refused') return this.offerRefused(rc, bus, outcome.message);
-      step = paidStep(outcome);
-    }
+      client: () => clientKeyOf(scope.env, scope.forwardedFor, this.ctx.config.operations.trustProxy),
+      offer: signedOffer === undefined ? undefined : { signed: signedOffer, body: call.args ?? {} },
+    });
+    if (paid.kind !== 'invalid' || paid.about === 'payment') activate();
+    if (paid.kind === 'invalid' && !paid.requirement) return this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, paid.body);
+    const step = paidStep(paid);
     if (step.state === 'completed') {
       const artifact: Artifact = { artifactId: `${rc.taskId}-result`, name: 'result', description: skill.cap.title, parts: [dataPart(JSON.parse(step.resultJson))], metadata: undefined, extensions: [] };
       return this.publishTask(rc, bus, TaskState.TASK_STATE_COMPLETED, [textPart(step.text)], step.metadata, [artifact]);
     }
     const state = step.state === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_INPUT_REQUIRED;
     return this.publishTask(rc, bus, state, [textPart(step.text)], step.metadata, []);
-  }
-
-  /** A signed offer that cannot be honoured: refused before any payment step, as HTTP answers 400. */
-  private offerRefused(rc: RequestContext, bus: ExecutionEventBus, message: string): void {
-    this.finish(rc, bus, TaskState.TASK_STATE_REJECTED, errorBody('invalid_request', message, [{ path: `/metadata/${X402_SIGNED_OFFER}`, rule: 'signed-offer' }]));
   }
 
   /** A refusal or fault: the task ends with our error body as its data part and the code in the metadata. */

@@ -41,7 +41,7 @@ import { ownOrigin } from '../http/own-origin.js';
  * by a scan before the body is parsed or the SDK (and so the task store) sees
  * it; the app's streaming limit enforces the same bytes (FreeRoute.maxBodyBytes).
  */
-export function a2aBodyBudget(catalog: readonly Capability[]): BodyBudget {
+function a2aBodyBudget(catalog: readonly Capability[]): BodyBudget {
   return messageBudget(catalog, DEFAULT_MAX_STEPS);
 }
 
@@ -49,7 +49,7 @@ export function a2aBodyBudget(catalog: readonly Capability[]): BodyBudget {
  * The service's task store: the default budgets, the service's clock, and as the payment window of a waiting
  * task whose requirement names none the one the service's requirements state (X402_MAX_TIMEOUT_SECONDS).
  */
-export function taskStoreOf(ctx: Pick<ModuleContext, 'now' | 'payment'>): BoundedTaskStore {
+function taskStoreOf(ctx: Pick<ModuleContext, 'now' | 'payment'>): BoundedTaskStore {
   const windowMs = ctx.payment.maxTimeoutSeconds * 1000;
   return new BoundedTaskStore({ ...DEFAULT_TASK_STORE_LIMITS, defaultWindowMs: windowMs, ttlMs: Math.max(DEFAULT_TASK_STORE_LIMITS.ttlMs, windowMs) }, ctx.now);
 }

@@ -301,7 +301,7 @@ function clientOf(context: ServerCallContext): string {
 
 const FINAL_STATES: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
-export function isFinal(task: Task): boolean {
+function isFinal(task: Task): boolean {
   return task.status !== undefined && FINAL_STATES.has(task.status.state);
 }
 

@@ -7,6 +7,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 import type { GateOutcome } from '../payments/gate.js';
+import type { PaidAnswer } from '../payments/paid-flow.js';
 
 /** Metadata keys of the spec (§7), on `task.status.message.metadata` and the client's `message.metadata`. */
 export const X402_STATUS = 'x402.payment.status';
@@ -40,8 +41,14 @@ export const A2A_HOW_TO_PAY = `To pay over A2A (the a2a-x402 extension): sign on
 
 const FINAL_CODES: ReadonlySet<ErrorCode> = new Set(['handler_failed', 'handler_over_budget']);
 
-export function paidStep(outcome: GateOutcome): PaidStep {
+/** Where the flow's answer leaves the task (an answer refusing the input itself never reaches a task: it is rejected). */
+export function paidStep(outcome: PaidAnswer | GateOutcome): PaidStep {
   switch (outcome.kind) {
+    case 'invalid': {
+      // A payment that could not be read: say why, and offer the requirement again.
+      const again = outcome.requirement && paidStep(outcome.requirement);
+      return { state: 'input-required', text: outcome.body.error.message, metadata: { ...again?.metadata, [X402_STATUS]: 'payment-failed', [X402_ERROR]: outcome.body.error.code } };
+    }
     case 'challenge': {
       const required = outcome.paymentRequired;
       if (outcome.code === 'payment_required') {

@@ -3,9 +3,9 @@
 import ajv2020 from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 
-export const Ajv2020 = ajv2020.default;
-export type Ajv2020 = InstanceType<typeof ajv2020.default>;
-export const addFormats = formats.default;
+const Ajv2020 = ajv2020.default;
+type Ajv2020 = InstanceType<typeof ajv2020.default>;
+const addFormats = formats.default;
 
 /** A draft 2020-12 validator factory with formats, as every schema here is written. */
 export function newAjv(opts: { useDefaults?: boolean } = {}): Ajv2020 {

@@ -22,7 +22,7 @@ export const DEFAULT_ENTRY_BODY_BYTES = 64 * 1024;
  * objective and buyer_metadata. Generous: the largest envelope we build or
  * read holds a few dozen values and a few KiB.
  */
-export const ENVELOPE_BYTES = 64 * 1024;
+const ENVELOPE_BYTES = 64 * 1024;
 export const ENVELOPE_VALUES = 4096;
 
 /**

@@ -6,10 +6,6 @@ import type { Capability } from './capability.js';
 
 export type { Capability, InputProblem, JsonSchema } from './capability.js';
 
-export function findCapability(catalog: readonly Capability[], method: string, path: string): Capability | undefined {
-  return catalog.find((c) => c.method === method && c.path === path);
-}
-
 /** Catalog invariants, checked at start-up so a bad entry never serves traffic. */
 export function assertCatalog(catalog: readonly Capability[]): void {
   const ids = new Set<string>();

@@ -231,12 +231,6 @@ export function parseJsonBody(body: Uint8Array | string, limits: JsonLimits = {}
   return !scanFirst && valueNestingExceeds(value) ? tooDeep() : { ok: true, value };
 }
 
-/** readBodyBytes, then parseJsonBody. */
-export async function readJsonBody(req: { arrayBuffer(): Promise<ArrayBuffer> }, limit: number, limits: JsonLimits = {}): Promise<BodyResult<unknown>> {
-  const bytes = await readBodyBytes(req, limit);
-  return bytes.ok ? parseJsonBody(bytes.value, limits) : bytes;
-}
-
 /** Charsets a raw text body may declare: all read as strict UTF-8 (US-ASCII is a subset). */
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
 

@@ -23,7 +23,7 @@ function oneSpace(s: string): string {
 // ─── folding and terms (every language) ─────────────────────────────────────
 
 /** The languages whose wording the router reads (each capability's routing.ts lists its terms per language). */
-export const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de', 'it', 'nl', 'zh', 'ja', 'ko'] as const;
+const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de', 'it', 'nl', 'zh', 'ja', 'ko'] as const;
 export type Language = (typeof LANGUAGES)[number];
 /** Phrases per language. A trailing `*` lets the last word continue ("kontrast*" matches "Kontrastverhältnis"). */
 export type Terms = Partial<Record<Language, readonly string[]>>;
@@ -438,15 +438,6 @@ function findUris(text: string): TextUri[] {
 /** An http(s) URL that points at an IPFS/IPNS gateway or Arweave: a token URI in URL form, not a page. */
 export function isGatewayUrl(url: string): boolean {
   return /^https?:\/\/[^/]*(?:\.ipfs\.|\.ipns\.)|^https?:\/\/[^/]+\/(?:ipfs|ipns)\/|^https?:\/\/(?:[^/]+\.)?arweave\.net\//i.test(url);
-}
-
-/** The path of a URL, or of a bare "/x402/v1/…" route written in the text. */
-export function pathOf(url: string): string | undefined {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return undefined;
-  }
 }
 
 // ─── dates ──────────────────────────────────────────────────────────────────

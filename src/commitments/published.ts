@@ -7,7 +7,7 @@
  */
 import { OFFER_RECEIPT } from './formats.js';
 
-export const OFFER_RECEIPT_SPEC = 'https://github.com/coinbase/x402/blob/main/specs/extensions/extension-offer-and-receipt.md';
+const OFFER_RECEIPT_SPEC = 'https://github.com/coinbase/x402/blob/main/specs/extensions/extension-offer-and-receipt.md';
 
 export type SigningInfo =
   | {

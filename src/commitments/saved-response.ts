@@ -10,7 +10,7 @@
  *
  * Header names are lower-case.
  */
-export const SAVED_RESPONSE_FORMAT = 'x402-saved-response/1';
+const SAVED_RESPONSE_FORMAT = 'x402-saved-response/1';
 
 export interface SavedResponse {
   format: typeof SAVED_RESPONSE_FORMAT;

@@ -51,12 +51,6 @@ export interface CommitmentSigner {
   step(s: StepPayload): Promise<Signed<StepPayload>>;
 }
 
-const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
-
-export function isPrivateKey(value: string): value is Hex {
-  return PRIVATE_KEY.test(value);
-}
-
 /** Repeated identical requests (redelivery, the same quote) reuse a signature instead of signing the same facts again (decision 0014). */
 class Memo<V> {
   private readonly map = new Map<string, Promise<V>>();

@@ -13,7 +13,7 @@ import { errorBody } from '../errors.js';
 import type { FreeRoute } from '../module.js';
 import { pageCsp, pageHeaders } from '../http/security-headers.js';
 
-export const DOCS_PATH = '/docs';
+const DOCS_PATH = '/docs';
 
 /** Our own start-up script: our document, no calls to the public validator badge (validatorUrl: null). */
 const INITIALIZER = `window.addEventListener('load', function () {

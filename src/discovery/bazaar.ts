@@ -17,7 +17,7 @@ import type { PaidOffer } from '../payments/paid-flow.js';
 const DROP = new Set(['description', 'examples', 'title', '$comment', 'default']);
 
 /** A schema with annotations removed: validation keywords only. */
-export function compactSchema(schema: unknown): unknown {
+function compactSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(compactSchema);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
@@ -120,7 +120,7 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
  * Candidates from richest to leanest; the HTTP adapter sends the first whose
  * encoded PAYMENT-REQUIRED header fits its budget, MCP the richest. The full schemas are always in /openapi.json.
  */
-export function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
+function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
   return (['full', 'compact', 'outline', 'example-outline', 'example-object', 'example-only', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
 }
 
@@ -129,7 +129,7 @@ export function bazaarCandidates(cap: Capability): Array<Record<string, unknown>
  * resource.description carries (a label; the header's room goes to the
  * Bazaar example, and to a second chain's entry in accepts).
  */
-export const SHORT_DESCRIPTION_CHARS = 100;
+const SHORT_DESCRIPTION_CHARS = 100;
 export function shortDescription(cap: Capability): string {
   const first = cap.description.split(/(?<=\.)\s/)[0] ?? cap.description;
   return first.length <= SHORT_DESCRIPTION_CHARS ? first : first.slice(0, SHORT_DESCRIPTION_CHARS - 3).replace(/\s+\S*$/, '') + '…';

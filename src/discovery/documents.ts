@@ -145,7 +145,7 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
   const freeNames = freeTools.map((t) => t.title);
   return {
     name: 'Agent pay-per-call utilities',
-    description: `Paid per call with x402 v2${ctx.gate.mpp ? ' or MPP (Payment HTTP authentication, evm charge)' : ''} in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
+    description: `Paid per call with x402 v2${ctx.flow.takesMpp ? ' or MPP (Payment HTTP authentication, evm charge)' : ''} in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
     // The first interface is the preferred one: A2A's own JSON-RPC binding (v1.0, and v0.3 at the same URL), then MCP.
     supportedInterfaces: [
       ...(served.has(A2A_PATH)
@@ -194,7 +194,7 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
  * with it, or that it is off (no MPP_SECRET_KEY).
  */
 export function mppInfo(ctx: ModuleContext) {
-  if (!ctx.gate.mpp) return { enabled: false as const, note: 'MPP is not offered: the operator set no MPP_SECRET_KEY. Pay with x402.' };
+  if (!ctx.flow.takesMpp) return { enabled: false as const, note: 'MPP is not offered: the operator set no MPP_SECRET_KEY. Pay with x402.' };
   const a = ctx.payment.asset;
   return {
     enabled: true as const,
@@ -253,7 +253,7 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
         ]
       : []),
     '## MPP',
-    ...(ctx.gate.mpp
+    ...(ctx.flow.takesMpp
       ? [
           `The same 402 also carries a WWW-Authenticate: Payment challenge (MPP, draft-httpauth-payment; method evm, intent charge, chainId ${ctx.payment.network.split(':')[1]}, currency ${a.address}, EIP-712 domain name "${a.name}" version "${a.version}"). Answer it with Authorization: Payment <credential> (mppx's evm charge client does this); the 200 carries Payment-Receipt. One authorization buys one delivery whichever protocol carries it. Send one protocol per request, not both.`,
         ]

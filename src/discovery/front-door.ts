@@ -74,7 +74,7 @@ function shellQuote(s: string): string {
 }
 
 /** The copy-paste command that shows a 402: the cheapest fixed-price resource with its own example. */
-export function curlFor402(ctx: ModuleContext, base: string): string | null {
+function curlFor402(ctx: ModuleContext, base: string): string | null {
   const o = offersOf(ctx)
     .filter((x) => x.example !== undefined && !x.priceUsd.includes('–'))
     .sort((a, b) => Number(BigInt(a.priceAtomic) - BigInt(b.priceAtomic)))[0];
@@ -154,7 +154,7 @@ export function frontDoorPage(ctx: ModuleContext, openapi: Record<string, unknow
   const links = linksOf(ctx, openapi);
   const served = new Set(operations(openapi).map((o) => o.path));
   const free = FREE.filter((f) => served.has(f.path));
-  const mpp = ctx.gate.mpp !== undefined;
+  const mpp = ctx.flow.takesMpp;
   const solana = ctx.payment.solana !== undefined;
   const page = html`<!doctype html>
 <html lang="en">

@@ -9,7 +9,7 @@ import type { FreeRoute, ModuleContext, OpenApiPaths, ServiceModule } from '../m
 import { apiReferenceRoutes } from './api-reference.js';
 import { agentCard, llmsTxt, mppInfo, servicesListing, wellKnownX402 } from './documents.js';
 import { FRONT_DOOR_CSP, FRONT_DOOR_OPERATION, frontDoorIndex, frontDoorPage, wantsHtml } from './front-door.js';
-import { buildOpenApi, errorResponse } from './openapi.js';
+import { buildOpenApi } from './openapi.js';
 import { signingInfo } from '../commitments/published.js';
 import { ownOrigin } from '../http/own-origin.js';
 import { pageHeaders } from '../http/security-headers.js';
@@ -140,5 +140,3 @@ export const discoveryModule: ServiceModule = {
   ],
   freeRoutes: discoveryRoutes,
 };
-
-export { errorResponse };

@@ -11,7 +11,7 @@ import { atomicToDecimal } from '../catalog/price.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
 import type { ModuleContext, OpenApiPaths } from '../module.js';
 import { shortDescription } from './bazaar.js';
-import { operationsRoutes } from '../http/operations-routes.js';
+import { OPERATIONS_DESCRIBED } from '../http/operations-routes.js';
 import { railNetworks } from '../payments/rails.js';
 import { RESEND_NEEDS_PROOF } from '../payments/how-to-pay.js';
 
@@ -26,7 +26,7 @@ function codesFor(status: number): string[] {
     .map(([c]) => c);
 }
 
-export function errorResponse(status: number, what: string) {
+function errorResponse(status: number, what: string) {
   return {
     description: `${what}. Stable codes: ${codesFor(status).join(', ') || 'see ErrorCode'}.`,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -65,7 +65,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
   const solana = ctx.payment.solana;
   const svm = solana ? [{ x402: { version: 2, scheme: 'exact', network: solana.network, asset: solana.asset.address, payTo: solana.payTo, decimals: solana.asset.decimals } }] : [];
   // MPP (draft-httpauth-payment, method evm, intent charge) beside x402 when MPP_SECRET_KEY is set.
-  const mpp = ctx.gate.mpp ? [{ mpp: { method: 'evm', intent: 'charge', chainId: Number(network.split(':')[1]), currency: asset.address, recipient: payTo, decimals: asset.decimals } }] : [];
+  const mpp = ctx.flow.takesMpp ? [{ mpp: { method: 'evm', intent: 'charge', chainId: Number(network.split(':')[1]), currency: asset.address, recipient: payTo, decimals: asset.decimals } }] : [];
   const paymentInfo = range
     ? {
         price: { mode: 'dynamic', currency: 'USD', min: usd(range.minAtomic), max: usd(range.maxAtomic) },
@@ -180,7 +180,7 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
   for (const cap of ctx.catalog) {
     paths[cap.path] = { ...(paths[cap.path] ?? {}), [cap.method.toLowerCase()]: paidOperation(cap, ctx, capabilitySchemas) };
   }
-  for (const r of operationsRoutes(ctx)) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
+  for (const r of OPERATIONS_DESCRIBED) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
   for (const r of ctx.allFreeRoutes()) paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: r.operation };
   return {
     openapi: '3.1.0',

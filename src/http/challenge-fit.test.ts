@@ -15,10 +15,12 @@ test('the richest candidate that fits the budget, with the gate\'s own extension
   const candidates = [{ bazaar: 'x'.repeat(4000) }, { bazaar: 'small' }];
   const fit = challengeFitter(candidates);
   const pr = challenge({ 'payment-identifier': { required: false }, ...candidates[0] });
-  const small = fit(pr, 2040);
+  // The gate's room for the encodings of a cached (plain) challenge.
+  const encoded = new Map<string, unknown>();
+  const small = fit(pr, 2040, encoded);
   assert.deepEqual(small.paymentRequired.extensions, { 'payment-identifier': { required: false }, bazaar: 'small' });
   assert.ok(small.header.length <= 2040);
-  assert.equal(fit(pr, 2040), small, 'encoded once per challenge and budget');
+  assert.equal(fit(pr, 2040, encoded), small, 'encoded once per challenge and budget');
   const roomy = fit(pr, 100_000);
   assert.equal(roomy.paymentRequired, pr, 'within budget the gate\'s challenge is advertised as it is');
   // Nothing of the entry's fits: none of its extensions, the gate's own still there.

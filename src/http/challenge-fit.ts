@@ -29,7 +29,7 @@ export const PAYABLE_HEADER_CEILING_BYTES = 3072;
  */
 export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
 
-/** A challenge as advertised: the PaymentRequired within budget, its header, and (made once) the plain 402's body. */
+/** A challenge as advertised: the PaymentRequired within budget, its header, and (made once, for a plain 402) its body. */
 export interface Fitted {
   paymentRequired: PaymentRequired;
   header: string;
@@ -37,22 +37,22 @@ export interface Fitted {
 }
 
 /**
- * One route's fitting, remembered per challenge the gate answers with (the
- * gate reuses one PaymentRequired per resource URL and price, so the unpaid
- * 402 is encoded once). Bounded: the resource URL follows the caller's Host.
+ * One route's fitting. A plain 402 brings the gate's room for its encodings
+ * (`encoded`, kept with the cached challenge): the fitting is made once per
+ * budget and kept there, with the body the route makes once; any other
+ * challenge is fitted when it is answered.
  */
 export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown>>) {
   const ours = new Set(candidates.flatMap((c) => Object.keys(c)));
-  const remembered = new Map<string, Fitted & { source: PaymentRequired }>();
   /**
    * `budget`: the whole header's (a discovery challenge, which nothing can
    * pay), or `{ echoed }`: what a payment carries back, with the longest
    * single entry of `accepts`, the whole header under the ceiling.
    */
-  return function fit(pr: PaymentRequired, budget: number | { echoed: number }): Fitted {
-    const key = `${typeof budget === 'number' ? budget : `e${budget.echoed}`}|${pr.resource.url}|${pr.accepts[0]?.amount}|${pr.error ?? ''}`;
-    const hit = remembered.get(key);
-    if (hit?.source === pr) return hit;
+  return function fit(pr: PaymentRequired, budget: number | { echoed: number }, encoded?: Map<string, unknown>): Fitted {
+    const key = typeof budget === 'number' ? `fitted|${budget}` : `fitted|e${budget.echoed}`;
+    const hit = encoded?.get(key) as Fitted | undefined;
+    if (hit) return hit;
     const fits = (f: Fitted) => (typeof budget === 'number' ? f.header.length <= budget : f.header.length <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
     let fitted: Fitted = { paymentRequired: pr, header: encodePaymentRequiredHeader(pr) };
     if (!fits(fitted)) {
@@ -64,9 +64,8 @@ export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown
         if (fits(fitted)) break;
       }
     }
-    if (remembered.size >= 256) remembered.clear();
-    remembered.set(key, { ...fitted, source: pr });
-    return remembered.get(key)!;
+    encoded?.set(key, fitted);
+    return fitted;
   };
 }
 

@@ -67,7 +67,3 @@ export function clientKeyOf(env: unknown, forwardedFor: string | undefined, trus
   }
   return peer === undefined ? UNKNOWN_CLIENT : clientKeyForAddress(peer);
 }
-
-/** The names limiters written before the key know: they count by the same key. */
-export const clientAddress = clientKey;
-export const clientAddressOf = clientKeyOf;

@@ -9,7 +9,7 @@ import { errorBody } from '../errors.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 
 /** `/v1/graph/entities/{id}` → `/v1/graph/entities/:id`. */
-export function honoPath(openApiPath: string): string {
+function honoPath(openApiPath: string): string {
   return openApiPath.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 }
 

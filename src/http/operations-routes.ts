@@ -27,7 +27,7 @@ export interface ReadinessProbes {
  * seconds from every load balancer; asking the facilitator's /supported each
  * time would make our probes its load.
  */
-export const FACILITATOR_CHECK_TTL_MS = 5_000;
+const FACILITATOR_CHECK_TTL_MS = 5_000;
 
 /** The facilitator check, remembered for FACILITATOR_CHECK_TTL_MS; concurrent probes share one call. */
 function cachedFacilitatorCheck(rail: ReadinessProbes['rail']): () => Promise<boolean> {
@@ -62,7 +62,7 @@ function cachedFacilitatorCheck(rail: ReadinessProbes['rail']): () => Promise<bo
  * fails, at most one probe is in flight (each bounded by the ledger's own
  * deadline).
  */
-export const LEDGER_CHECK_TTL_MS = 1_000;
+const LEDGER_CHECK_TTL_MS = 1_000;
 
 function cachedLedgerCheck(ledger: ReadinessProbes['ledger']): () => Promise<boolean> {
   let lastOk = -Infinity;
@@ -86,6 +86,41 @@ function cachedLedgerCheck(ledger: ReadinessProbes['ledger']): () => Promise<boo
 const statusSchema = { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } };
 const json = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
 
+/** The operations routes as OpenAPI describes them; their handlers need the service's probes (operationsRoutes). */
+export const OPERATIONS_DESCRIBED = [
+  {
+    method: 'GET',
+    path: '/healthz',
+    operation: { operationId: 'getHealth', summary: 'Liveness: 200 when the process is up', tags: ['operations'], security: [], responses: { '200': json('Up', { type: 'object', properties: { status: { type: 'string', const: 'ok' } } }) } },
+  },
+  {
+    method: 'GET',
+    path: '/readyz',
+    operation: {
+      operationId: 'getReadiness',
+      summary: 'Readiness: 200 only when the ledger can write (a durable write probe, enough free disk for SQLite, and its latest real write did not fail in the last 5 s; a success is cached 1 s) and a facilitator has answered /supported at least once; `status` is `ready` while one answers now (cached 5 s) and `degraded` while none does (402s are still built from the last good answer, paid calls answer 503); 503 once shutdown has begun',
+      tags: ['operations'],
+      security: [],
+      responses: { '200': json('Ready', statusSchema), '503': json('Not ready', statusSchema) },
+    },
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    operation: {
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics: requests by route and status, payment attempts by state, settlements, facilitator and ledger latency, reconciler runs',
+      description: 'Prometheus text exposition format. Public unless the operator sets METRICS_TOKEN; then `Authorization: Bearer <token>` is required.',
+      tags: ['operations'],
+      security: [],
+      responses: {
+        '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+        '401': json('METRICS_TOKEN is set and the bearer token is missing or wrong', { $ref: '#/components/schemas/Error' }),
+      },
+    },
+  },
+] as const satisfies ReadonlyArray<Omit<FreeRoute, 'handle'>>;
+
 export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
   const facilitatorOk = cachedFacilitatorCheck(probes.rail);
   const ledgerWritable = cachedLedgerCheck(probes.ledger);
@@ -106,39 +141,12 @@ export function operationsRoutes(probes: ReadinessProbes): FreeRoute[] {
     const status = !ok ? 'not_ready' : facilitatorUp ? 'ready' : 'degraded';
     return c.json({ status, checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' });
   };
+  const [health, readiness, metrics] = OPERATIONS_DESCRIBED;
   return [
+    { ...health, handle: (c) => c.json({ status: 'ok' }) },
+    { ...readiness, handle: ready },
     {
-      method: 'GET',
-      path: '/healthz',
-      operation: { operationId: 'getHealth', summary: 'Liveness: 200 when the process is up', tags: ['operations'], security: [], responses: { '200': json('Up', { type: 'object', properties: { status: { type: 'string', const: 'ok' } } }) } },
-      handle: (c) => c.json({ status: 'ok' }),
-    },
-    {
-      method: 'GET',
-      path: '/readyz',
-      operation: {
-        operationId: 'getReadiness',
-        summary: 'Readiness: 200 only when the ledger can write (a durable write probe, enough free disk for SQLite, and its latest real write did not fail in the last 5 s; a success is cached 1 s) and a facilitator has answered /supported at least once; `status` is `ready` while one answers now (cached 5 s) and `degraded` while none does (402s are still built from the last good answer, paid calls answer 503); 503 once shutdown has begun',
-        tags: ['operations'],
-        security: [],
-        responses: { '200': json('Ready', statusSchema), '503': json('Not ready', statusSchema) },
-      },
-      handle: ready,
-    },
-    {
-      method: 'GET',
-      path: '/metrics',
-      operation: {
-        operationId: 'getMetrics',
-        summary: 'Prometheus metrics: requests by route and status, payment attempts by state, settlements, facilitator and ledger latency, reconciler runs',
-        description: 'Prometheus text exposition format. Public unless the operator sets METRICS_TOKEN; then `Authorization: Bearer <token>` is required.',
-        tags: ['operations'],
-        security: [],
-        responses: {
-          '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
-          '401': json('METRICS_TOKEN is set and the bearer token is missing or wrong', { $ref: '#/components/schemas/Error' }),
-        },
-      },
+      ...metrics,
       handle: async (c) => {
         if (probes.metricsToken !== undefined && c.req.header('authorization') !== `Bearer ${probes.metricsToken}`) {
           return c.json(errorBody('unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.'), 401, { 'WWW-Authenticate': 'Bearer' });

@@ -22,7 +22,7 @@
  * answer, every route and surface behaves the same, and what is stated or
  * signed can only ever be one of the finite set of origins the operator
  * configured. The origin is claimed once per request by the envelope
- * (src/app.ts) and read by every route through ownOrigin.
+ * (src/http/envelope.ts, paid-envelope.ts) and read by every route through ownOrigin.
  */
 import type { Context } from 'hono';
 import { IncomingMessage } from 'node:http';

@@ -14,7 +14,7 @@ import { errorBody } from '../errors.js';
 import type { ClientKey } from '../foundation/client-key.js';
 import { metrics } from '../observability/metrics.js';
 
-export const RATE_WINDOW_MS = 60_000;
+const RATE_WINDOW_MS = 60_000;
 
 /** Counts hits of one key in one window. */
 export interface RateLimitStore {

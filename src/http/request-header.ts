@@ -28,3 +28,14 @@ export function requestHeader(c: Context, name: JoinedHeaderName): string | unde
   if (value === undefined) return undefined;
   return typeof value === 'string' && !UNUSUAL_VALUE.test(value) ? value : c.req.header(name);
 }
+
+/**
+ * The Authorization header (where MPP's credential travels). Most requests
+ * have none: Node's parsed headers answer that without Hono's Headers (the
+ * unpaid 402's hot path).
+ */
+export function authorizationHeader(c: Context): string | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (incoming instanceof IncomingMessage && incoming.headers.authorization === undefined) return undefined;
+  return c.req.header('authorization');
+}

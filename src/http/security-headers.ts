@@ -4,10 +4,10 @@
  * - Every answer, whatever its status, route or writer, carries
  *   `X-Content-Type-Options: nosniff`: a browser takes the Content-Type as
  *   sent and never sniffs a JSON error, a challenge or a result that echoes
- *   the caller's text into HTML or script. The envelope puts it (src/app.ts,
- *   putAnswerHeaders); the answers the app never sees (a request Node or
- *   @hono/node-server refuses before the app runs) get it from the server
- *   (secureServerAnswers).
+ *   the caller's text into HTML or script. The envelope puts it
+ *   (src/http/answer-headers.ts, putAnswerHeaders); the answers the app
+ *   never sees (a request Node or @hono/node-server refuses before the app
+ *   runs) get it from the server (secureServerAnswers).
  * - Every page refuses to be framed by another site (clickjacking): its
  *   Content-Security-Policy ends with `frame-ancestors 'none'` (pageCsp; one
  *   policy, never a second header) and it carries `X-Frame-Options: DENY`

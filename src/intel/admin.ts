@@ -27,7 +27,7 @@ function digest(s: string): Buffer {
  * always runs over two 32-byte digests: neither the token's length nor the
  * position of the first wrong byte leaks through timing.
  */
-export function bearerMatches(header: string | undefined, expectedDigest: Buffer): boolean {
+function bearerMatches(header: string | undefined, expectedDigest: Buffer): boolean {
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
   const given = digest(m ? m[1]! : '');
   const equal = timingSafeEqual(given, expectedDigest);

@@ -22,7 +22,7 @@ import { changesSinceRouting } from './changes-since-routing.js';
 
 export const CHANGES_SINCE_ID = 'intelligence-changes-since';
 
-export const CHANGES_SINCE_DESCRIPTION =
+const CHANGES_SINCE_DESCRIPTION =
   'Material changes to the machine-economy newswire after a cursor: each delta (in items) is NEW, UPDATED, CORRECTED or RETRACTED, oldest first, with nextCursor for the next poll (every change appears exactly once along a cursor chain). ' +
   'Material means items that report a concrete change (releases, launches, listings, standards, company moves); signals, analysis seeds, digests and snapshots are left out. ' +
   'cursor: an ISO 8601 store time or the nextCursor of the previous call; maxItems bounds the answer; event_since keeps only events that happened on or after a date. ' +

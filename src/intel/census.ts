@@ -41,7 +41,7 @@ function plural(n: number, one: string, many: string): string {
 }
 
 /** Render a snapshot's observedAt in the store's timestamp form. */
-export function snapshotTime(s: CensusRecord): string {
+function snapshotTime(s: CensusRecord): string {
   return formatMicros(parseTimestamp(s.observedAt)!);
 }
 

@@ -26,7 +26,7 @@ export const CHANGES_SINCE_PRICE_ATOMIC = '10000';
 export const CHANGES_SINCE_PRODUCT = 'machine-economy-changes-since';
 /** Names the answer's shape (the output schema in OpenAPI); schemaVersion versions the deltas, as on the newswire. */
 export const CHANGES_SINCE_SCHEMA = 'machine-economy-changes-since/v1';
-export const DEFAULT_MAX_ITEMS = 100;
+const DEFAULT_MAX_ITEMS = 100;
 
 export interface ChangesSinceInput {
   cursor?: string;
@@ -94,7 +94,7 @@ export interface ChangesSinceResponse {
   items: Array<CompactDelta | HighResolutionDelta>;
 }
 
-export function compactDelta(row: ChangeRow): CompactDelta {
+function compactDelta(row: ChangeRow): CompactDelta {
   const it = row.stored.item;
   return {
     change: row.change,
@@ -119,7 +119,7 @@ export function compactDelta(row: ChangeRow): CompactDelta {
   };
 }
 
-export function highResolutionDelta(row: ChangeRow): HighResolutionDelta {
+function highResolutionDelta(row: ChangeRow): HighResolutionDelta {
   const it = row.stored.item;
   return {
     ...compactDelta(row),
@@ -144,12 +144,12 @@ export function highResolutionDelta(row: ChangeRow): HighResolutionDelta {
 const OPAQUE_PREFIX = 'c1.';
 
 /** The opaque cursor of a log position. */
-export function encodeChangeCursor(k: Required<ChangeKey>): string {
+function encodeChangeCursor(k: Required<ChangeKey>): string {
   return OPAQUE_PREFIX + Buffer.from(JSON.stringify([k.us, k.eventId, k.version]), 'utf8').toString('base64url');
 }
 
 /** A cursor (ISO 8601 or opaque) as a log position; undefined when it is neither. Instants before the epoch read as the epoch. */
-export function parseChangeCursor(text: string): ChangeKey | undefined {
+function parseChangeCursor(text: string): ChangeKey | undefined {
   if (text.startsWith(OPAQUE_PREFIX)) {
     const raw = text.slice(OPAQUE_PREFIX.length);
     if (!/^[A-Za-z0-9_-]{1,600}$/.test(raw)) return undefined;

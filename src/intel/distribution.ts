@@ -11,7 +11,7 @@
 import type { ContentStore } from './store/contract.js';
 import { type Entity, type Listing } from './types.js';
 
-export const DISTRIBUTION_SCHEMA_VERSION = 'distribution/1.0';
+const DISTRIBUTION_SCHEMA_VERSION = 'distribution/1.0';
 
 export const SURFACE_KINDS = ['openapi', 'well_known_manifest', 'agent_card', 'services', 'mcp', 'llms_txt', 'router', 'newswire', 'newswire_pages', 'graph', 'changes_since', 'distribution'] as const;
 export type SurfaceKind = (typeof SURFACE_KINDS)[number];

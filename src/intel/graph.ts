@@ -35,7 +35,7 @@ export const GRAPH_PATHS = {
  *   (the on-chain census counts mined transfers only, and excludes
  *   self-payments, circular flows and dust: collectors/chain-census.ts).
  */
-export const METHODOLOGY = {
+const METHODOLOGY = {
   adapters: ['operator_ndjson_import', 'admin_api', 'census_snapshot_import', 'starter_corpus', 'collector:discovery', 'collector:npm-releases', 'collector:chain-census'],
   noFabricatedBackfill: true,
   similarNamesDoNotMerge: true,
@@ -57,8 +57,8 @@ export interface GraphSummary {
   machine: { entities: string; events: string; relationships: string };
 }
 
-export const SUMMARY_ENTITY_LIMIT = 200;
-export const SUMMARY_EVENT_LIMIT = 10;
+const SUMMARY_ENTITY_LIMIT = 200;
+const SUMMARY_EVENT_LIMIT = 10;
 
 export async function buildGraphSummary(store: ContentStore): Promise<GraphSummary> {
   const watermarkUs = await store.watermark();

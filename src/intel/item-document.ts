@@ -24,7 +24,7 @@ import {
 const STORE_FIELDS = new Set(['lastUpdatedAt', 'version', 'observedAt', 'publishedAt', 'retrospective']);
 
 /** What makes two versions of an item materially the same: everything but observedAt. */
-export function materialView(r: ItemRecord) {
+function materialView(r: ItemRecord) {
   return {
     slug: r.slug ?? r.eventId,
     eventDate: r.eventDate,

@@ -27,6 +27,9 @@ export interface PaidRevenue {
   lastSettledAt: number | null;
 }
 
+/** What intel asks the ledger: revenue per payer, and whether a settlement was recorded since. */
+export type IntelLedger = Pick<Ledger, 'paidDeliveriesByPayer' | 'settlementWatermark'>;
+
 type ByPayer = Awaited<ReturnType<Ledger['paidDeliveriesByPayer']>>;
 
 /** Revenue through the ledger's interface, re-summed only when a settlement may have been recorded. */
@@ -37,7 +40,7 @@ export class LedgerPaidRevenue implements PaidRevenueSource {
 
   /** `commitVersion`: of the database the ledger lives in (fresh-read.ts). */
   constructor(
-    private readonly ledger: Pick<Ledger, 'paidDeliveriesByPayer' | 'settlementWatermark'>,
+    private readonly ledger: IntelLedger,
     private readonly now: () => number = Date.now,
     commitVersion?: () => string | undefined,
   ) {

@@ -53,7 +53,7 @@ export interface NewswireFeed {
 }
 
 /** An older-page cursor: the (eventDate, lastUpdatedAt) keyset of the last item shown. */
-export function encodeOlderCursor(it: Pick<NewswireItem, 'eventDate' | 'lastUpdatedAt'>): string {
+function encodeOlderCursor(it: Pick<NewswireItem, 'eventDate' | 'lastUpdatedAt'>): string {
   return encodePageCursor([it.eventDate, it.lastUpdatedAt]);
 }
 
@@ -78,7 +78,7 @@ export function cursorMicros(text: string | undefined): number {
 }
 
 /** Newest eventDate first; ties by most recent change, then id, so the order is total. */
-export function byEventDateDesc(a: NewswireItem, b: NewswireItem): number {
+function byEventDateDesc(a: NewswireItem, b: NewswireItem): number {
   if (a.eventDate !== b.eventDate) return a.eventDate < b.eventDate ? 1 : -1;
   if (a.lastUpdatedAt !== b.lastUpdatedAt) return a.lastUpdatedAt < b.lastUpdatedAt ? 1 : -1;
   return a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0;
@@ -106,7 +106,7 @@ export class MarketMovementsSource {
 }
 
 /** Atomic units (6 decimals, USDC) → US dollars. */
-export function atomicToUsd(atomic: bigint): number {
+function atomicToUsd(atomic: bigint): number {
   const whole = atomic / 1_000_000n;
   const frac = atomic % 1_000_000n;
   return Number(`${whole}.${frac.toString().padStart(6, '0')}`);

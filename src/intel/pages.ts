@@ -26,7 +26,6 @@ import { FEED_PAGE_PATH, GRAPH_PAGE_PATH, ITEM_PAGE_PATH } from './pages/wording
 
 export { PAGE_CSP } from './pages/frame.js';
 export { escapeHtml, html } from './pages/html.js';
-export { FEED_PAGE_PATH, GRAPH_PAGE_PATH, ITEM_PAGE_PATH, PAGE_PARAMETERS };
 
 const htmlResponse = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const notModified = { description: 'Not modified (If-None-Match matched the ETag)' };

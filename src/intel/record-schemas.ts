@@ -80,7 +80,7 @@ export const ITEM_RECORD_SCHEMA: JsonSchema = {
   },
 };
 
-export const ENTITY_RECORD_SCHEMA: JsonSchema = {
+const ENTITY_RECORD_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['kind', 'id', 'type', 'name', 'sourceUrl'],
@@ -94,7 +94,7 @@ export const ENTITY_RECORD_SCHEMA: JsonSchema = {
   },
 };
 
-export const RELATIONSHIP_RECORD_SCHEMA: JsonSchema = {
+const RELATIONSHIP_RECORD_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['kind', 'from', 'to', 'type', 'sourceUrl'],
@@ -115,7 +115,7 @@ export const RETRACTION_BODY_SCHEMA: JsonSchema = {
   properties: { reason: str('Why the item is withdrawn; published with the item.', { minLength: 1, maxLength: 1000 }) },
 };
 
-export const RETRACTION_RECORD_SCHEMA: JsonSchema = {
+const RETRACTION_RECORD_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['kind', 'eventId', 'reason'],
@@ -162,7 +162,7 @@ export const CENSUS_RECORD_SCHEMA: JsonSchema = {
   },
 };
 
-export const LISTING_RECORD_SCHEMA: JsonSchema = {
+const LISTING_RECORD_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['kind', 'id', 'listingKind', 'name', 'url', 'status', 'lastVerifiedAt'],

@@ -21,7 +21,7 @@ export interface Rejection {
 export type Checked<T> = { ok: true; record: T } | { ok: false; rejection: Rejection };
 
 export type RecordKind = keyof typeof CONTENT_RECORD_SCHEMAS;
-export const RECORD_KINDS = Object.keys(CONTENT_RECORD_SCHEMAS) as RecordKind[];
+const RECORD_KINDS = Object.keys(CONTENT_RECORD_SCHEMAS) as RecordKind[];
 
 const validators = new Map<RecordKind, Validator>();
 function validatorFor(kind: RecordKind): Validator {

@@ -6,11 +6,10 @@
  */
 import type { SqlDriver } from '../store/sql-driver.js';
 import { FeedCache } from './api/feed-cache.js';
-import { LedgerPaidRevenue, type PaidRevenueSource } from './ledger-facts.js';
+import { LedgerPaidRevenue, type IntelLedger, type PaidRevenueSource } from './ledger-facts.js';
 import { MarketMovementsSource } from './newswire.js';
 import { SqlContentStore } from './store.js';
 import type { ContentStore } from './store/contract.js';
-import type { Ledger } from '../store/ledger.js';
 
 export interface IntelRuntime {
   store: ContentStore;
@@ -20,7 +19,7 @@ export interface IntelRuntime {
   feedCache: FeedCache;
 }
 
-export function createIntelRuntime(init: { db: SqlDriver; ledger: Ledger; now: () => number }): IntelRuntime {
+export function createIntelRuntime(init: { db: SqlDriver; ledger: IntelLedger; now: () => number }): IntelRuntime {
   const store = new SqlContentStore(init.db, init.now);
   // `db` is the database the ledger lives in (ModuleInit): its commit version covers the ledger's commits too.
   const revenue = new LedgerPaidRevenue(init.ledger, init.now, () => init.db.commitVersion?.());

@@ -11,7 +11,7 @@ export type { JsonSchema };
 
 // ---- newswire ----
 
-export const SNAPSHOT_REF_SCHEMA: JsonSchema = {
+const SNAPSHOT_REF_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['snapshotId', 'observedAt'],
@@ -35,7 +35,7 @@ export const MARKET_MOVEMENTS_SCHEMA: JsonSchema = {
   },
 };
 
-export const NEWSWIRE_ITEM_SCHEMA: JsonSchema = {
+const NEWSWIRE_ITEM_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: [
@@ -163,8 +163,8 @@ const HIGH_RESOLUTION_PROPERTIES: Record<string, JsonSchema> = {
   marketData: { type: ['object', 'null'] },
 };
 
-export const COMPACT_DELTA_SCHEMA: JsonSchema = { type: 'object', additionalProperties: false, required: COMPACT_DELTA_REQUIRED, properties: DELTA_PROPERTIES };
-export const HIGH_RESOLUTION_DELTA_SCHEMA: JsonSchema = {
+const COMPACT_DELTA_SCHEMA: JsonSchema = { type: 'object', additionalProperties: false, required: COMPACT_DELTA_REQUIRED, properties: DELTA_PROPERTIES };
+const HIGH_RESOLUTION_DELTA_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: [...COMPACT_DELTA_REQUIRED, ...Object.keys(HIGH_RESOLUTION_PROPERTIES)],

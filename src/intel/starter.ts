@@ -12,9 +12,9 @@ import type { ContentStore } from './store/contract.js';
 
 export const STARTER_DIR = join(dirname(fileURLToPath(import.meta.url)), 'starter');
 /** Load order matters: items and relationships name entities by id. */
-export const STARTER_FILES = ['entities.ndjson', 'relationships.ndjson', 'items.ndjson'] as const;
+const STARTER_FILES = ['entities.ndjson', 'relationships.ndjson', 'items.ndjson'] as const;
 export const STARTER_META_KEY = 'starter_corpus';
-export const STARTER_VERSION = '2026-11-22';
+const STARTER_VERSION = '2026-11-22';
 
 export type StarterOutcome = { loaded: true; report: ImportReport } | { loaded: false; reason: 'already_loaded' | 'store_not_empty' };
 

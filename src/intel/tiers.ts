@@ -145,7 +145,7 @@ export function isPublishable(tier: EvidenceTier): boolean {
  * fragment dropped, a trailing slash dropped. Two links to the same page count
  * once.
  */
-export function sourceIdentity(url: string): string {
+function sourceIdentity(url: string): string {
   const u = new URL(url);
   u.hash = '';
   let s = `${u.protocol.toLowerCase()}//${u.host.toLowerCase()}${u.pathname}${u.search}`;

@@ -328,7 +328,7 @@ export function stringCharsAtLeast(value: unknown, min: number): boolean {
  * it), so a multi-megabyte result is never a string or a copy here: copying
  * one between threads held the event loop for milliseconds (0029, 0034).
  */
-export class EncodedResult implements RunResult {
+class EncodedResult implements RunResult {
   #text: string | undefined;
   constructor(
     readonly bytes: Uint8Array,

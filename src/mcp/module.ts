@@ -18,16 +18,13 @@ import { relocateDefs } from '../catalog/schema-refs.js';
 import { mcpToolName } from '../discovery/documents.js';
 import { errorBody } from '../errors.js';
 import { decodeUtf8, mediaTypeOf, readBodyBytes } from '../catalog/json-input.js';
-import { makeInputReader } from '../catalog/input-reader.js';
 import { messageBudget, type BodyBudget } from '../catalog/body-budget.js';
 import { DEFAULT_MAX_STEPS } from '../router/planner.js';
 import type { FreeRoute, FreeTool, ModuleContext, ServiceModule } from '../module.js';
 import { callFreeTool, freeToolsOf, toolCallerOf, type ToolCaller } from '../http/free-routes.js';
 import { clientKey } from '../http/forwarded.js';
 import { portableSchema } from './portable-schema.js';
-import type { Executor, PaidAnswer, PaidOffer } from '../payments/paid-flow.js';
-import type { PaymentPayload } from '../payments/rail.js';
-import { MPP_PROBLEMS, credentialFromObject, mppProblemOf, receiptOf, type MppCharge, type MppCredential } from '../payments/mpp.js';
+import type { Executor, PaidAnswer, PaidFlow, PaidOffer, PaymentWire } from '../payments/paid-flow.js';
 import { SIGNED_OFFER_MCP_META } from '../commitments/formats.js';
 import { ownOrigin } from '../http/own-origin.js';
 
@@ -58,37 +55,29 @@ function textResult(value: unknown, isError: boolean, structured?: Record<string
 }
 
 /**
- * `mpp`: the service's MPP (off when undefined); `credential`: the MPP
- * credential the call paid with (null: one that could not be read). A challenge carries a fresh MPP
- * challenge beside the x402 PaymentRequired (and, to a refused credential,
- * the draft's problem); a delivery paid over MPP carries MPP's receipt.
+ * The flow's answer as a tool result. A challenge carries MPP's challenge
+ * beside the x402 PaymentRequired (and, to a refused MPP credential, the
+ * draft's problem); a delivery paid over MPP carries MPP's receipt.
  */
-function outcomeToResult({ outcome, priceAtomic }: PaidAnswer, mpp?: MppCharge, credential?: MppCredential | null): CallToolResult {
-  switch (outcome.kind) {
-    case 'offer-refused':
-      return textResult(errorBody('invalid_request', outcome.message, [{ path: `_meta/${SIGNED_OFFER_META_KEY}`, rule: 'signed-offer' }]), true);
+function answerToResult(a: PaidAnswer): CallToolResult {
+  switch (a.kind) {
+    case 'invalid':
+      return textResult(a.body, true);
     case 'challenge': {
       // Both forms: some clients read only structuredContent, others only the text.
-      const pr = outcome.paymentRequired as unknown as Record<string, unknown>;
-      const meta: Record<string, unknown> = outcome.paymentResponse ? { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse } : {};
-      if (mpp) {
-        const { challenge } = mpp.issue(outcome.paymentRequired.resource.url, priceAtomic);
-        const p = credential !== undefined ? MPP_PROBLEMS[mppProblemOf(outcome)] : undefined;
-        meta[MPP_CHALLENGES_META_KEY] = {
-          challenges: [challenge],
-          ...(p && { problem: { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: challenge.id, ...errorBody(outcome.code, outcome.message) } }),
-        };
-      }
+      const pr = a.paymentRequired as unknown as Record<string, unknown>;
+      const meta: Record<string, unknown> = a.paymentResponse ? { [PAYMENT_RESPONSE_META_KEY]: a.paymentResponse } : {};
+      if (a.mpp) meta[MPP_CHALLENGES_META_KEY] = { challenges: [a.mpp.challenge], ...(a.mpp.problem && { problem: a.mpp.problem }) };
       return textResult(pr, true, pr, Object.keys(meta).length ? meta : undefined);
     }
     case 'deliver': {
-      const body = outcome.response.body;
-      const meta: Record<string, unknown> = { [PAYMENT_RESPONSE_META_KEY]: outcome.paymentResponse };
-      if (credential) meta[MPP_RECEIPT_META_KEY] = { ...receiptOf(outcome.paymentResponse.transaction, outcome.boundAt), challengeId: credential.challenge.id };
+      const body = a.response.body;
+      const meta: Record<string, unknown> = { [PAYMENT_RESPONSE_META_KEY]: a.paymentResponse };
+      if (a.mpp) meta[MPP_RECEIPT_META_KEY] = a.mpp.receipt;
       return textResult(body, false, JSON.parse(body) as Record<string, unknown>, meta);
     }
     case 'refuse':
-      return textResult(errorBody(outcome.code, outcome.message), true);
+      return textResult(errorBody(a.code, a.message), true);
   }
 }
 
@@ -175,7 +164,6 @@ function topLevelId(text: string): string | number | undefined {
 
 interface PaidTool {
   cap: Capability;
-  reader: ReturnType<typeof makeInputReader>;
   offer: PaidOffer;
   /** Set when the tool takes a narrower (canonical) form than the HTTP body: its arguments are checked against it first. */
   canonical?: Validator;
@@ -187,7 +175,7 @@ function checkArguments(validate: Validator | undefined, tool: string, args: unk
   return details ? textResult(errorBody('invalid_request', `The arguments do not match the ${tool} tool's inputSchema.`, details), true) : undefined;
 }
 
-function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string, mpp: MppCharge | undefined) {
+function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string, mpp: boolean) {
   return {
     endpoint: `${base}/mcp`,
     transport: 'Model Context Protocol, Streamable HTTP (stateless): POST JSON-RPC messages here with Accept: application/json, text/event-stream.',
@@ -233,13 +221,13 @@ function mcpEndpoint(ctx: ModuleContext) {
       return c.json(errorBody('method_not_allowed', 'This MCP endpoint is stateless and offers no event stream; POST JSON-RPC messages instead.'), 405, { Allow: 'POST' });
     }
     const t = tablesOf();
-    return c.json(describeEndpoint(t.paid, t.free, base, ctx.flow.mpp));
+    return c.json(describeEndpoint(t.paid, t.free, base, ctx.flow.takesMpp));
   };
   return { serve, describe };
 }
 
 function toolTable(ctx: ModuleContext) {
-  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, reader: makeInputReader(cap), offer: ctx.flow.describe(cap), ...(cap.toolInputSchema ? { canonical: compileValidator(cap.toolInputSchema) } : {}) }));
+  const paid: PaidTool[] = ctx.catalog.map((cap) => ({ cap, offer: ctx.flow.describe(cap), ...(cap.toolInputSchema ? { canonical: compileValidator(cap.toolInputSchema) } : {}) }));
   const free: FreeTool[] = freeToolsOf(ctx);
   const freeValidators = new Map(free.map((t) => [t.name, compileValidator(t.inputSchema as JsonSchema)]));
   const tools = [
@@ -274,41 +262,35 @@ async function callFree(app: Hono, tool: FreeTool, args: Record<string, unknown>
   return textResult(text, status >= 400, status >= 400 ? undefined : structured);
 }
 
+/** Where MCP carries payments (the call's `_meta`), in the words of its refusals. */
+const MCP_WIRE: PaymentWire = {
+  mpp: {
+    twoProtocols: { message: `A call pays with one protocol: _meta["${PAYMENT_META_KEY}"] (x402) or _meta["${MPP_CREDENTIAL_META_KEY}"] (MPP), not both. Nothing was verified or charged.`, details: [] },
+    unreadable: `_meta["${MPP_CREDENTIAL_META_KEY}"] is not an MPP credential ({challenge, payload}). Nothing was verified or charged.`,
+  },
+  x402Unreadable: { message: `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`, details: [] },
+  requirementWithRefusal: false,
+  offerPath: `_meta/${SIGNED_OFFER_META_KEY}`,
+};
+
 /** `client`: who sent the call (its clientKey): wrong payment-identifiers are limited per client, as on HTTP. */
-async function callPaid(ctx: ModuleContext, tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string, client: () => string): Promise<CallToolResult> {
+async function callPaid(flow: PaidFlow, tool: PaidTool, args: unknown, meta: Record<string, unknown> | undefined, base: string, client: () => string): Promise<CallToolResult> {
   const refused = checkArguments(tool.canonical, mcpToolName(tool.cap.id), args ?? {});
   if (refused) return refused;
-  const parsed = tool.reader.fromValue(structuredClone(args ?? {}));
-  if (!parsed.ok) return textResult(parsed.body, true);
-  const raw = meta?.[PAYMENT_META_KEY];
-  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
-    return textResult(errorBody('invalid_payment_header', `_meta["${PAYMENT_META_KEY}"] must be an x402 PaymentPayload object.`), true);
-  }
-  const { flow } = ctx;
-  const mpp = flow.mpp;
-  // MPP's credential, read only while MPP is on.
-  const mppRaw = mpp ? meta?.[MPP_CREDENTIAL_META_KEY] : undefined;
-  if (mppRaw !== undefined && raw !== undefined) {
-    return textResult(errorBody('invalid_payment_header', `A call pays with one protocol: _meta["${PAYMENT_META_KEY}"] (x402) or _meta["${MPP_CREDENTIAL_META_KEY}"] (MPP), not both. Nothing was verified or charged.`), true);
-  }
-  let credential: MppCredential | undefined;
-  if (mppRaw !== undefined) {
-    credential = credentialFromObject(mppRaw);
-    if (!credential) {
-      const unpaid = await flow.pay(tool.cap, { input: parsed.input, origin: base });
-      if (unpaid.outcome.kind !== 'challenge') return outcomeToResult(unpaid, mpp);
-      const message = `_meta["${MPP_CREDENTIAL_META_KEY}"] is not an MPP credential ({challenge, payload}). Nothing was verified or charged.`;
-      return outcomeToResult({ outcome: { ...unpaid.outcome, code: 'payment_invalid', message, mppProblem: 'malformed' }, priceAtomic: unpaid.priceAtomic }, mpp, null);
-    }
-  }
-  // A redelivery's proof of the payer's key: the SIGN-IN-WITH-X value (base64 JSON) the challenge asked for.
-  const signIn = meta?.[SIGN_IN_META_KEY];
   // A router quote's signed offer for this tool and these arguments (as sent): its amount is the price.
   const signedOffer = meta?.[SIGNED_OFFER_META_KEY];
-  const offer = signedOffer === undefined ? undefined : { signed: signedOffer, body: args ?? {} };
-  const payment = raw as PaymentPayload | undefined;
-  const paid = await flow.pay(tool.cap, { input: parsed.input, origin: base, payment, signIn: typeof signIn === 'string' ? signIn : undefined, client: payment || credential ? client() : undefined, mpp: credential, offer });
-  return outcomeToResult(paid, mpp, credential);
+  const paid = await flow.answer(tool.cap, {
+    wire: MCP_WIRE,
+    origin: base,
+    input: { value: args ?? {} },
+    x402: meta?.[PAYMENT_META_KEY],
+    mppCredential: meta?.[MPP_CREDENTIAL_META_KEY],
+    // A redelivery's proof of the payer's key: the SIGN-IN-WITH-X value (base64 JSON) the challenge asked for.
+    signIn: meta?.[SIGN_IN_META_KEY],
+    client,
+    offer: signedOffer === undefined ? undefined : { signed: signedOffer, body: args ?? {} },
+  });
+  return answerToResult(paid);
 }
 
 async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: ReturnType<typeof toolTable>): Promise<Response> {
@@ -326,7 +308,7 @@ async function serveJsonRpc(c: Context, app: Hono, ctx: ModuleContext, t: Return
     const name = req.params.name;
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     const p = t.paidByName.get(name);
-    if (p) return callPaid(ctx, p, args, req.params._meta as Record<string, unknown> | undefined, base, () => clientKey(c, ctx.config.operations.trustProxy));
+    if (p) return callPaid(ctx.flow, p, args, req.params._meta as Record<string, unknown> | undefined, base, () => clientKey(c, ctx.config.operations.trustProxy));
     const f = t.freeByName.get(name);
     if (f) return checkArguments(t.freeValidators.get(name), name, args) ?? callFree(app, f, args, toolCallerOf(c, base));
     return textResult(errorBody('not_found', `No tool named "${name}".`), true);

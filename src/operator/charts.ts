@@ -19,7 +19,7 @@ export interface Series {
 }
 
 /** The smallest 1, 2 or 5 × 10ⁿ at or above `v` (0 for nothing). */
-export function niceCeiling(v: number): number {
+function niceCeiling(v: number): number {
   if (!(v > 0)) return 0;
   const p = 10 ** Math.floor(Math.log10(v));
   for (const m of [1, 2, 5, 10]) if (m * p >= v * (1 - 1e-12)) return m * p;

@@ -83,7 +83,7 @@ const error = (description: string) => ({ description, content: { 'application/j
 const htmlAnswer = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const ADMIN_NOTE = 'Operator only; exists only when ADMIN_TOKEN is set (404 otherwise).';
 
-export function operatorRoutes(deps: ReportDeps & { adminToken: string }): FreeRoute[] {
+function operatorRoutes(deps: ReportDeps & { adminToken: string }): FreeRoute[] {
   const bearer = bearerCheck(deps.adminToken);
   const sessions = new OperatorSessions(deps.adminToken);
   const allowed = (c: Context) => bearer(c.req.header('authorization')) || sessions.valid(getCookie(c, SESSION_COOKIE), deps.now());

@@ -29,10 +29,10 @@ export type DashboardWindowName = keyof typeof DASHBOARD_WINDOWS;
 export const DEFAULT_WINDOW: DashboardWindowName = '7d';
 
 /** Upper bounds (ms) of the reserve-to-settled histogram: a devnet settles in a second, a busy chain in tens. */
-export const SETTLEMENT_BOUNDS_MS = [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 300_000];
+const SETTLEMENT_BOUNDS_MS = [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 300_000];
 
 /** How many rows each list shows. */
-export const LIST_LIMITS = { recent: 20, unresolved: 50, buyers: 10 } as const;
+const LIST_LIMITS = { recent: 20, unresolved: 50, buyers: 10 } as const;
 
 export interface Money {
   atomic: string;
@@ -83,8 +83,11 @@ export interface DashboardReport {
   lastDeliveries: Array<{ id: string; settledAt: string; resource: string; payer: string; amount: Money; network: string; asset: string; txHash: string | null; facilitator: string | null; secondsToSettle: number }>;
 }
 
+/** What the operator's view asks the ledger: its dashboard. */
+export type OperatorLedger = Pick<Ledger, 'dashboard'>;
+
 export interface ReportDeps {
-  ledger: Pick<Ledger, 'dashboard'>;
+  ledger: OperatorLedger;
   catalog: readonly Capability[];
   payment: Pick<PaymentConfig, 'network' | 'asset'>;
   ownWallets: readonly string[];

@@ -31,9 +31,9 @@ export interface BoundPayment {
 }
 
 /** ERC-6492 / ERC-1271 signatures of smart wallets are longer than 65 bytes; bound what we store. */
-export const MAX_SIGNATURE_HEX_CHARS = 2 + 2 * 4096;
+const MAX_SIGNATURE_HEX_CHARS = 2 + 2 * 4096;
 /** Clock skew tolerated between a client's clock and ours when checking the authorization's window. */
-export const CLOCK_SKEW_SECONDS = 600;
+const CLOCK_SKEW_SECONDS = 600;
 
 const UINT = /^[0-9]{1,78}$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;

@@ -12,7 +12,7 @@ import { FacilitatorTimeoutError, SettleError, VerifyError, type PaymentPayload,
 import type { PaymentConfig } from '../config.js';
 import { FacilitatorPool, facilitatorName } from './facilitators.js';
 import { PaymentRail } from './rail.js';
-import { ScriptedChain, SCRIPTED_ASSET, SCRIPTED_PAY_TO } from './scripted-rail.js';
+import { ScriptedChain, SCRIPTED_ASSET, SCRIPTED_PAY_TO } from '../../test/support/scripted-rail.js';
 
 const NETWORK = 'eip155:31337';
 const SUPPORTED: SupportedResponse = { kinds: [{ x402Version: 2, scheme: 'exact', network: NETWORK }], extensions: [], signers: {} };

@@ -43,7 +43,7 @@ import { metrics } from '../observability/metrics.js';
 import { facilitatorHttpClient } from './facilitator-http.js';
 
 /** How long a facilitator that gave no answer is asked only after the others. */
-export const FACILITATOR_BACKOFF_MS = 30_000;
+const FACILITATOR_BACKOFF_MS = 30_000;
 
 /** Authorizations whose verifier or settle target is remembered (oldest forgotten first). */
 const REMEMBERED = 10_000;

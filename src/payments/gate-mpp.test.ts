@@ -16,7 +16,7 @@ import { openDatabase } from '../store/index.js';
 import { PaymentGate, type GateOutcome, type PaidCall } from './gate.js';
 import { MppCharge, credentialFromHeader, type MppCredential } from './mpp.js';
 import type { PaymentPayload } from './rail.js';
-import { ScriptedRail } from './scripted-rail.js';
+import { ScriptedRail } from '../../test/support/scripted-rail.js';
 
 const BUYER = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
 const PRICE = '1000';

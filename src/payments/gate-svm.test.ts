@@ -18,7 +18,7 @@ import { sha256Hex } from '../foundation/canonical-json.js';
 import { PaymentGate, type GateOutcome, type PaidCall } from './gate.js';
 import { reconcileOnce } from './reconciler.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
-import { buyerSignatureOf, ScriptedRail, ScriptedSvmReader } from './scripted-rail.js';
+import { buyerSignatureOf, ScriptedRail, ScriptedSvmReader } from '../../test/support/scripted-rail.js';
 import { readTransaction } from './chains/svm-transaction.js';
 import { forgeSignature, solDrain, someBlockhash, svmKey, svmPayment, type SvmPaymentOptions } from '../../test/support/svm-payment.js';
 
@@ -94,7 +94,7 @@ function idOf(p: PaymentPayload): string {
 }
 
 async function rowOf(p: PaymentPayload) {
-  return rig.ledger.get(idOf(p));
+  return rig.ledger.get({ id: idOf(p) });
 }
 
 describe('Solana beside Base in one 402', () => {
@@ -156,7 +156,7 @@ describe('Solana: local checks before anything is written or sent', () => {
       assert.match((o as { message: string }).message, why);
       assert.equal(rig.rail.verified.length, 0);
       assert.equal(rig.rail.settled.length, 0);
-      assert.deepEqual(await rig.ledger.listUnresolved(rig.clock.t + 3_600_000, 10), []);
+      assert.deepEqual(await rig.ledger.listUnresolved({ now: rig.clock.t + 3_600_000, limit: 10 }), []);
     });
   }
 });
@@ -258,9 +258,9 @@ describe('Solana: faults at settlement, resolved from the chain', () => {
         const value = Reflect.get(target, prop, receiver) as unknown;
         if (typeof value !== 'function') return value;
         if (prop !== 'advance') return value.bind(target);
-        return async (...args: Parameters<Ledger['advance']>) => {
-          if (args[2].some((step) => step.to === 'settled')) throw new Error('the process died before this write');
-          return (value as Ledger['advance']).apply(target, args);
+        return async (args: Parameters<Ledger['advance']>[0]) => {
+          if (args.steps.some((step) => step.to === 'settled')) throw new Error('the process died before this write');
+          return (value as Ledger['advance']).call(target, args);
         };
       },
     });

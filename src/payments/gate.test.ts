@@ -19,7 +19,7 @@ import { authorizationTypedData, type Eip3009Authorization } from './authorizati
 import { PaymentGate, SETTLE_MARGIN_SECONDS, type GateOutcome, type PaidCall } from './gate.js';
 import { reconcileOnce } from './reconciler.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
-import { ScriptedRail } from './scripted-rail.js';
+import { ScriptedRail } from '../../test/support/scripted-rail.js';
 
 // anvil's well-known test keys (accounts #2 and #3).
 const BUYER = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
@@ -104,7 +104,7 @@ function idOf(p: PaymentPayload, r: Rig = rig): Promise<string> {
 }
 
 async function stateOf(p: PaymentPayload, r: Rig = rig) {
-  return (await r.ledger.get(await idOf(p, r)))?.state;
+  return (await r.ledger.get({ id: await idOf(p, r) }))?.state;
 }
 
 function expectCode(o: GateOutcome, kind: GateOutcome['kind'], code?: string) {
@@ -217,7 +217,7 @@ describe('challenge and admission', () => {
     const p = await sign();
     p.extensions = { junk: 'x'.repeat(10_000), 'payment-identifier': { info: { required: false, id: 'pay_' + 'c'.repeat(28) } } };
     expectCode(await rig.gate.handle(call(p)), 'deliver');
-    const stored = (await rig.ledger.get(await idOf(p)))!;
+    const stored = (await rig.ledger.get({ id: await idOf(p) }))!;
     assert.ok(stored.payload.length < 2048);
     assert.ok(JSON.parse(stored.payload).extensions['payment-identifier']);
     assert.ok(stored.paymentKey);
@@ -231,7 +231,7 @@ describe('the happy path and replays', () => {
     expectCode(o, 'deliver');
     assert.equal((o as { replayed: boolean }).replayed, false);
     const id = await idOf(p);
-    assert.deepEqual((await rig.ledger.history(id)).map((h) => h.state).sort(), ['executed', 'reserved', 'settled', 'settling', 'verified']);
+    assert.deepEqual((await rig.ledger.history({ id })).map((h) => h.state).sort(), ['executed', 'reserved', 'settled', 'settling', 'verified']);
     assert.equal(rig.rail.settled.length, 1);
   });
 
@@ -372,7 +372,7 @@ describe('faults before settlement', () => {
     const o = await rig.gate.handle(call(p));
     expectCode(o, 'refuse', 'facilitator_unavailable');
     assert.equal(await stateOf(p), 'reserved');
-    assert.equal((await rig.ledger.get(await idOf(p)))!.leaseOwner, null);
+    assert.equal((await rig.ledger.get({ id: await idOf(p) }))!.leaseOwner, null);
     expectCode(await rig.gate.handle(call(p)), 'deliver');
   });
 
@@ -467,8 +467,8 @@ describe('after settle is sent', () => {
           get: (t, k, rcv) => {
             const v = Reflect.get(t, k, rcv);
             if (k !== 'advance') return typeof v === 'function' ? v.bind(t) : v;
-            return (id: string, owner: string, steps: Array<{ to: string }>, now: number) =>
-              failSettledWrite && steps.some((s) => s.to === 'settled') ? Promise.reject(new LedgerUnavailableError(new Error('gone'))) : t.advance(id, owner, steps as never, now);
+            return (args: Parameters<Ledger['advance']>[0]) =>
+              failSettledWrite && args.steps.some((s) => s.to === 'settled') ? Promise.reject(new LedgerUnavailableError(new Error('gone'))) : t.advance(args);
           },
         }),
     });
@@ -477,11 +477,11 @@ describe('after settle is sent', () => {
     expectCode(o, 'deliver');
     assert.equal(await stateOf(p, r), 'settling');
     failSettledWrite = false;
-    await r.ledger.release(await idOf(p, r), r.gate.instanceId);
+    await r.ledger.release({ id: await idOf(p, r), owner: r.gate.instanceId });
     const report = await reconcileOnce(r.ledger, (n) => r.rail.chainFor(n), () => r.clock.t);
     assert.equal(report.settled, 1);
     assert.equal(await stateOf(p, r), 'settled');
-    assert.match((await r.ledger.get(await idOf(p, r)))!.txHash!, /^0x/);
+    assert.match((await r.ledger.get({ id: await idOf(p, r) }))!.txHash!, /^0x/);
   });
 
   test('settle outcome unknown → unknown, 503; the retry finds it used on chain and delivers without settling again', async () => {
@@ -595,7 +595,7 @@ describe('after settle is sent', () => {
     await new Promise((r) => setTimeout(r, 30));
     assert.equal(await stateOf(p), 'settling');
     const restarted = new PaymentGate({ ledger: rig.ledger, rail: rig.rail, leaseMs: 20_000, now: () => rig.clock.t });
-    await rig.ledger.release(await idOf(p), rig.gate.instanceId);
+    await rig.ledger.release({ id: await idOf(p), owner: rig.gate.instanceId });
     const reads = rig.rail.chain.reads;
     expectCode(await restarted.handle(call(p)), 'deliver');
     assert.equal(rig.rail.chain.reads, reads + 1, 'the chain was asked first');
@@ -724,7 +724,7 @@ describe('reconciler', () => {
     rig.rail.chain.blockTime = rig.clock.t / 1000;
     const report = await reconcileOnce(rig.ledger, (n) => rig.rail.chainFor(n), () => rig.clock.t);
     assert.equal(report.expired, 2);
-    assert.equal((await rig.ledger.get(await idOf(p)))!.failureCode, 'payment_expired');
-    assert.equal((await rig.ledger.get(await idOf(q)))!.failureCode, 'settlement_failed');
+    assert.equal((await rig.ledger.get({ id: await idOf(p) }))!.failureCode, 'payment_expired');
+    assert.equal((await rig.ledger.get({ id: await idOf(q) }))!.failureCode, 'settlement_failed');
   });
 });

@@ -30,7 +30,7 @@ import { randomUUID } from 'node:crypto';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import type { AssetConfig } from '../config.js';
 import { ServiceError, type ErrorCode } from '../errors.js';
-import { LedgerUnavailableError, responseToStore, type AdvanceOptions, type AttemptState, type Ledger, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
+import { LedgerUnavailableError, responseToStore, type AttemptState, type Ledger, type LedgerArgs, type PaymentAttempt, type StoredResponse, type TransitionPatch } from '../store/ledger.js';
 import type { Authorization, ChainFate, NotNew, PaymentChain } from './chains/payment-chain.js';
 import type { RailOffer } from './rails.js';
 export type { RailOffer };
@@ -51,8 +51,8 @@ const PENDING_RETRY_SECONDS = 5;
 /**
  * What the gate needs from the payment rail: the SDK's requirement and 402
  * building, the facilitator's verify and settle sorted into outcomes, and
- * each network's chain (chains/). `PaymentRail` is the real one;
- * `ScriptedRail` the fake.
+ * each network's chain (chains/). `PaymentRail` is the real one; the unit
+ * tests drive the gate through a scripted fake (test/support/).
  */
 export interface GateRail {
   readonly ready: boolean;
@@ -136,6 +136,13 @@ export type GateOutcome =
       paymentResponse?: SettleResponse;
       /** Set when an MPP credential failed its own checks: the draft's problem type to answer with. */
       mppProblem?: MppProblem;
+      /**
+       * The plain 402 only (built once per resource URL and price, then
+       * answered from the gate's cache): room for each transport's encoding
+       * of it (HTTP's header fitted to a budget, its body bytes), kept and
+       * dropped with the challenge itself, so the unpaid 402 is cached once.
+       */
+      encoded?: Map<string, unknown>;
     }
   | {
       kind: 'deliver';
@@ -150,8 +157,11 @@ export type GateOutcome =
     }
   | { kind: 'refuse'; code: ErrorCode; message: string; retryAfterSeconds?: number };
 
+/** What the gate asks the ledger: claim, lease and move the attempt it drives, and read it back. */
+export type GateLedger = Pick<Ledger, 'reserve' | 'get' | 'acquire' | 'renew' | 'advance' | 'release'>;
+
 export interface GateDeps {
-  ledger: Ledger;
+  ledger: GateLedger;
   rail: GateRail;
   now?: () => number;
   leaseMs: number;
@@ -203,7 +213,7 @@ type StepResult = { next: AttemptState } | { outcome: GateOutcome };
 type Step = (d: Drive) => Promise<StepResult>;
 
 export class PaymentGate {
-  private readonly ledger: Ledger;
+  private readonly ledger: GateLedger;
   private readonly rail: GateRail;
   private readonly now: () => number;
   private readonly leaseMs: number;
@@ -275,8 +285,8 @@ export class PaymentGate {
     return `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) ${where}.`;
   }
 
-  /** Plain 402s by `plainChallengeKey`: the PaymentRequired and its price sentence. */
-  private readonly plainChallenges = new Map<string, { paymentRequired: PaymentRequired; message: string; price: string }>();
+  /** Plain 402s by resource URL and price: the PaymentRequired, its price sentence, and the transports' encodings of it. */
+  private readonly plainChallenges = new Map<string, { paymentRequired: PaymentRequired; message: string; price: string; encoded: Map<string, unknown> }>();
 
   /**
    * The plain 402 for an unpaid call, when it was already built: the hot path,
@@ -285,7 +295,7 @@ export class PaymentGate {
   cachedChallenge(resourceUrl: string, priceAtomic: string): GateOutcome | undefined {
     if (!this.rail.ready) return undefined;
     const hit = this.plainChallenges.get(`${resourceUrl}|${priceAtomic}`);
-    return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, price: hit.price, paymentRequired: hit.paymentRequired };
+    return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, price: hit.price, paymentRequired: hit.paymentRequired, encoded: hit.encoded };
   }
 
   private async challenge(
@@ -302,7 +312,9 @@ export class PaymentGate {
     if (price) message = `${price} ${HOW_TO_PAY}`;
     // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
     const key = `${call.resourceUrl}|${call.priceAtomic}`;
-    let paymentRequired = code === 'payment_required' ? this.plainChallenges.get(key)?.paymentRequired : undefined;
+    const cached = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
+    let paymentRequired = cached?.paymentRequired;
+    let encoded = cached?.encoded;
     if (!paymentRequired) {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
       const error = code === 'payment_required' ? undefined : message;
@@ -311,10 +323,11 @@ export class PaymentGate {
       if (code === 'payment_required') {
         // Bounded: Host headers are caller-controlled and must not grow memory without limit.
         if (this.plainChallenges.size >= 256) this.plainChallenges.clear();
-        this.plainChallenges.set(key, { paymentRequired, message, price: price! });
+        encoded = new Map();
+        this.plainChallenges.set(key, { paymentRequired, message, price: price!, encoded });
       }
     }
-    return { kind: 'challenge', code, message, ...(price && { price }), paymentRequired, paymentResponse };
+    return { kind: 'challenge', code, message, ...(price && { price }), paymentRequired, paymentResponse, ...(encoded && { encoded }) };
   }
 
   // ------------------------------------------------------------------ admission and binding
@@ -355,9 +368,9 @@ export class PaymentGate {
     // Outside its window an authorization may not start an attempt, but the
     // one already bound to it is still served (a read, never a write).
     const reserved = notNew || offerExpired
-      ? { created: false as const, attempt: await this.ledger.get(id) }
-      : await this.ledger.reserve(
-      {
+      ? { created: false as const, attempt: await this.ledger.get({ id }) }
+      : await this.ledger.reserve({
+      attempt: {
         id,
         network: requirements.network,
         asset,
@@ -372,9 +385,9 @@ export class PaymentGate {
         payload: JSON.stringify(bound.payload),
         requirements: JSON.stringify(requirements),
       },
-      this.lease(),
-      this.now(),
-    );
+      lease: this.lease(),
+      now: this.now(),
+    });
     timings.ledgerMs += performance.now() - t;
 
     let attempt: PaymentAttempt;
@@ -405,10 +418,10 @@ export class PaymentGate {
       if (existing.state === 'settled') return this.replay(existing, timings);
       if (existing.state === 'failed') return this.failedAgain(call, all, existing);
       t = performance.now();
-      const got = await this.ledger.acquire(id, this.lease(), this.now());
+      const got = await this.ledger.acquire({ id, lease: this.lease(), now: this.now() });
       timings.ledgerMs += performance.now() - t;
       if (!got) return this.lost(id, timings);
-      attempt = (await this.ledger.get(id))!;
+      attempt = (await this.ledger.get({ id }))!;
     }
     // The presented authorization is the bound one (created now, or compared above): its payer names the receipt.
     return this.drive(call, all, attempt, timings, bound.payer);
@@ -473,7 +486,7 @@ export class PaymentGate {
 
   /** Someone else holds (or took) the attempt: its stored result if settled, else "in progress". */
   private async lost(id: string, timings: Timings): Promise<GateOutcome> {
-    const a = await this.ledger.get(id);
+    const a = await this.ledger.get({ id });
     if (a?.state === 'settled') return this.replay(a, timings);
     return this.inProgress(a);
   }
@@ -575,7 +588,7 @@ export class PaymentGate {
   private heartbeat(id: string): () => void {
     const every = Math.max(100, Math.floor(this.leaseMs / 3));
     const timer = setInterval(() => {
-      this.ledger.renew(id, this.instanceId, this.now() + this.leaseMs).catch((e: unknown) => {
+      this.ledger.renew({ id, owner: this.instanceId, until: this.now() + this.leaseMs }).catch((e: unknown) => {
         this.log.warn({ attempt: id, err: errText(e) }, 'lease renewal failed');
       });
     }, every);
@@ -583,17 +596,17 @@ export class PaymentGate {
     return () => clearInterval(timer);
   }
 
-  private async write(d: Drive, to: AttemptState, patch: TransitionPatch, opts?: AdvanceOptions): Promise<boolean> {
+  private async write(d: Drive, to: AttemptState, patch: TransitionPatch, opts: Pick<LedgerArgs<'advance'>, 'durable'> = {}): Promise<boolean> {
     const t = performance.now();
     const steps = [...d.pending, { to, patch: d.sentTo ? { facilitator: d.sentTo, ...patch } : patch }];
-    const ok = opts ? await this.ledger.advance(d.attempt.id, this.instanceId, steps, this.now(), opts) : await this.ledger.advance(d.attempt.id, this.instanceId, steps, this.now());
+    const ok = await this.ledger.advance({ id: d.attempt.id, owner: this.instanceId, steps, now: this.now(), ...opts });
     d.pending = [];
     d.timings.ledgerMs += performance.now() - t;
     return ok;
   }
 
   private async release(d: Drive): Promise<void> {
-    await this.ledger.release(d.attempt.id, this.instanceId).catch(() => {});
+    await this.ledger.release({ id: d.attempt.id, owner: this.instanceId }).catch(() => {});
   }
 
   private async refuseAndRelease(d: Drive, code: ErrorCode, message: string, retryAfterSeconds: number): Promise<StepResult> {

@@ -6,7 +6,7 @@
 import type { FacilitatorClient } from '@x402/core/server';
 import type { Logger } from 'pino';
 import { metrics, secondsSince } from '../observability/metrics.js';
-import type { Ledger } from '../store/ledger.js';
+import { ledgerMethod, type Ledger } from '../store/ledger.js';
 
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -51,22 +51,6 @@ export function instrumentFacilitator(inner: FacilitatorClient, log: Logger, fac
   };
 }
 
-/** Ledger methods that move an attempt, and the states they move it into. */
-function statesEntered(method: string, args: unknown[], result: unknown): string[] {
-  switch (method) {
-    case 'reserve':
-      return (result as { created?: boolean } | undefined)?.created ? [(result as { attempt: { state: string } }).attempt.state] : [];
-    case 'transition':
-      return result === true ? [args[2] as string] : [];
-    case 'advance':
-      return result === true ? (args[2] as Array<{ to: string }>).map((s) => s.to) : [];
-    case 'transitionUnleased':
-      return result === true ? [args[3] as string] : [];
-    default:
-      return [];
-  }
-}
-
 /** Times every ledger operation and counts attempts entering each state. */
 export function instrumentLedger(inner: Ledger): Ledger {
   // One wrapper per method, made on first use (the gate calls the ledger several times per paid call).
@@ -74,15 +58,17 @@ export function instrumentLedger(inner: Ledger): Ledger {
   return new Proxy(inner, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'close') return typeof value === 'function' ? value.bind(target) : value;
+      const spec = ledgerMethod(prop);
+      // `kind`, and the close, which is not timed.
+      if (typeof prop !== 'string' || !spec || spec.does === 'close') return typeof value === 'function' ? value.bind(target) : value;
       const known = wrapped.get(prop);
       if (known) return known;
-      const fn = async (...args: unknown[]) => {
+      const fn = async (args: unknown) => {
         const start = performance.now();
         try {
-          const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          const result = await (value as (args: unknown) => Promise<unknown>).call(target, args);
           metrics.ledgerDuration.observe({ operation: prop, outcome: 'ok' }, secondsSince(start));
-          for (const state of statesEntered(prop, args, result)) metrics.paymentAttempts.inc({ state });
+          for (const state of spec.enters?.(args, result) ?? []) metrics.paymentAttempts.inc({ state });
           return result;
         } catch (e) {
           metrics.ledgerDuration.observe({ operation: prop, outcome: 'error' }, secondsSince(start));

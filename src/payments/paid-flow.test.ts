@@ -12,8 +12,8 @@ import { openDatabase, openLedger } from '../store/index.js';
 import type { Capability } from '../catalog/capability.js';
 import { canonicalJson, requestFingerprint, sha256Hex } from '../foundation/canonical-json.js';
 import { PaymentGate } from './gate.js';
-import { createPaidFlow, INLINE_EXECUTOR, type PaidFlowDeps } from './paid-flow.js';
-import { ScriptedRail } from './scripted-rail.js';
+import { createPaidFlow, INLINE_EXECUTOR, type PaidFlow, type PaidFlowDeps, type PaymentWire } from './paid-flow.js';
+import { ScriptedRail } from '../../test/support/scripted-rail.js';
 import { authorizationTypedData } from './authorization.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createCommitmentSigner } from '../commitments/signer.js';
@@ -38,23 +38,29 @@ const describe = (cap: Capability) => ({ cap, summary: 'Echoes.', extensionCandi
 const flowOf = (gate: PaymentGate, more: Partial<PaidFlowDeps> = {}) => createPaidFlow({ gate, executor: INLINE_EXECUTOR, describe, clock: Date.now, ...more });
 const ORIGIN = 'https://h.example';
 
+/** A transport's words, as the flow needs them (a test's own). */
+const WIRE: PaymentWire = { x402Unreadable: { message: 'unreadable', details: [] }, requirementWithRefusal: false, offerPath: 'offer' };
+/** One request through the flow, as a transport hands it over: the input as a value, the payment as it came. */
+const pay = (flow: PaidFlow, cap: Capability, req: { input: unknown; origin: string; payment?: unknown; offer?: { signed: unknown; body: unknown } }) =>
+  flow.answer(cap, { wire: WIRE, origin: req.origin, input: { value: req.input }, x402: req.payment, offer: req.offer });
+
 test('a fixed price and the canonical-input fingerprint, or the entry\'s own functions of the input', async () => {
   const { ledger, db } = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'paid-flow-')) });
   try {
     const rail = new ScriptedRail();
     const gate = new PaymentGate({ ledger, rail, leaseMs: 20_000 });
     const flow = flowOf(gate);
-    const fixed = await flow.pay(base as Capability, { input: { n: 1 }, origin: ORIGIN });
-    assert.equal(fixed.outcome.kind, 'challenge');
-    assert.equal(fixed.priceAtomic, '1000');
-    const pr = (fixed.outcome as { paymentRequired: { resource: { url: string }; accepts: Array<{ amount: string }> } }).paymentRequired;
+    const fixed = await pay(flow, base as Capability, { input: { n: 1 }, origin: ORIGIN });
+    assert.equal(fixed.kind, 'challenge');
+    assert.equal((fixed as { priceAtomic: string }).priceAtomic, '1000');
+    const pr = (fixed as { paymentRequired: { resource: { url: string }; accepts: Array<{ amount: string }> } }).paymentRequired;
     assert.equal(pr.resource.url, 'https://h.example/x402/v1/echo');
     assert.equal(pr.accepts[0]!.amount, '1000');
 
     const priced = { ...base, priceOf: (i: { n: number }) => String(1000 * i.n), fingerprintOf: (i: { n: number }) => `fp-${i.n}` } as Capability;
-    const dynamic = await flow.pay(priced, { input: { n: 3 }, origin: ORIGIN });
-    assert.equal(dynamic.priceAtomic, '3000');
-    assert.equal((dynamic.outcome as { paymentRequired: { accepts: Array<{ amount: string }> } }).paymentRequired.accepts[0]!.amount, '3000');
+    const dynamic = await pay(flow, priced, { input: { n: 3 }, origin: ORIGIN });
+    assert.equal((dynamic as { priceAtomic: string }).priceAtomic, '3000');
+    assert.equal((dynamic as { paymentRequired: { accepts: Array<{ amount: string }> } }).paymentRequired.accepts[0]!.amount, '3000');
     assert.notEqual(requestFingerprint('echo', { n: 3 }), 'fp-3');
 
     // Paid: bound to the entry's fingerprint, settled at the entry's price for this input.
@@ -63,13 +69,13 @@ test('a fixed price and the canonical-input fingerprint, or the entry\'s own fun
     const now = Math.floor(Date.now() / 1000);
     const auth = { from: account.address, to: req.payTo as `0x${string}`, value: '3000', validAfter: String(now - 600), validBefore: String(now + 300), nonce: `0x${'12'.repeat(32)}` as `0x${string}` };
     const payment = { x402Version: 2, accepted: req, payload: { signature: await account.signTypedData(authorizationTypedData(auth, req)), authorization: auth } } as never;
-    const paid = await flow.pay(priced, { input: { n: 3 }, origin: ORIGIN, payment });
-    assert.equal(paid.outcome.kind, 'deliver', JSON.stringify(paid));
+    const paid = await pay(flow, priced, { input: { n: 3 }, origin: ORIGIN, payment });
+    assert.equal(paid.kind, 'deliver', JSON.stringify(paid));
     assert.equal((await ledger.summary()).settledAtomic, '3000');
     const rows = await db.all<{ f: string }>('SELECT request_fingerprint AS f FROM payment_attempts');
     assert.deepEqual(rows.map((r) => r.f), ['fp-3']);
-    const plain = await flow.pay(base as Capability, { input: { n: 1 }, origin: ORIGIN });
-    assert.equal(plain.outcome.kind, 'challenge');
+    const plain = await pay(flow, base as Capability, { input: { n: 1 }, origin: ORIGIN });
+    assert.equal(plain.kind, 'challenge');
   } finally {
     await ledger.close();
   }
@@ -89,15 +95,15 @@ test('with the operator\'s hooks a delivery carries its signed receipt (bound to
     const flow = flowOf(gate, { receipts: receiptHook(signer), offers: offerVerifier(signer), clock: () => clock });
     const offer = { signed, body: { n: 1 } };
 
-    const challenge = await flow.pay(base as Capability, { input: { n: 1 }, origin: ORIGIN, offer });
-    assert.equal(challenge.outcome.kind, 'challenge', 'no receipt without a delivery');
-    assert.equal(challenge.priceAtomic, '700');
-    assert.equal((challenge.outcome as { paymentRequired: { accepts: Array<{ amount: string }> } }).paymentRequired.accepts[0]!.amount, '700');
+    const challenge = await pay(flow, base as Capability, { input: { n: 1 }, origin: ORIGIN, offer });
+    assert.equal(challenge.kind, 'challenge', 'no receipt without a delivery');
+    assert.equal((challenge as { priceAtomic: string }).priceAtomic, '700');
+    assert.equal((challenge as { paymentRequired: { accepts: Array<{ amount: string }> } }).paymentRequired.accepts[0]!.amount, '700');
     // Signed for another body, or by another key: refused before any payment step.
-    const otherBody = await flow.pay(base as Capability, { input: { n: 2 }, origin: ORIGIN, offer: { signed, body: { n: 2 } } });
-    assert.equal(otherBody.outcome.kind, 'offer-refused');
-    const noKey = await flowOf(gate).pay(base as Capability, { input: { n: 1 }, origin: ORIGIN, offer });
-    assert.match((noKey.outcome as { message: string }).message, /signs no offers/);
+    const otherBody = await pay(flow, base as Capability, { input: { n: 2 }, origin: ORIGIN, offer: { signed, body: { n: 2 } } });
+    assert.equal(otherBody.kind, 'invalid');
+    const noKey = await pay(flowOf(gate), base as Capability, { input: { n: 1 }, origin: ORIGIN, offer });
+    assert.match((noKey as { body: { error: { message: string } } }).body.error.message, /signs no offers/);
 
     const req = (await rail.requirements('700'))[0]!;
     const account = privateKeyToAccount(generatePrivateKey());
@@ -110,20 +116,20 @@ test('with the operator\'s hooks a delivery carries its signed receipt (bound to
       payload: { signature: await account.signTypedData(authorizationTypedData(auth, req)), authorization: auth },
       extensions: { 'payment-identifier': { info: { required: false, id: 'pay_receipt_redelivery_0001' } } },
     } as never;
-    const paid = await flow.pay(base as Capability, { input: { n: 1 }, origin: ORIGIN, payment, offer });
-    assert.equal(paid.outcome.kind, 'deliver', JSON.stringify(paid));
-    const d = paid.outcome as Extract<typeof paid.outcome, { kind: 'deliver' }>;
+    const paid = await pay(flow, base as Capability, { input: { n: 1 }, origin: ORIGIN, payment, offer });
+    assert.equal(paid.kind, 'deliver', JSON.stringify(paid));
+    const d = paid as Extract<typeof paid, { kind: 'deliver' }>;
     const check = await verifyReceipt({ paymentResponse: d.paymentResponse, responseBody: d.response.body, request: { resource: 'echo', input: { n: 1 } }, signer: signer.address });
     assert.deepEqual(check.problems, []);
     assert.equal(check.binding!.amount, '700');
     assert.equal(check.receipt!.issuedAt, Math.floor(d.boundAt / 1000));
     // Redelivered after the offer expired by the flow's clock: the payment was bound before, so the same receipt.
     clock = (validUntil + 1) * 1000;
-    const again = await flow.pay(base as Capability, { input: { n: 1 }, origin: ORIGIN, payment, offer });
-    assert.deepEqual((again.outcome as typeof d).paymentResponse, d.paymentResponse);
+    const again = await pay(flow, base as Capability, { input: { n: 1 }, origin: ORIGIN, payment, offer });
+    assert.deepEqual((again as typeof d).paymentResponse, d.paymentResponse);
     // Without the receipt hook nothing is added to the settlement.
-    const unsigned = await flowOf(gate, { offers: offerVerifier(signer) }).pay(base as Capability, { input: { n: 1 }, origin: ORIGIN, payment, offer });
-    assert.equal((unsigned.outcome as typeof d).paymentResponse.extensions, undefined);
+    const unsigned = await pay(flowOf(gate, { offers: offerVerifier(signer) }), base as Capability, { input: { n: 1 }, origin: ORIGIN, payment, offer });
+    assert.equal((unsigned as typeof d).paymentResponse.extensions, undefined);
   } finally {
     await ledger.close();
   }

@@ -1,10 +1,13 @@
 /**
  * The one paid flow, made once per service at composition (service.ts) from
  * what it needs: the gate, an executor, the receipt hook, the signed-offer
- * check and a clock. Every transport (HTTP, MCP, A2A) hands it a validated
- * input and whatever payment came on its wire, and translates the answer into
- * its own wire format; the price, the fingerprint, the offer's honouring and
- * the receipt are decided here, the same way for all of them.
+ * check and a clock. Every transport (HTTP, MCP, A2A) hands it, once per
+ * request, the input and whatever payment came on its wire as it found them
+ * (an x402 payment, an MPP credential, an x402 v1 one, none, or one that
+ * cannot be read), and translates the one answer into its own wire format.
+ * Which protocol pays, what a malformed credential gets, the price, the
+ * fingerprint, the offer's honouring, MPP's challenges and the receipts are
+ * decided here, the same way for all of them.
  *
  * The call path only goes down: transport → flow → gate → ledger and rail →
  * executor → receipt hook. Executor and hooks are interfaces declared here and
@@ -13,10 +16,11 @@
  */
 import type { Capability } from '../catalog/capability.js';
 import { parseJsonBody, type BodyResult, type JsonLimits } from '../catalog/json-input.js';
-import type { makeInputReader } from '../catalog/input-reader.js';
+import { makeInputReader } from '../catalog/input-reader.js';
 import { requestFingerprint } from '../foundation/canonical-json.js';
+import { errorBody, type ErrorBody, type ErrorDetail } from '../errors.js';
 import type { GateOutcome, PaidCall, PaymentGate } from './gate.js';
-import type { MppCharge, MppCredential } from './mpp.js';
+import { MPP_PROBLEMS, credentialFromHeader, credentialFromObject, mppProblemOf, paymentScheme, receiptHeader, receiptOf, type MppChallenge, type MppCharge, type MppCredential, type MppProblem } from './mpp.js';
 import type { PaymentPayload } from './rail.js';
 
 export { HOW_TO_PAY } from './how-to-pay.js';
@@ -109,47 +113,113 @@ export interface PaidFlowDeps {
   clock: () => number;
 }
 
-/** One paid request, as a transport read it off its wire. */
+/** A refusal in a transport's own words: the message and where in its request the fault is. */
+export interface Worded {
+  message: string;
+  details: ErrorDetail[];
+}
+
+/**
+ * How one transport carries payments: whether it speaks MPP, and its words
+ * for the refusals the flow decides (each names the transport's own header or
+ * metadata key). A constant per transport: the flow decides, the transport
+ * only says where things travel.
+ */
+export interface PaymentWire {
+  /**
+   * Set when it carries MPP's challenges, credentials and receipts (HTTP and
+   * MCP do; A2A does not): its words for a request that pays with both
+   * protocols (an x402 payment, or an x402 v1 one, beside an MPP credential),
+   * and the detail of the draft's malformed-credential problem.
+   */
+  mpp?: { twoProtocols: Worded; unreadable: string };
+  /** The x402 payment is not a PaymentPayload object (over HTTP: not base64 JSON). */
+  x402Unreadable: Worded;
+  /** Its form of that refusal offers the payment requirement again (A2A's task stays input-required). */
+  requirementWithRefusal: boolean;
+  /** Where a signed offer travels, as an error detail's path. */
+  offerPath: string;
+  /** Why a signed offer cannot even be read (over HTTP: X-Signed-Offer is not base64 JSON, or the body not JSON). */
+  offerUnreadable?: string;
+  /** A payment came with no input at all (an HTTP request without a body). */
+  inputRequired?: (cap: Capability) => Worded;
+}
+
+/** An input as it came: a body's bytes (HTTP), or a value already parsed from the message (MCP, A2A). */
+export type PresentedInput = { bytes: Uint8Array; contentType: string | undefined } | { value: unknown };
+
+/** A signed quote offer as it came, with the body it must have been signed for (as sent, before defaults); or one that could not be read. */
+export type PresentedOffer = { signed: unknown; body: unknown } | { unreadable: true };
+
+/** One paid request, as a transport found it on its wire: the flow reads and decides the rest. */
 export interface PaidRequest {
-  /** The validated input. */
-  input: unknown;
+  wire: PaymentWire;
   /** The origin the caller reached the service at (PUBLIC_BASE_URL when set): the resource URL's base. */
   origin: string;
-  payment?: PaymentPayload;
-  /** The payment as an MPP credential instead of `payment` (see PaidCall.mpp). */
-  mpp?: MppCredential;
+  /** The input; none at all for a discovery probe (HTTP's request without a body), which is answered with the entry's base challenge. */
+  input: PresentedInput | undefined;
+  /** The x402 v2 payment as decoded from the wire (should be a PaymentPayload object; anything else is unreadable). */
+  x402?: unknown;
+  /** An x402 v1 payment (X-PAYMENT) came: it is never read, only answered. */
+  x402v1?: boolean;
+  /** HTTP's Authorization header, whatever its scheme: read for MPP's `Payment` credential only while MPP is on. */
+  authorization?: string;
+  /** An MPP credential object (MCP's `org.paymentauth/credential`). */
+  mppCredential?: unknown;
   /** The caller's sign-in proof (SIGN-IN-WITH-X, base64 JSON) for a redelivery. */
-  signIn?: string;
-  /** Who sent it: the transport's client key (see PaidCall.client); needed only with a payment. */
-  client?: string;
-  /** A signed quote offer the buyer sent, and the body it must have been signed for (as sent, before defaults). */
-  offer?: { signed: unknown; body: unknown };
-  /** `callFingerprint(cap, input)` when the executor already computed it reading the body. */
-  fingerprint?: string;
+  signIn?: unknown;
+  /** Who sent it (the transport's client key): asked only when a payment came. */
+  client?: () => string;
+  offer?: PresentedOffer;
   /** The transport's request id, for the gate's log lines about this call. */
   requestId?: string;
 }
 
-/** The flow's answer: the gate's outcome, or a signed offer refused before any payment step; and the price asked. */
-export interface PaidAnswer {
-  outcome: GateOutcome | { kind: 'offer-refused'; message: string };
-  priceAtomic: string;
+type Challenge = Extract<GateOutcome, { kind: 'challenge' }>;
+type Deliver = Extract<GateOutcome, { kind: 'deliver' }>;
+type Refuse = Extract<GateOutcome, { kind: 'refuse' }>;
+
+/** The draft's problem for a refused MPP credential (RFC 9457), our code in `error` as on every other error. */
+export type MppProblemBody = (typeof MPP_PROBLEMS)[MppProblem] & { detail: string; challengeId: string } & ErrorBody;
+
+/** MPP's side of a challenge: a fresh challenge of its own, and the problem when an MPP credential was refused. */
+export interface MppChallengeAnswer {
+  /** The WWW-Authenticate value (HTTP). */
+  header: string;
+  /** The same challenge as an object (MCP's `org.paymentauth/payment-required`). */
+  readonly challenge: MppChallenge;
+  /** An upper bound of `header`'s length for this resource and price (what a header budget leaves room for). */
+  readonly headerBytes: number;
+  problem?: MppProblemBody;
 }
 
+/**
+ * The flow's one answer to a request, in terms every transport translates:
+ * - `invalid`: refused before any payment step (status and error body); for a
+ *   payment that could not be read, with the requirement when the transport's
+ *   form offers it again;
+ * - `challenge`: the gate's 402, at `priceAtomic`, with MPP's challenge (and
+ *   problem) beside it; `v1` when it answers an x402 v1 payment;
+ * - `deliver`: the result and its receipts (MPP's when it paid with MPP);
+ * - `refuse`: the gate's refusal; `mpp` when it refuses an MPP credential.
+ */
+export type PaidAnswer =
+  | { kind: 'invalid'; about: 'input' | 'payment'; status: number; body: ErrorBody; requirement?: GateOutcome }
+  | (Challenge & { priceAtomic: string; v1?: true; mpp?: MppChallengeAnswer })
+  | (Deliver & { priceAtomic: string; mpp?: { receiptHeader: string; receipt: Record<string, unknown> } })
+  | (Refuse & { priceAtomic: string; mpp?: true });
+
 export interface PaidFlow {
-  /** The service's MPP (undefined when off): transports read its credentials and issue its challenges. */
-  readonly mpp: MppCharge | undefined;
+  /** MPP is offered (MPP_SECRET_KEY is set). */
+  readonly takesMpp: boolean;
+  /** Where free surfaces parse their large messages (the same executor the flow runs entries on). */
   readonly executor: Executor;
   /** The entry's paid face (402 summary, extension candidates), made once per entry. */
   describe(cap: Capability): PaidOffer;
-  pay(cap: Capability, req: PaidRequest): Promise<PaidAnswer>;
-  /**
-   * The challenge for a request that brings no input at all (a discovery
-   * probe): the entry's base price. Nothing can be bought with it: there is no
-   * input, so no fingerprint and nothing to run (the transport refuses a
-   * payment sent without input before asking).
-   */
-  probe(cap: Capability, origin: string): Promise<PaidAnswer & { outcome: GateOutcome }>;
+  /** The most bytes an input of `cap` may take: a transport refuses a larger one before reading it. */
+  inputLimit(cap: Capability): number;
+  /** Reads the request's input and whatever payment came, decides, and answers once. */
+  answer(cap: Capability, req: PaidRequest): Promise<PaidAnswer>;
 }
 
 /** The fingerprint a paid call is bound to: the entry's own, else RFC 8785 canonical JSON + SHA-256 (canonical-json.ts). */
@@ -162,13 +232,22 @@ export function entryPrice(cap: Capability, input: unknown): string {
   return cap.priceOf ? cap.priceOf(input) : cap.priceAtomic;
 }
 
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An entry as the flow meets it, made once: its paid face and its input reader. */
+interface Entry {
+  offer: PaidOffer;
+  reader: ReturnType<typeof makeInputReader>;
+}
+
 export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
   const { gate, executor, receipts, offers, clock } = deps;
-  const described = new Map<Capability, PaidOffer>();
-  const offerOf = (cap: Capability) => {
-    let o = described.get(cap);
-    if (!o) described.set(cap, (o = deps.describe(cap)));
-    return o;
+  const mpp = gate.mpp;
+  const entries = new Map<Capability, Entry>();
+  const entryOf = (cap: Capability) => {
+    let e = entries.get(cap);
+    if (!e) entries.set(cap, (e = { offer: deps.describe(cap), reader: makeInputReader(cap) }));
+    return e;
   };
 
   /**
@@ -184,40 +263,38 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     return check.expired ?? check.problem;
   }
 
-  async function pay(cap: Capability, req: PaidRequest): Promise<PaidAnswer> {
-    const described = offerOf(cap);
-    const resourceUrl = req.origin + cap.path;
-    let honoured: HonouredOffer | undefined;
-    if (req.offer) {
-      const h = await honour(req.offer.signed, req.offer.body, resourceUrl);
-      if (typeof h === 'string') return { outcome: { kind: 'offer-refused', message: `The signed offer cannot be honoured: ${h}.` }, priceAtomic: entryPrice(cap, req.input) };
-      honoured = h;
-    }
-    // A signed offer for this route and body is the price, whatever the entry says now.
-    const priceAtomic = honoured ? honoured.amount : entryPrice(cap, req.input);
-    if (!req.payment && !req.mpp && !honoured) {
-      // The unpaid 402, once built for this resource and price: answered without building a call.
-      const cached = gate.cachedChallenge(resourceUrl, priceAtomic);
-      if (cached) return { outcome: cached, priceAtomic };
-    }
-    let fingerprint = req.fingerprint;
-    const input = req.input;
-    const call: PaidCall = {
+  /** The input's verdict, and the fingerprint when the executor computed it reading the body (a paid request's, off the event loop). */
+  async function readInput(cap: Capability, reader: Entry['reader'], input: PresentedInput, paid: boolean): Promise<{ verdict: BodyVerdict; fingerprint?: string }> {
+    // A value is validated on a copy: defaults are filled in, and the caller's message stays as it came.
+    if ('value' in input) return { verdict: reader.fromValue(structuredClone(input.value)) };
+    // Where the body is read (inline, or off the event loop for a large body) is the executor's choice; the verdict is the inline one.
+    const offThread = executor.readBody(cap, input.contentType, input.bytes, paid);
+    const read = offThread && (await offThread);
+    return read ?? { verdict: reader.fromBody(input.contentType, input.bytes) };
+  }
+
+  /** The MPP credential that came (null: one that cannot be read), or undefined when none did or MPP is off here. */
+  function mppCredentialOf(req: PaidRequest): MppCredential | null | undefined {
+    if (!mpp || !req.wire.mpp) return undefined;
+    if (req.mppCredential !== undefined) return credentialFromObject(req.mppCredential) ?? null;
+    const value = paymentScheme(req.authorization);
+    return value === undefined ? undefined : (credentialFromHeader(value) ?? null);
+  }
+
+  function callOf(cap: Capability, offer: PaidOffer, input: unknown, resourceUrl: string, priceAtomic: string, fingerprint: string | undefined, req: PaidRequest, honoured?: HonouredOffer): PaidCall {
+    return {
       resource: cap.id,
-      description: described.summary,
+      description: offer.summary,
       priceAtomic,
       resourceUrl,
       // Only a paid request is bound to its fingerprint: an unpaid 402 never computes it.
       get fingerprint() {
         return (fingerprint ??= callFingerprint(cap, input));
       },
-      payment: req.payment,
+      payment: undefined,
       requestId: req.requestId,
-      signIn: req.signIn,
-      client: req.client,
-      mpp: req.mpp,
       offerValidUntil: honoured?.validUntil,
-      extensions: described.extensionCandidates[0],
+      extensions: offer.extensionCandidates[0],
       // A method, not an arrow property: tsx names every arrow stored in a property (esbuild keepNames), a cost on each 402.
       async execute() {
         const out = await executor.run(cap, input);
@@ -233,8 +310,72 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
         };
       },
     };
+  }
+
+  /** The gate's answer to the call unpaid: the plain 402 (built once per resource and price) unless a signed offer prices it. */
+  async function unpaid(call: PaidCall, honoured: HonouredOffer | undefined): Promise<GateOutcome> {
+    return (!honoured && gate.cachedChallenge(call.resourceUrl, call.priceAtomic)) || gate.handle(call);
+  }
+
+  /** The gate's outcome as the flow answers it: MPP's challenge beside a 402 (and its problem to an MPP credential), MPP's receipt to an MPP payment. */
+  function finish(outcome: GateOutcome, priceAtomic: string, req: PaidRequest, credential: MppCredential | null | undefined): PaidAnswer {
+    switch (outcome.kind) {
+      case 'challenge':
+        return { ...outcome, priceAtomic, ...(mpp && req.wire.mpp && { mpp: mppChallenge(mpp, outcome, priceAtomic, credential !== undefined) }) };
+      case 'deliver':
+        return credential ? { ...outcome, priceAtomic, mpp: mppReceipt(outcome, credential) } : { ...outcome, priceAtomic };
+      case 'refuse':
+        return credential !== undefined ? { ...outcome, priceAtomic, mpp: true } : { ...outcome, priceAtomic };
+    }
+  }
+
+  async function answer(cap: Capability, req: PaidRequest): Promise<PaidAnswer> {
+    const { offer, reader } = entryOf(cap);
+    const { wire } = req;
+    const resourceUrl = req.origin + cap.path;
+    const credential = mppCredentialOf(req);
+    const paying = req.x402 !== undefined || req.x402v1 === true || credential !== undefined;
+    if (req.input === undefined) {
+      // No input: with a payment there is nothing to deliver for, so it is refused before any payment step; unpaid it is a discovery probe.
+      if (paying) return invalid('input', 'invalid_request', wire.inputRequired!(cap));
+      return finish(await probe(cap, offer, resourceUrl, req), cap.priceRange?.minAtomic ?? cap.priceAtomic, req, undefined);
+    }
+    const read = await readInput(cap, reader, req.input, req.x402 !== undefined);
+    if (!read.verdict.ok) return { kind: 'invalid', about: 'input', status: read.verdict.status, body: read.verdict.body as ErrorBody };
+    const input = read.verdict.input;
+    if (credential !== undefined && (req.x402 !== undefined || req.x402v1)) return invalid('payment', 'invalid_payment_header', wire.mpp!.twoProtocols);
+    const listPrice = entryPrice(cap, input);
+    if (req.x402v1 && req.x402 === undefined) {
+      // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
+      const refused = finish(await unpaid(callOf(cap, offer, input, resourceUrl, listPrice, undefined, req), undefined), listPrice, req, undefined);
+      return refused.kind === 'challenge' ? { ...refused, v1: true } : refused;
+    }
+    if (credential === null) {
+      // The draft's malformed-credential problem, with fresh challenges: nothing was verified, bound or charged.
+      const outcome = await unpaid(callOf(cap, offer, input, resourceUrl, listPrice, undefined, req), undefined);
+      const malformed: GateOutcome = outcome.kind === 'challenge' ? { ...outcome, code: 'payment_invalid', message: wire.mpp!.unreadable, mppProblem: 'malformed' } : outcome;
+      return finish(malformed, listPrice, req, null);
+    }
+    let honoured: HonouredOffer | undefined;
+    if (req.offer) {
+      const h = 'unreadable' in req.offer ? wire.offerUnreadable! : await honour(req.offer.signed, req.offer.body, resourceUrl);
+      if (typeof h === 'string') return invalid('payment', 'invalid_request', { message: `The signed offer cannot be honoured: ${h}.`, details: [{ path: wire.offerPath, rule: 'signed-offer' }] });
+      honoured = h;
+    }
+    // A signed offer for this route and body is the price, whatever the entry says now.
+    const priceAtomic = honoured ? honoured.amount : listPrice;
+    const call = callOf(cap, offer, input, resourceUrl, priceAtomic, read.fingerprint, req, honoured);
+    if (req.x402 !== undefined && !isObject(req.x402)) {
+      const requirement = wire.requirementWithRefusal ? await unpaid(call, honoured) : undefined;
+      return { ...invalid('payment', 'invalid_payment_header', wire.x402Unreadable), ...(requirement && { requirement }) };
+    }
+    if (req.x402 === undefined && !credential) return finish(await unpaid(call, honoured), priceAtomic, req, undefined);
+    call.payment = req.x402 as PaymentPayload | undefined;
+    call.mpp = credential ?? undefined;
+    call.signIn = typeof req.signIn === 'string' ? req.signIn : undefined;
+    call.client = req.client?.();
     const outcome = await gate.handle(call);
-    if (outcome.kind !== 'deliver' || !receipts) return { outcome, priceAtomic };
+    if (outcome.kind !== 'deliver' || !receipts) return finish(outcome, priceAtomic, req, credential);
     const settled = outcome.paymentResponse;
     const extensions = await receipts({
       resourceUrl,
@@ -250,31 +391,66 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       },
       responseSha256: outcome.response.bodySha256,
     });
-    return { outcome: { ...outcome, paymentResponse: { ...settled, extensions: { ...settled.extensions, ...extensions } } }, priceAtomic };
+    return finish({ ...outcome, paymentResponse: { ...settled, extensions: { ...settled.extensions, ...extensions } } }, priceAtomic, req, credential);
   }
 
-  async function probe(cap: Capability, origin: string): Promise<PaidAnswer & { outcome: GateOutcome }> {
-    const described = offerOf(cap);
+  /**
+   * The challenge for a request that brings no input at all (a discovery
+   * probe): the entry's base price. Nothing can be bought with it: there is no
+   * input, so no fingerprint and nothing to run.
+   */
+  async function probe(cap: Capability, offer: PaidOffer, resourceUrl: string, req: PaidRequest): Promise<GateOutcome> {
     // The least this entry can cost: a probe has no input to price.
     const priceAtomic = cap.priceRange?.minAtomic ?? cap.priceAtomic;
-    const outcome = await gate.handle({
+    return gate.handle({
       resource: cap.id,
-      description: described.summary,
+      description: offer.summary,
       priceAtomic,
-      resourceUrl: origin + cap.path,
+      resourceUrl,
       get fingerprint(): string {
         throw new Error(`${cap.id}: a call without input has no fingerprint and cannot be paid`);
       },
       payment: undefined,
-      extensions: described.extensionCandidates[0],
+      requestId: req.requestId,
+      extensions: offer.extensionCandidates[0],
       execute: () => {
         throw new Error(`${cap.id}: a call without input cannot be executed`);
       },
     });
-    return { outcome, priceAtomic };
   }
 
-  return { mpp: gate.mpp, executor, describe: offerOf, pay, probe };
+  return { takesMpp: mpp !== undefined, executor, describe: (cap) => entryOf(cap).offer, inputLimit: (cap) => entryOf(cap).reader.limit, answer };
+}
+
+/** A 400 before any payment step, about the input itself or about the payment (and signed offer) that came with it. */
+function invalid(about: 'input' | 'payment', code: 'invalid_request' | 'invalid_payment_header', w: Worded): Extract<PaidAnswer, { kind: 'invalid' }> {
+  return { kind: 'invalid', about, status: 400, body: errorBody(code, w.message, w.details) };
+}
+
+/** A fresh MPP challenge for this 402 (its hash is the nonce the buyer signs) and, to an MPP credential, the draft's problem. */
+function mppChallenge(mpp: MppCharge, outcome: Challenge, priceAtomic: string, toCredential: boolean): MppChallengeAnswer {
+  const url = outcome.paymentRequired.resource.url;
+  const issued = mpp.issue(url, priceAtomic);
+  const answer: MppChallengeAnswer = {
+    header: issued.header,
+    get challenge() {
+      return issued.challenge;
+    },
+    get headerBytes() {
+      return mpp.headerBytes(url, priceAtomic);
+    },
+  };
+  if (toCredential) {
+    const p = MPP_PROBLEMS[mppProblemOf(outcome)];
+    answer.problem = { type: p.type, title: p.title, status: p.status, detail: outcome.message, challengeId: issued.challenge.id, ...errorBody(outcome.code, outcome.message) } as MppProblemBody;
+  }
+  return answer;
+}
+
+/** MPP's receipt for a delivery paid with an MPP credential: the Payment-Receipt value, and the object (with its challenge's id) MCP carries. */
+function mppReceipt(outcome: Deliver, credential: MppCredential): { receiptHeader: string; receipt: Record<string, unknown> } {
+  const { transaction } = outcome.paymentResponse;
+  return { receiptHeader: receiptHeader(transaction, outcome.boundAt), receipt: { ...receiptOf(transaction, outcome.boundAt), challengeId: credential.challenge.id } };
 }
 
 /** The executor of a service without a worker pool (and of unit tests): everything on the event loop. */

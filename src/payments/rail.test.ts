@@ -10,7 +10,7 @@ import type { FacilitatorClient } from '@x402/core/server';
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentConfig } from '../config.js';
 import { PaymentRail, type PaymentPayload } from './rail.js';
-import { ScriptedChain, SCRIPTED_ASSET, SCRIPTED_PAY_TO } from './scripted-rail.js';
+import { ScriptedChain, SCRIPTED_ASSET, SCRIPTED_PAY_TO } from '../../test/support/scripted-rail.js';
 
 const NETWORK = 'eip155:31337';
 const payment: PaymentConfig = {

@@ -51,7 +51,7 @@ export interface RailOptions {
 }
 
 /** The configured facilitators as one client (facilitators.ts: failover and its money rules). */
-export function defaultFacilitator(payment: PaymentConfig): FacilitatorClient & SettleTargets {
+function defaultFacilitator(payment: PaymentConfig): FacilitatorClient & SettleTargets {
   return facilitatorPool(payment);
 }
 

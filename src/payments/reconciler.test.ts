@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
-import type { Ledger, PaymentAttempt } from '../store/ledger.js';
+import type { PaymentAttempt } from '../store/ledger.js';
 import type { ChainReader } from './chain.js';
 import { EvmChain } from './chains/evm.js';
-import { startReconciler, type ReconcileReport, type Reconciler } from './reconciler.js';
+import { startReconciler, type ReconcileReport, type Reconciler, type ReconcilerLedger } from './reconciler.js';
 
 const TX = `0x${'ab'.repeat(32)}` as Hex;
 
@@ -42,7 +42,7 @@ const onChain = (network: string) => new EvmChain(network, usedOnChain);
 /** A ledger whose listUnresolved throws `failures` times, then lists `attempt` while it is unresolved. */
 function flakyLedger(failures: number, attempt: PaymentAttempt) {
   const state = { failed: 0, settled: undefined as { to: string; txHash?: string } | undefined, lists: 0 };
-  const ledger = {
+  const ledger: ReconcilerLedger = {
     listUnresolved: async () => {
       state.lists++;
       if (state.failed < failures) {
@@ -51,13 +51,13 @@ function flakyLedger(failures: number, attempt: PaymentAttempt) {
       }
       return state.settled ? [] : [attempt];
     },
-    transitionUnleased: async (id: string, from: string, to: string, patch: { txHash?: string }) => {
+    transitionUnleased: async ({ id, from, to, patch }) => {
       assert.equal(id, attempt.id);
       assert.equal(from, 'unknown');
       state.settled = { to, txHash: patch.txHash };
       return true;
     },
-  } as unknown as Ledger;
+  };
   return { ledger, state };
 }
 

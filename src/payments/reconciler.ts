@@ -20,19 +20,22 @@ export interface ReconcileReport {
   stillUnknown: number;
 }
 
+/** What the reconciler asks the ledger: the attempts left unresolved, and to resolve one nobody holds. */
+export type ReconcilerLedger = Pick<Ledger, 'listUnresolved' | 'transitionUnleased'>;
+
 /** The chain of a network attempts were made on (the rail's `chainFor`). */
 export type ChainOf = (network: string) => PaymentChain | undefined;
 
-export async function reconcileOnce(ledger: Ledger, chainOf: ChainOf, now: () => number, limit = 100): Promise<ReconcileReport> {
+export async function reconcileOnce(ledger: ReconcilerLedger, chainOf: ChainOf, now: () => number, limit = 100): Promise<ReconcileReport> {
   const report: ReconcileReport = { examined: 0, settled: 0, expired: 0, stillUnknown: 0 };
-  for (const a of await ledger.listUnresolved(now(), limit)) {
+  for (const a of await ledger.listUnresolved({ now: now(), limit })) {
     report.examined++;
     await reconcileAttempt(ledger, chainOf, a, now, report);
   }
   return report;
 }
 
-async function reconcileAttempt(ledger: Ledger, chainOf: ChainOf, a: PaymentAttempt, now: () => number, report: ReconcileReport): Promise<void> {
+async function reconcileAttempt(ledger: ReconcilerLedger, chainOf: ChainOf, a: PaymentAttempt, now: () => number, report: ReconcileReport): Promise<void> {
   // Settlement never sent: nothing to look up while the buyer may still retry.
   if (a.state === 'executed' && a.validBefore > now() / 1000) return;
   let fate: ChainFate;
@@ -53,7 +56,8 @@ async function reconcileAttempt(ledger: Ledger, chainOf: ChainOf, a: PaymentAtte
       return;
     }
     const receipt: SettleResponse = { success: true, transaction: tx, network: a.network as `${string}:${string}`, payer: a.payer, amount: a.amount };
-    if (await ledger.transitionUnleased(a.id, a.state, 'settled', { settleResponse: JSON.stringify(receipt), txHash: tx, note: 'reconciled from chain' }, now())) {
+    const patch = { settleResponse: JSON.stringify(receipt), txHash: tx, note: 'reconciled from chain' };
+    if (await ledger.transitionUnleased({ id: a.id, from: a.state, to: 'settled', patch, now: now() })) {
       report.settled++;
     }
     return;
@@ -63,7 +67,7 @@ async function reconcileAttempt(ledger: Ledger, chainOf: ChainOf, a: PaymentAtte
     const patch = a.settleResponse
       ? { failureCode: 'settlement_failed', failureDetail: `not used on chain before it expired; ${a.failureDetail}` }
       : { failureCode: 'payment_expired', failureDetail: 'not used on chain before it expired' };
-    if (await ledger.transitionUnleased(a.id, a.state, 'failed', patch, now())) report.expired++;
+    if (await ledger.transitionUnleased({ id: a.id, from: a.state, to: 'failed', patch, now: now() })) report.expired++;
     return;
   }
   report.stillUnknown++;
@@ -84,7 +88,7 @@ export interface Reconciler {
  * instances, whose unfinished attempts no wake of ours announces).
  */
 export function startReconciler(
-  ledger: Ledger,
+  ledger: ReconcilerLedger,
   chain: ChainOf,
   intervalMs: number,
   onReport?: (r: ReconcileReport) => void,

@@ -23,7 +23,7 @@ import { authorizationTypedData, type Eip3009Authorization } from './authorizati
 import { PaymentGate, type GateOutcome, type PaidCall } from './gate.js';
 import { WRONG_IDENTIFIERS_PER_CLIENT } from './redelivery.js';
 import type { PaymentPayload, PaymentRequired } from './rail.js';
-import { ScriptedRail } from './scripted-rail.js';
+import { ScriptedRail } from '../../test/support/scripted-rail.js';
 import { SIGN_IN_WITH_X } from './sign-in.js';
 
 const BUYER = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');

@@ -64,7 +64,7 @@ export function identifierBits(id: string): number {
   return body.length * Math.log2(alphabet);
 }
 
-export function isSecretEnough(id: string): boolean {
+function isSecretEnough(id: string): boolean {
   return identifierBits(id) >= MIN_IDENTIFIER_BITS;
 }
 

@@ -16,7 +16,7 @@ import { parseSIWxHeader, verifySIWxSignature, SIGN_IN_WITH_X, type SIWxPayload 
 export { SIGN_IN_WITH_X };
 
 /** How long a sign-in message we issued may be signed and sent back. */
-export const SIGN_IN_LIFETIME_SECONDS = 300;
+const SIGN_IN_LIFETIME_SECONDS = 300;
 /** Clock skew tolerated on `issuedAt` (the message's time is ours, but instances' clocks differ slightly). */
 const SKEW_SECONDS = 30;
 const STATEMENT = 'Prove you hold the wallet that paid, to receive the result you already paid for. This signature moves no funds.';

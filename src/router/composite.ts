@@ -23,7 +23,7 @@ import { COMPOSITE_PATH, COMPOSITE_RESOURCE, type OutcomeRouter, type Plan } fro
 import { executionResultSchema } from './schemas.js';
 import { UNSUPPORTED } from './unsupported.js';
 
-export const COMPOSITE_DESCRIPTION =
+const COMPOSITE_DESCRIPTION =
   'Outcome router composite execution: the whole plan that POST /v1/router/quote gives for this body, delivered for one payment of its total price.';
 
 /** The router's refusals of a valid request that cannot be served as asked. */

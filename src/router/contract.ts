@@ -11,7 +11,7 @@ import { priceOf, quoteBody, routeOf } from './quote.js';
 import { ECHO_LIMIT_CHARS, executionResultSchema, MEMBER_NAME_MAX_CHARS, NAMED_MEMBERS_MAX, OBJECTIVE_FIELDS, quoteResponseSchema, routerErrorSchema } from './schemas.js';
 import { refusedInputKeys, UNSUPPORTED } from './unsupported.js';
 
-export const CONTRACT_VERSION = '1';
+const CONTRACT_VERSION = '1';
 
 const ERROR_MEANINGS: Array<[ErrorCode, string]> = [
   ['invalid_json', 'The body is not JSON.'],

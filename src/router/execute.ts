@@ -30,7 +30,7 @@ import type { Plan, PlannedStep } from './planner.js';
 import { planSummary, ROUTER_LIMITATIONS } from './quote.js';
 import { economicsOf, settlementCostAtomic } from './economics.js';
 
-export class ExecutionMeter {
+class ExecutionMeter {
   networkFetches = 0;
   modelCalls = 0;
   supplierPayments = 0;
@@ -54,7 +54,7 @@ function listen(): void {
 }
 
 /** Run fn with `meter` counting the outbound requests it makes. */
-export function measure<T>(meter: ExecutionMeter, fn: () => Promise<T>): Promise<T> {
+function measure<T>(meter: ExecutionMeter, fn: () => Promise<T>): Promise<T> {
   listen();
   return scope.run(meter, fn);
 }

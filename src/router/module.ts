@@ -29,7 +29,6 @@ import { quoteDigests, referencesOf } from './by-reference.js';
 import { quoteResponseSchema, routerContractSchema } from './schemas.js';
 import { ownOrigin } from '../http/own-origin.js';
 
-export { OutcomeRouter } from './planner.js';
 export type { RoutingDescriptor } from './descriptors.js';
 
 export type RouterModuleOptions = RouterOptions;

@@ -48,7 +48,7 @@ export function routeOf(path: string, baseUrl: string) {
   return { method: 'POST' as const, path, url: baseUrl + path };
 }
 
-export function outcomeOf(plan: Plan): { kind: 'single' | 'batch' | 'composed'; capability_ids: string[]; description: string } {
+function outcomeOf(plan: Plan): { kind: 'single' | 'batch' | 'composed'; capability_ids: string[]; description: string } {
   const ids = plan.routes.map((r) => r.cap.id);
   const n = plan.steps.length;
   if (plan.routes.length > 1) {
@@ -186,7 +186,7 @@ export function quoteBody(plan: Plan, env: QuoteEnv, naming?: QuoteNaming) {
 export type QuoteBody = ReturnType<typeof quoteBody>;
 
 /** How long a quote's signed offers hold their price, at least; validUntil is rounded up to the next minute so identical quotes share one signed offer. */
-export const QUOTE_OFFER_VALIDITY_SECONDS = 600;
+const QUOTE_OFFER_VALIDITY_SECONDS = 600;
 
 /**
  * The quote with a signed offer per step (and for the composite, when

@@ -13,8 +13,8 @@ export const FRESHNESS = ['any', 'cached_ok', 'current_public'] as const;
 export const LATENCY = ['any', 'interactive', 'batch'] as const;
 export const EVIDENCE = ['any', 'deterministic', 'sourced'] as const;
 export const PREFERRED_PROTOCOLS = ['any', 'the service', 'http-402', 'mcp'] as const;
-export const MAX_PRICE_PATTERN = '^[1-9][0-9]{0,11}$';
-export const OBJECTIVE_MAX_CHARS = 2000;
+const MAX_PRICE_PATTERN = '^[1-9][0-9]{0,11}$';
+const OBJECTIVE_MAX_CHARS = 2000;
 /**
  * Members of `inputs` and of `required_output`: a quote names each one it does
  * not use (or cover), with a reason, so their number and the length of their

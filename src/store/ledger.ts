@@ -221,7 +221,12 @@ export interface LedgerDashboard {
   recent: Delivery[];
 }
 
-export interface AdvanceOptions {
+/** The named arguments of `advance` (LEDGER_METHODS). */
+export interface AdvanceArgs {
+  id: string;
+  owner: string;
+  steps: Array<{ to: AttemptState; patch: TransitionPatch }>;
+  now: number;
   /**
    * false: atomic and immediately visible, and it survives a crash of this
    * process, but the commit is not flushed to disk before returning (an OS
@@ -229,54 +234,126 @@ export interface AdvanceOptions {
    * durable write flushes it). Only for a write whose loss the chain repairs:
    * `settled` after a confirmed settle, where a lost row leaves the attempt
    * `settling` with its response stored, and a retry or the reconciler
-   * records it from the chain. Default true.
+   * records it from the chain. Ignored when a step stores a response.
+   * Default true.
    */
   durable?: boolean;
 }
 
-export interface Ledger {
-  readonly kind: 'sqlite' | 'postgres';
-  ping(): Promise<void>;
+/**
+ * One ledger method beyond its argument and result: what it does to the
+ * database, and whether it waits for the disk. Every method takes one
+ * object of named arguments, or none, so the argument crosses to the
+ * ledger's thread as it is and nothing reads an argument by position.
+ */
+export interface LedgerMethodSpec<Args, Result> {
+  /**
+   * read: changes nothing, so it leaves no WAL to checkpoint (ledger-thread.ts).
+   * write: claims, leases or moves an attempt; a failed one makes the
+   * service unready for a moment (write-outcomes.ts).
+   * probe: readiness' own write (`ping`). close: ends the ledger.
+   */
+  does: 'read' | 'write' | 'probe' | 'close';
+  /**
+   * Whether its commit reaches the disk before it returns: decided here and
+   * nowhere else. The ledger's transactions commit by it (sql-ledger.ts); a
+   * write of one statement (`acquire`, `renew`, `release`) is always
+   * flushed, so those say so.
+   */
+  flushes(args: Args): boolean;
+  /** The states a call that returned `result` moved an attempt into (metrics). */
+  enters?(args: Args, result: Result): readonly AttemptState[];
+}
+
+const method = <Args, Result>(spec: LedgerMethodSpec<Args, Result>) => spec;
+const read = <Args, Result>() => method<Args, Result>({ does: 'read', flushes: () => false });
+
+/**
+ * The ledger's methods: the one list of them. The `Ledger` type, the
+ * SQLite ledger's thread (its proxy, its messages, which calls arm a
+ * checkpoint), readiness after failed writes and the metrics all derive
+ * from it, so a new method is one entry here and its implementation in
+ * sql-ledger.ts.
+ */
+export const LEDGER_METHODS = {
+  /** Readiness: a durable write of one probe row (write-probe.ts), or a trivial read where the driver has no probe. */
+  ping: method<void, void>({ does: 'probe', flushes: () => true }),
   /**
    * Record a new attempt holding the lease. Never a select-then-insert: the
    * insert itself is the claim (`ON CONFLICT DO NOTHING` + affected rows).
    * When the authorization or its payment key is already recorded, returns
-   * the existing row instead. Atomic and visible at once, not flushed before
-   * it returns (see `AdvanceOptions.durable`): the durable write before any
-   * settle flushes it.
+   * the existing row instead. Atomic and visible at once, never flushed
+   * before it returns: the durable write before any settle flushes it
+   * (sql-ledger.ts says why that is enough).
    */
-  reserve(attempt: NewAttempt, lease: Lease, now: number): Promise<ReserveResult>;
+  reserve: method<{ attempt: NewAttempt; lease: Lease; now: number }, ReserveResult>({
+    does: 'write',
+    flushes: () => false,
+    enters: (_, r) => (r.created ? [r.attempt.state] : []),
+  }),
   /** Take the lease of an existing, unfinished attempt if nobody holds it. */
-  acquire(id: string, lease: Lease, now: number): Promise<boolean>;
+  acquire: method<{ id: string; lease: Lease; now: number }, boolean>({ does: 'write', flushes: () => true }),
   /** Move an attempt the caller holds the lease of; false when the lease was lost. */
-  transition(id: string, owner: string, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
+  transition: method<{ id: string; owner: string; to: AttemptState; patch: TransitionPatch; now: number }, boolean>({
+    does: 'write',
+    flushes: () => true,
+    enters: (a, moved) => (moved ? [a.to] : []),
+  }),
   /**
-   * Several transitions in one atomic, durable write (one fsync instead of
-   * one per state): e.g. verified → executed → settling once the result is
-   * ready. All happen or none; false when the lease was lost.
+   * Several transitions in one atomic write (one fsync instead of one per
+   * state): e.g. verified → executed → settling once the result is ready.
+   * All happen or none; false when the lease was lost.
    */
-  advance(id: string, owner: string, steps: Array<{ to: AttemptState; patch: TransitionPatch }>, now: number, opts?: AdvanceOptions): Promise<boolean>;
+  advance: method<AdvanceArgs, boolean>({
+    does: 'write',
+    // A stored result is always flushed: a buyer's retry after any crash is served from it.
+    flushes: (a) => a.durable !== false || a.steps.some((s) => s.patch.response !== undefined),
+    enters: (a, moved) => (moved ? a.steps.map((s) => s.to) : []),
+  }),
   /** Move an attempt nobody holds (used by the reconciler); false when someone holds it. */
-  transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean>;
+  transitionUnleased: method<{ id: string; from: AttemptState; to: AttemptState; patch: TransitionPatch; now: number }, boolean>({
+    does: 'write',
+    flushes: () => true,
+    enters: (a, moved) => (moved ? [a.to] : []),
+  }),
   /** Extend a lease the caller holds (heartbeat while a request drives the attempt); false when it was lost. */
-  renew(id: string, owner: string, until: number): Promise<boolean>;
-  release(id: string, owner: string): Promise<void>;
-  get(id: string): Promise<PaymentAttempt | undefined>;
-  getByPaymentKey(key: string): Promise<PaymentAttempt | undefined>;
+  renew: method<{ id: string; owner: string; until: number }, boolean>({ does: 'write', flushes: () => true }),
+  release: method<{ id: string; owner: string }, void>({ does: 'write', flushes: () => true }),
+  get: read<{ id: string }, PaymentAttempt | undefined>(),
+  getByPaymentKey: read<{ key: string }, PaymentAttempt | undefined>(),
   /** Attempts whose settlement may have happened but is not recorded, and whose lease is free. */
-  listUnresolved(now: number, limit: number): Promise<PaymentAttempt[]>;
-  history(id: string): Promise<Array<{ at: number; state: AttemptState; note: string | null }>>;
-  summary(): Promise<LedgerSummary>;
+  listUnresolved: read<{ now: number; limit: number }, PaymentAttempt[]>(),
+  history: read<{ id: string }, Array<{ at: number; state: AttemptState; note: string | null }>>(),
+  summary: read<void, LedgerSummary>(),
   /** Paid deliveries (the rule of `LedgerSummary.paidDeliveries`) summed per payer, payer lower-cased. */
-  paidDeliveriesByPayer(): Promise<PayerDeliveries[]>;
+  paidDeliveriesByPayer: read<void, PayerDeliveries[]>(),
   /**
    * Changes whenever a settlement is recorded: the newest settled attempt's
    * time and how many share it (an index probe, cheap enough per request).
    */
-  settlementWatermark(): Promise<string>;
+  settlementWatermark: read<void, string>(),
   /** The operator's dashboard over one window (see DashboardQuery); rejects a query past its bounds. */
-  dashboard(q: DashboardQuery): Promise<LedgerDashboard>;
-  close(): Promise<void>;
+  dashboard: read<DashboardQuery, LedgerDashboard>(),
+  close: method<void, void>({ does: 'close', flushes: () => false }),
+};
+
+export type LedgerMethodName = keyof typeof LEDGER_METHODS;
+export const LEDGER_METHOD_NAMES = Object.keys(LEDGER_METHODS) as LedgerMethodName[];
+
+/** The named arguments of method `M`. */
+export type LedgerArgs<M extends LedgerMethodName> = (typeof LEDGER_METHODS)[M] extends LedgerMethodSpec<infer Args, unknown> ? Args : never;
+
+/** The entry of `name` when the ledger has such a method (wrappers, which see every property). */
+export function ledgerMethod(name: string | symbol): LedgerMethodSpec<unknown, unknown> | undefined {
+  return typeof name === 'string' && Object.hasOwn(LEDGER_METHODS, name) ? LEDGER_METHODS[name as LedgerMethodName] : undefined;
+}
+
+type Signature<S> = S extends LedgerMethodSpec<infer Args, infer Result> ? ([Args] extends [void] ? () => Promise<Result> : (args: Args) => Promise<Result>) : never;
+type LedgerMethods = { [M in keyof typeof LEDGER_METHODS]: Signature<(typeof LEDGER_METHODS)[M]> };
+
+/** The payment ledger: the methods of LEDGER_METHODS, on one of two databases. */
+export interface Ledger extends LedgerMethods {
+  readonly kind: 'sqlite' | 'postgres';
 }
 
 export class LedgerUnavailableError extends Error {

@@ -2,11 +2,11 @@ import {
   ATTEMPT_STATES,
   LedgerUnavailableError,
   type AttemptState,
-  type AdvanceOptions,
   type DashboardQuery,
   type Delivery,
   type DeliveryBucket,
-  type Lease,
+  LEDGER_METHODS,
+  type LedgerArgs,
   type LedgerDashboard,
   MAX_DASHBOARD_BUCKETS,
   MAX_LATENCY_BOUNDS,
@@ -14,7 +14,6 @@ import {
   type Ledger,
   type PayerDeliveries,
   type LedgerSummary,
-  type NewAttempt,
   type PaymentAttempt,
   type ReserveResult,
   type ResponseToStore,
@@ -95,27 +94,8 @@ const SELECT_ATTEMPT = `SELECT a.*, r.status AS response_status, r.content_type 
 /** A paid delivery has a stored result (the rule of `LedgerSummary.paidDeliveries`). */
 const DELIVERED = 'EXISTS (SELECT 1 FROM payment_responses r WHERE r.attempt_id = a.id)';
 
-type Step = { to: AttemptState; patch: TransitionPatch };
-
-/** Calls that only read: they never wait for the disk, and leave no WAL to checkpoint (ledger-thread.ts). */
-export const READS: ReadonlySet<keyof Ledger> = new Set(['get', 'getByPaymentKey', 'listUnresolved', 'history', 'summary', 'paidDeliveriesByPayer', 'settlementWatermark', 'dashboard']);
-
 /** States an attempt is still in until it is settled or failed. */
 const NOT_FINAL = "('reserved', 'verified', 'executed', 'settling', 'unknown')";
-
-/**
- * Whether a ledger call waits for its commit to reach the disk: the one
- * place that is decided (the ledger below writes by it).
- * Reads never do. The claim (`reserve`) never does (see there). `advance`
- * does unless its caller asks otherwise for a write whose loss the chain
- * repairs, and always when it stores a result. Every other write does.
- */
-function flushes(method: keyof Ledger, args: readonly unknown[]): boolean {
-  if (READS.has(method) || method === 'reserve') return false;
-  if (method !== 'advance') return true;
-  const [, , steps, , opts] = args as [string, string, Step[], number, AdvanceOptions | undefined];
-  return opts?.durable !== false || steps.some((s) => s.patch.response !== undefined);
-}
 
 /** A dashboard query inside its bounds (a defect in the caller otherwise, never the database's fault). */
 function checkDashboardQuery(q: DashboardQuery): void {
@@ -167,7 +147,8 @@ export class SqlLedger implements Ledger {
     });
   }
 
-  async reserve(a: NewAttempt, lease: Lease, now: number): Promise<ReserveResult> {
+  async reserve(args: LedgerArgs<'reserve'>): Promise<ReserveResult> {
+    const { attempt: a, lease, now } = args;
     return this.guard(async () => {
       // The insert is the claim; its history row commits with it. The claim is
       // atomic and visible to every other request at once, but not flushed
@@ -190,7 +171,7 @@ export class SqlLedger implements Ledger {
         );
         if (changed === 1) await this.event(tx, a.id, 'reserved', null, now);
         return changed === 1;
-      }, { durable: flushes('reserve', []) });
+      }, { durable: LEDGER_METHODS.reserve.flushes(args) });
       if (created) {
         const attempt: PaymentAttempt = {
           ...a,
@@ -208,12 +189,12 @@ export class SqlLedger implements Ledger {
         };
         return { created: true as const, attempt };
       }
-      const existing = (await this.get(a.id)) ?? (a.paymentKey ? await this.getByPaymentKey(a.paymentKey) : undefined);
+      const existing = (await this.get({ id: a.id })) ?? (a.paymentKey ? await this.getByPaymentKey({ key: a.paymentKey }) : undefined);
       return { created: false as const, attempt: existing };
     });
   }
 
-  async acquire(id: string, lease: Lease, now: number): Promise<boolean> {
+  async acquire({ id, lease, now }: LedgerArgs<'acquire'>): Promise<boolean> {
     return this.guard(async () => {
       const changed = await this.db.run(
         `UPDATE payment_attempts SET lease_owner = ?, lease_until = ?, updated_at = ?
@@ -224,11 +205,12 @@ export class SqlLedger implements Ledger {
     });
   }
 
-  async transition(id: string, owner: string, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean> {
-    return this.advance(id, owner, [{ to, patch }], now);
+  async transition({ id, owner, to, patch, now }: LedgerArgs<'transition'>): Promise<boolean> {
+    return this.advance({ id, owner, steps: [{ to, patch }], now });
   }
 
-  async advance(id: string, owner: string, steps: Step[], now: number, opts: AdvanceOptions = {}): Promise<boolean> {
+  async advance(args: LedgerArgs<'advance'>): Promise<boolean> {
+    const { id, owner, steps, now } = args;
     return this.guard(() =>
       this.db
         .transaction(async (tx) => {
@@ -244,7 +226,7 @@ export class SqlLedger implements Ledger {
             await this.event(tx, id, to, patch.note ?? patch.failureCode ?? null, now);
           }
           return true;
-        }, { durable: flushes('advance', [id, owner, steps, now, opts]) })
+        }, { durable: LEDGER_METHODS.advance.flushes(args) })
         .catch((e) => {
           if (e instanceof LeaseLost) return false;
           throw e;
@@ -252,7 +234,8 @@ export class SqlLedger implements Ledger {
     );
   }
 
-  async transitionUnleased(id: string, from: AttemptState, to: AttemptState, patch: TransitionPatch, now: number): Promise<boolean> {
+  async transitionUnleased(args: LedgerArgs<'transitionUnleased'>): Promise<boolean> {
+    const { id, from, to, patch, now } = args;
     return this.guard(() =>
       this.db.transaction(async (tx) => {
         const { sets, params } = this.patchSql(to, patch, now);
@@ -265,7 +248,7 @@ export class SqlLedger implements Ledger {
         if (patch.response) await this.storeResponse(tx, id, patch.response);
         await this.event(tx, id, to, patch.note ?? patch.failureCode ?? 'reconciled', now);
         return true;
-      }),
+      }, { durable: LEDGER_METHODS.transitionUnleased.flushes(args) }),
     );
   }
 
@@ -295,7 +278,7 @@ export class SqlLedger implements Ledger {
     return { sets: sets.join(', '), params };
   }
 
-  async renew(id: string, owner: string, until: number): Promise<boolean> {
+  async renew({ id, owner, until }: LedgerArgs<'renew'>): Promise<boolean> {
     return this.guard(async () => {
       const changed = await this.db.run(
         `UPDATE payment_attempts SET lease_until = ? WHERE id = ? AND lease_owner = ? AND state NOT IN ('settled', 'failed')`,
@@ -305,27 +288,27 @@ export class SqlLedger implements Ledger {
     });
   }
 
-  async release(id: string, owner: string): Promise<void> {
+  async release({ id, owner }: LedgerArgs<'release'>): Promise<void> {
     await this.guard(() =>
       this.db.run('UPDATE payment_attempts SET lease_owner = NULL, lease_until = 0 WHERE id = ? AND lease_owner = ?', [id, owner]),
     );
   }
 
-  async get(id: string): Promise<PaymentAttempt | undefined> {
+  async get({ id }: LedgerArgs<'get'>): Promise<PaymentAttempt | undefined> {
     return this.guard(async () => {
       const rows = await this.db.all<Row>(`${SELECT_ATTEMPT} WHERE a.id = ?`, [id]);
       return rows[0] ? fromRow(rows[0]) : undefined;
     });
   }
 
-  async getByPaymentKey(key: string): Promise<PaymentAttempt | undefined> {
+  async getByPaymentKey({ key }: LedgerArgs<'getByPaymentKey'>): Promise<PaymentAttempt | undefined> {
     return this.guard(async () => {
       const rows = await this.db.all<Row>(`${SELECT_ATTEMPT} WHERE a.payment_key = ?`, [key]);
       return rows[0] ? fromRow(rows[0]) : undefined;
     });
   }
 
-  async listUnresolved(now: number, limit: number): Promise<PaymentAttempt[]> {
+  async listUnresolved({ now, limit }: LedgerArgs<'listUnresolved'>): Promise<PaymentAttempt[]> {
     return this.guard(async () => {
       const rows = await this.db.all<Row>(
         `${SELECT_ATTEMPT}
@@ -337,7 +320,7 @@ export class SqlLedger implements Ledger {
     });
   }
 
-  async history(id: string) {
+  async history({ id }: LedgerArgs<'history'>) {
     return this.guard(async () => {
       const rows = await this.db.all<{ at: number; state: AttemptState; note: string | null }>(
         'SELECT at, state, note FROM payment_attempt_events WHERE attempt_id = ? ORDER BY at, state',

@@ -10,12 +10,9 @@
  * does, even when no traffic comes (a load balancer stops sending to a
  * service that is not ready).
  */
-import { LedgerUnavailableError, type Ledger } from './ledger.js';
+import { ledgerMethod, LedgerUnavailableError, type Ledger } from './ledger.js';
 
 export const WRITE_FAULT_HOLD_MS = 5_000;
-
-/** The ledger calls that write. */
-const WRITES: ReadonlySet<string> = new Set(['reserve', 'acquire', 'transition', 'advance', 'transitionUnleased', 'renew', 'release']);
 
 export function watchWrites<L extends Ledger>(inner: L, now: () => number = Date.now): L {
   let fault: { at: number; message: string } | undefined;
@@ -34,13 +31,13 @@ export function watchWrites<L extends Ledger>(inner: L, now: () => number = Date
       const value: unknown = Reflect.get(target, prop, receiver);
       if (prop === 'ping') return ping;
       if (typeof prop !== 'string' || typeof value !== 'function') return value;
-      const method = value as (...a: unknown[]) => Promise<unknown>;
-      if (!WRITES.has(prop)) return method.bind(target);
+      const method = value as (args: unknown) => Promise<unknown>;
+      if (ledgerMethod(prop)?.does !== 'write') return method.bind(target);
       let fn = wrapped.get(prop);
       if (fn) return fn;
-      fn = async (...args: unknown[]) => {
+      fn = async (args: unknown) => {
         try {
-          const out = await method.apply(target, args);
+          const out = await method.call(target, args);
           fault = undefined;
           return out;
         } catch (e) {

@@ -21,7 +21,7 @@ export interface ContrastResponse {
   limitations: string[];
 }
 
-export const THRESHOLDS = {
+const THRESHOLDS = {
   normal: { aa: 4.5, aaa: 7 },
   large: { aa: 3, aaa: 4.5 },
 } as const;
@@ -32,7 +32,7 @@ function channel(hex: string, offset: number): number {
 }
 
 /** Relative luminance of a `#RRGGBB` colour, 0 (black) to 1 (white). */
-export function relativeLuminance(hex: string): number {
+function relativeLuminance(hex: string): number {
   return 0.2126 * channel(hex, 1) + 0.7152 * channel(hex, 3) + 0.0722 * channel(hex, 5);
 }
 
@@ -44,7 +44,7 @@ export function contrastRatio(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-export const CONTRAST_LIMITATIONS: readonly string[] = [
+const CONTRAST_LIMITATIONS: readonly string[] = [
   'Computes the WCAG 2.x sRGB contrast ratio of exactly one foreground/background pair; it makes no claim about the accessibility of a whole interface.',
   'Both colours are treated as opaque #RRGGBB sRGB values; transparency, gradients, images behind text, anti-aliasing and font rendering are not considered.',
   'Whether text is large (at least 18pt, or 14pt bold) is taken from large_text as stated by the caller.',

@@ -9,14 +9,13 @@ import type { Capability, InputProblem } from '../../catalog/capability.js';
 import { extractProducts, LIMITS, localName } from './extract.js';
 import { scanHtml, trimAsciiSpace, utf8Length } from './html-scripts.js';
 import { type JsonNode, parseScriptText, pointerOf } from './lenient-json.js';
-import { inputSchema, MAX_BODY_BYTES, MAX_HTML_CHARS, outputSchema } from './schema.js';
+import { inputSchema, MAX_BODY_BYTES, outputSchema } from './schema.js';
 import type { ExtractorRequest, ExtractorResponse, ScriptReport, WarningOut } from './types.js';
 import { extractorRouting } from './routing.js';
 
 export type { ExtractorRequest, ExtractorResponse } from './types.js';
-export { inputSchema, outputSchema } from './schema.js';
 
-export const LIMITATIONS: readonly string[] = [
+const LIMITATIONS: readonly string[] = [
   'Only JSON-LD in <script type="application/ld+json"> elements is read; microdata, RDFa, Open Graph and other meta tags are not.',
   'Nothing is fetched: base_url and <base href> only resolve relative URLs; external scripts (src) and remote @context documents are not loaded, and no JSON-LD context processing is done — schema.org types and properties are matched by local name (Product, schema:Product, https://schema.org/Product).',
   'Prices, currencies, availability and identifiers are reported as stated by the page markup; they are not checked against the visible page, a product feed or the merchant.',
@@ -277,14 +276,14 @@ export function run(input: ExtractorRequest): ExtractorResponse {
 }
 
 /** Accept a raw `text/html` (or XHTML) body as `{ html: body }`. */
-export function fromRawBody(mediaType: string, body: string): ExtractorRequest | undefined {
+function fromRawBody(mediaType: string, body: string): ExtractorRequest | undefined {
   const essence = trimAsciiSpace((mediaType.split(';')[0] ?? '').toLowerCase());
   if (essence === 'text/html' || essence === 'application/xhtml+xml') return { html: body };
   return undefined;
 }
 
 /** Rules beyond the JSON Schema: base_url must parse as an absolute http(s) URL. */
-export function check(input: ExtractorRequest): InputProblem | undefined {
+function check(input: ExtractorRequest): InputProblem | undefined {
   if (input.base_url === undefined) return undefined;
   let ok = false;
   try {
@@ -402,5 +401,3 @@ export const catalogOfferEvidenceExtractor: Capability<ExtractorRequest, Extract
   maxBodyBytes: MAX_BODY_BYTES,
   isolate: 'large-input',
 };
-
-export { MAX_BODY_BYTES, MAX_HTML_CHARS };

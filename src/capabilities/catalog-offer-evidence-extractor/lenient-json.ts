@@ -71,7 +71,7 @@ export type Recovery =
   | 'double_entity_decoded'
   | 'rejoined_after_end_tag';
 
-export const RECOVERY_ORDER: readonly Recovery[] = [
+const RECOVERY_ORDER: readonly Recovery[] = [
   'bom_removed',
   'html_comment_wrapper',
   'cdata_wrapper',
@@ -673,7 +673,7 @@ export function parseJson(text: string, lenient: boolean): ParseResult {
 }
 
 /** True when the text looks like a JSON text whose quotes were written as character references. */
-export function looksEntityEncoded(s: string): boolean {
+function looksEntityEncoded(s: string): boolean {
   return /&(?:amp;)*(?:quot|#0*34|#x0*22);/i.test(s);
 }
 
@@ -695,7 +695,7 @@ function ordered(set: Set<Recovery>): Recovery[] {
  * The HTML standard's input stream preprocessing: CRLF and lone CR become LF before the
  * tokenizer runs, so a script's text (as a browser gives it to JSON.parse) never holds a CR.
  */
-export function normalizeNewlines(text: string): string {
+function normalizeNewlines(text: string): string {
   if (text.indexOf('\r') === -1) return text;
   return text.replace(/\r\n?/g, '\n');
 }
@@ -776,13 +776,6 @@ export function pointerOf(node: JsonNode): string {
   if (parts.length === 0) return '';
   parts.reverse();
   return '/' + parts.join('/');
-}
-
-/** The root of the tree holding `node`. */
-export function rootOf(node: JsonNode): JsonNode {
-  let cur: JsonNode = node;
-  while (cur.parent) cur = cur.parent;
-  return cur;
 }
 
 /** Plain JS value of a node (numbers as their source text). Iterative. Used for tests and debugging. */

@@ -436,7 +436,7 @@ function sourceOnly(field: string, s: FieldDescriptor, out: Finding[]): void {
   out.push({ code: 'FIELD_DROPPED', field, source: s, target: null });
 }
 
-export const ASSUMPTIONS_COMMON: readonly string[] = [
+const ASSUMPTIONS_COMMON: readonly string[] = [
   'The source contract describes the producer (writer) of the records and the target contract the consumer (reader).',
   'Only the two contracts in the request were compared; they are taken to be complete lists of the top-level fields.',
   'The source contract is taken to be closed: its producer writes no top-level key that source_fields does not list. A JSON Schema with an open content model (additionalProperties absent or true) does not promise that: its producer may already write an unlisted key with a value of any type, so a target field the source does not list (reported here as FIELD_ADDED_OPTIONAL, info) may receive values of another type; Confluent Schema Registry\'s JSON Schema rules report that as PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL, an incompatible change. Translate only closed schemas, or treat such target fields as breaking.',
@@ -460,7 +460,7 @@ const ASSUMPTION_BY_CANONICALIZATION: Readonly<Record<CanonicalizationMode, stri
     'Field names were matched after lower-casing the ASCII letters A-Z; issues name each field by that lower-cased canonical name, and canonicalization.folded lists every name that lower-casing changed.',
 };
 
-export const LIMITATIONS_COMMON: readonly string[] = [
+const LIMITATIONS_COMMON: readonly string[] = [
   'No data was fetched and no records were inspected; the result is derived from the two supplied contracts only.',
   'No API, endpoint, database or live schema was called or validated; real producers and consumers may behave differently from their contracts.',
   'Only structural, top-level fields were compared: the contents of object and array fields (nested properties, item types) were not compared.',

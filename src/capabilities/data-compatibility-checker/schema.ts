@@ -16,7 +16,7 @@ import {
   SEVERITIES,
 } from './checker.js';
 
-export const FIELD_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
+const FIELD_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,63}$';
 
 function fieldDescriptorSchema(): JsonSchema {
   return {

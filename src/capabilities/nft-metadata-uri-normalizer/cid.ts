@@ -10,7 +10,7 @@
  */
 
 /** Longest CID / key string we try to decode (guards the quadratic big-base decoders). */
-export const MAX_CID_CHARS = 1024;
+const MAX_CID_CHARS = 1024;
 
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE36_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
@@ -87,7 +87,7 @@ export function encodeBase58btc(bytes: Uint8Array): string {
   return encodeBigBase(bytes, BASE58_ALPHABET);
 }
 
-export function decodeBase36(lowercaseText: string): Uint8Array | undefined {
+function decodeBase36(lowercaseText: string): Uint8Array | undefined {
   return decodeBigBase(lowercaseText, BASE36_ALPHABET, BASE36_INDEX);
 }
 
@@ -142,7 +142,7 @@ export function encodeBase32(bytes: Uint8Array): string {
   return encodeRfc4648(bytes, BASE32_ALPHABET, 5);
 }
 
-export function decodeBase32(lowercaseText: string): Uint8Array | undefined {
+function decodeBase32(lowercaseText: string): Uint8Array | undefined {
   return decodeRfc4648(lowercaseText, BASE32_ALPHABET, 5);
 }
 
@@ -210,7 +210,7 @@ export interface Multihash {
 }
 
 /** Parses bytes that must be exactly one multihash. */
-export function parseMultihash(bytes: Uint8Array, offset = 0): Multihash | string {
+function parseMultihash(bytes: Uint8Array, offset = 0): Multihash | string {
   const code = readVarint(bytes, offset);
   if (!code) return 'the multihash function code is not a valid varint';
   const len = readVarint(bytes, code.next);

@@ -5,8 +5,8 @@
  * optional trailing root dot.
  */
 
-export const MAX_DNS_LABEL = 63;
-export const MAX_DNS_NAME = 253;
+const MAX_DNS_LABEL = 63;
+const MAX_DNS_NAME = 253;
 
 const LDH_LABEL_RE = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 

@@ -12,7 +12,6 @@ import { inputSchema, MAX_BODY_BYTES, outputSchema } from './schema.js';
 import { nftRouting } from './routing.js';
 
 export type { NormalizerRequest, NormalizerResponse } from './normalize.js';
-export { normalizeNftUri } from './normalize.js';
 
 /** Rules beyond the schema, reported as 400 before any payment step. */
 export function checkNormalizerRequest(input: NormalizerRequest): InputProblem | undefined {

@@ -135,7 +135,7 @@ export const GATEWAY_PATTERN =
   '^https://[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::[0-9]{1,5})?/?$';
 const GATEWAY_RE = new RegExp(GATEWAY_PATTERN);
 
-export const LIMITATIONS: readonly string[] = Object.freeze([
+const LIMITATIONS: readonly string[] = Object.freeze([
   'Syntactic normalization only: nothing is fetched, so whether the content exists, is pinned, or is reachable through any gateway is not checked.',
   'CIDs are checked for multibase encoding, CID version and multihash structure, not against any content; an IPNS name or ArNS name is not resolved and can change what it points to.',
   'gateway_url uses the ipfs_gateway you pass (default https://ipfs.io) for IPFS and IPNS, and https://arweave.net for Arweave; subdomain_gateway_url only works on gateways that serve subdomain resolution (for the default gateway it uses dweb.link).',
@@ -1063,7 +1063,7 @@ function trimEdges(raw: string, notes: Notes): string {
 
 const PLACEHOLDER_RE = /\{id\}|%7[Bb]id%7[Dd]/g;
 /** More {id} placeholders than this are not substituted (each grows the URI by 60 characters). */
-export const MAX_PLACEHOLDERS = 64;
+const MAX_PLACEHOLDERS = 64;
 
 /**
  * Normalizes one NFT metadata URI. Never throws; a URI that cannot be

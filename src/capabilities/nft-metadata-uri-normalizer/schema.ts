@@ -10,7 +10,7 @@ import type { JsonSchema } from '../../catalog/capability.js';
 import { MULTIBASE_NAMES } from './cid.js';
 import { DEFAULT_IPFS_GATEWAY, GATEWAY_PATTERN, MAX_DATA_JSON_DEPTH, TOKEN_ID_PATTERN } from './normalize.js';
 
-export const MAX_URI_CHARS = 65536;
+const MAX_URI_CHARS = 65536;
 export const MAX_BODY_BYTES = 128 * 1024;
 
 export const inputSchema: JsonSchema = {

@@ -7,7 +7,7 @@ import { DISTRIBUTION_SCHEMA } from './distribution-schema.js';
 import { badRequest, noArgs, operation } from './operation.js';
 import { ownOrigin } from '../../http/own-origin.js';
 
-export const DISTRIBUTION_PATH = '/v1/distribution';
+const DISTRIBUTION_PATH = '/v1/distribution';
 
 export interface DistributionRouteDeps {
   store: ContentStore;

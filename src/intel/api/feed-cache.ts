@@ -19,7 +19,7 @@
 import type { Context } from 'hono';
 import { ifNoneMatchHits, parseQuery, strongEtag, type ParameterDef, type ParsedQuery } from '../http.js';
 
-export const DEFAULT_FEED_CACHE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_FEED_CACHE_BYTES = 32 * 1024 * 1024;
 
 interface Entry {
   body: Uint8Array<ArrayBuffer>;

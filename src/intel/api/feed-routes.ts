@@ -18,7 +18,7 @@ import { normalizedQuery, QueryMemo, type FeedCache } from './feed-cache.js';
 import { badRequest, notModified, operation, queryArgsSchema, toQuery } from './operation.js';
 import { QUERY_PARAMETERS } from './query-parameters.js';
 
-export const NEWSWIRE_PATH = '/v1/newswire';
+const NEWSWIRE_PATH = '/v1/newswire';
 
 const HOW_TO_PAY =
   'POST the JSON body to the path. Without payment the answer is 402 with a PAYMENT-REQUIRED header (x402 v2, scheme exact): base64-decode it, sign accepts[0] as an EIP-3009 transferWithAuthorization, and repeat the same request with the PAYMENT-SIGNATURE header. Any x402 v2 client (e.g. @x402/fetch) does this for you. Keep nextCursor from each answer and send it as cursor next time.';

@@ -2,7 +2,7 @@
 import { bool, SOURCE_TYPE, STORE_TIMESTAMP, strings, type JsonSchema } from '../schema-parts.js';
 import { ENTITY_TYPES, ITEM_TYPES, RELATIONSHIP_TYPES } from '../types.js';
 
-export const ENTITY_SCHEMA: JsonSchema = {
+const ENTITY_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'type', 'name', 'firstParty', 'sourceUrl', 'updatedAt'],
@@ -16,7 +16,7 @@ export const ENTITY_SCHEMA: JsonSchema = {
   },
 };
 
-export const RELATIONSHIP_SCHEMA: JsonSchema = {
+const RELATIONSHIP_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'type', 'from', 'to', 'sourceUrl', 'updatedAt'],
@@ -30,7 +30,7 @@ export const RELATIONSHIP_SCHEMA: JsonSchema = {
   },
 };
 
-export const GRAPH_EVENT_SCHEMA: JsonSchema = {
+const GRAPH_EVENT_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'type', 'at', 'headline', 'summary', 'entityIds', 'sourceUrl', 'firstParty', 'evidence', 'lastUpdatedAt'],

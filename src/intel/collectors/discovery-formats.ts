@@ -38,7 +38,7 @@ function str(v: unknown, max: number, pattern?: RegExp): string | null {
 }
 
 /** An absolute http(s) URL, or null. */
-export function resourceUrl(v: unknown): string | null {
+function resourceUrl(v: unknown): string | null {
   const s = str(v, MAX_URL);
   if (!s) return null;
   try {

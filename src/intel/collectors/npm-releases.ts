@@ -58,7 +58,7 @@ export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org';
 export const DEFAULT_NPM_PACKAGES = ['@x402/core', '@x402/evm', '@x402/fetch', '@x402/hono', '@x402/extensions', 'x402', 'x402-fetch', 'x402-axios'];
 const MAX_VERSIONS_PER_RUN = 20;
 /** Releases of one family published within this span are one piece of news. */
-export const FAMILY_WINDOW_MS = 24 * 3600_000;
+const FAMILY_WINDOW_MS = 24 * 3600_000;
 
 export interface NpmOptions {
   registry: string;
@@ -112,7 +112,7 @@ const SEMVER = /^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(-
 const DIST_TAG = /^[A-Za-z][A-Za-z0-9._-]{0,31}$/;
 
 /** The parts of a registry document the collector reads, or why it cannot be read. */
-export function readRegistryDoc(json: unknown, expectedName: string): RegistryDoc | string {
+function readRegistryDoc(json: unknown, expectedName: string): RegistryDoc | string {
   if (!isObject(json)) return 'the document is not a JSON object';
   if (json.name !== expectedName) return `the document names ${JSON.stringify(json.name)}, not ${expectedName}`;
   const tags = json['dist-tags'];
@@ -143,7 +143,7 @@ function isX402Package(name: string): boolean {
 }
 
 /** A package's family: its npm scope (owned by one organisation), or the package itself when unscoped. */
-export function packageFamily(name: string): string {
+function packageFamily(name: string): string {
   return name.startsWith('@') ? name.slice(0, name.indexOf('/')) : name;
 }
 

@@ -7,7 +7,6 @@
  * the on-chain census over the payees discovery knows.
  */
 import type { IntelCollectorConfig } from '../../config.js';
-import { KNOWN_NETWORKS } from '../../config.js';
 import { collectChainCensus, type ChainCensusOptions } from './chain-census.js';
 import { newReport, type CollectorContext, type CollectorReport } from './context.js';
 import type { FetchLimits } from './fetch.js';
@@ -69,11 +68,6 @@ export function planFromConfig(intel: IntelCollectorConfig, rail: RailFacts | un
 /** The bounds and connection rule of every collector request, from the configuration. */
 export function fetchLimitsOf(intel: IntelCollectorConfig): FetchLimits {
   return { timeoutMs: intel.fetchTimeoutMs, maxBytes: intel.fetchMaxBytes, allowPrivateAddresses: intel.allowPrivateSources };
-}
-
-/** Known networks' labels, for the CLI's summary line. */
-export function networkLabel(network: string): string {
-  return KNOWN_NETWORKS[network]?.label ?? network;
 }
 
 /**

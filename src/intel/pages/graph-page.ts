@@ -17,7 +17,7 @@ import { PAGE_PARAMETERS, withoutEmptyParams } from './parameters.js';
 import { entityTypeLabel, feedHref, GRAPH_PAGE_PATH, plural } from './wording.js';
 
 /** At most this many entities are drawn; past it the page asks for a type filter (the list still names every one). */
-export const GRAPH_PICTURE_MAX_NODES = 150;
+const GRAPH_PICTURE_MAX_NODES = 150;
 /** How much of the graph one page reads, in pages of the store's collections. */
 const READ_LIMIT = { entities: 2000, relationships: 5000 };
 
@@ -55,7 +55,7 @@ async function readPages<T extends { id: string }>(page: (afterId: string | unde
 }
 
 /** Every entity and relationship, in pages, up to READ_LIMIT. */
-export async function readGraph(store: ContentStore): Promise<GraphData & { truncated: boolean }> {
+async function readGraph(store: ContentStore): Promise<GraphData & { truncated: boolean }> {
   const [entities, relationships] = await Promise.all([
     readPages((afterId) => store.entities({ limit: 500, afterId }), READ_LIMIT.entities),
     readPages((afterId) => store.relationships({ limit: 500, afterId }), READ_LIMIT.relationships),
@@ -152,7 +152,7 @@ function nameOf(g: GraphData, id: string): string {
 }
 
 /** SUPPORTS → "supports", LISTED_ON → "listed on". */
-export function relationLabel(type: string): string {
+function relationLabel(type: string): string {
   return type.toLowerCase().replace(/_/g, ' ');
 }
 

@@ -90,7 +90,7 @@ export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function isWebUrl(url: string): boolean {
+function isWebUrl(url: string): boolean {
   return /^https?:\/\//i.test(url);
 }
 

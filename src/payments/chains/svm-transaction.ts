@@ -45,7 +45,7 @@ const LAMPORTS_PER_SIGNATURE = 5_000n;
  * more than about twice the official one.
  */
 export const MAX_FEE_PAYER_LAMPORTS = 20_000n;
-export const MAX_MEMO_BYTES = 256;
+const MAX_MEMO_BYTES = 256;
 
 const TRANSFER_CHECKED = 12;
 const SET_COMPUTE_UNIT_LIMIT = 2;

@@ -16,14 +16,14 @@ import { boundPayload, type Authorization, type BoundAttempt, type ChainFate, ty
 import { checkSvmPayment, fromBase58, isTokenProgram, MAX_TRANSACTION_BYTES, paymentParts, readTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type SvmPayment } from './svm-transaction.js';
 
 /** How long after it is bound a Solana payment is assumed settleable: a blockhash lives at least 150 slots of 400 ms. */
-export const SVM_LIFETIME_SECONDS = 60;
+const SVM_LIFETIME_SECONDS = 60;
 
 /**
  * How long before it was bound a payment's transaction may have landed: its
  * blockhash is older than the signature the buyer made with it, by a minute or
  * two at most (150 slots, at the slowest slots seen); searched with room to spare.
  */
-export const SVM_LANDED_BEFORE_BIND_SECONDS = 600;
+const SVM_LANDED_BEFORE_BIND_SECONDS = 600;
 
 export interface SvmTransactionFound {
   /** The transaction's id (its first signature, the fee payer's). */

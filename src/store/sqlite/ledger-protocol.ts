@@ -1,10 +1,10 @@
-import type { Ledger } from '../ledger.js';
+import type { LedgerMethodName } from '../ledger.js';
 
 /**
- * What the thread answers: the ledger's methods (everything but `kind`), and
+ * What the thread answers: the ledger's methods (LEDGER_METHODS), and
  * `checkpoint`, which copies the WAL into the database file.
  */
-export type LedgerMethod = Exclude<keyof Ledger, 'kind' | 'close'> | 'close' | 'checkpoint';
+export type LedgerMethod = LedgerMethodName | 'checkpoint';
 
 /** The ledger thread's name for the operating system (foundation/this-thread.ts). */
 export const LEDGER_THREAD_NAME = 'ledger';
@@ -18,7 +18,8 @@ export interface LedgerThreadData {
 export interface LedgerCall {
   seq: number;
   method: LedgerMethod;
-  args: unknown[];
+  /** The method's one object of named arguments (undefined for a method that takes none). */
+  args: unknown;
 }
 
 export type LedgerThreadReply =

@@ -29,8 +29,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from '../../foundation/worker-entry.js';
-import { LedgerUnavailableError, type Ledger } from '../ledger.js';
-import { READS } from '../sql-ledger.js';
+import { LEDGER_METHOD_NAMES, LEDGER_METHODS, LedgerUnavailableError, type Ledger } from '../ledger.js';
 import type { LedgerCall, LedgerMethod, LedgerThreadData, LedgerThreadReply } from './ledger-protocol.js';
 
 const ENTRY = workerEntry(import.meta.url, 'ledger-worker');
@@ -99,34 +98,16 @@ export class ThreadedSqliteLedger {
       }
       this.checkpointDue = undefined;
       // Refused or late (closed, a stalled disk): the next write asks again.
-      this.call('checkpoint', []).catch(() => {});
+      this.call('checkpoint', undefined).catch(() => {});
     };
     this.checkpointDue = setTimeout(due, CHECKPOINT_AFTER_MS);
     this.checkpointDue.unref();
   }
 
+  /** Every method a message to the thread, but `close`, which also stops the thread. */
   private asLedger(): Ledger {
-    const call = (method: Exclude<LedgerMethod, 'checkpoint'>) => (...args: unknown[]) => this.call(method, args);
-    return {
-      kind: 'sqlite',
-      ping: call('ping') as Ledger['ping'],
-      reserve: call('reserve') as Ledger['reserve'],
-      acquire: call('acquire') as Ledger['acquire'],
-      transition: call('transition') as Ledger['transition'],
-      advance: call('advance') as Ledger['advance'],
-      transitionUnleased: call('transitionUnleased') as Ledger['transitionUnleased'],
-      renew: call('renew') as Ledger['renew'],
-      release: call('release') as Ledger['release'],
-      get: call('get') as Ledger['get'],
-      getByPaymentKey: call('getByPaymentKey') as Ledger['getByPaymentKey'],
-      listUnresolved: call('listUnresolved') as Ledger['listUnresolved'],
-      history: call('history') as Ledger['history'],
-      summary: call('summary') as Ledger['summary'],
-      paidDeliveriesByPayer: call('paidDeliveriesByPayer') as Ledger['paidDeliveriesByPayer'],
-      settlementWatermark: call('settlementWatermark') as Ledger['settlementWatermark'],
-      dashboard: call('dashboard') as Ledger['dashboard'],
-      close: () => this.close(),
-    };
+    const methods = LEDGER_METHOD_NAMES.map((m) => [m, LEDGER_METHODS[m].does === 'close' ? () => this.close() : (args?: unknown) => this.call(m, args)]);
+    return { kind: 'sqlite', ...Object.fromEntries(methods) } as Ledger;
   }
 
   private start(): Thread {
@@ -163,12 +144,12 @@ export class ThreadedSqliteLedger {
     return thread;
   }
 
-  private call(method: LedgerMethod, args: unknown[]): Promise<unknown> {
+  private call(method: LedgerMethod, args: unknown): Promise<unknown> {
     if (this.closed) return Promise.reject(new LedgerUnavailableError(new Error('the ledger is closed')));
     const thread = this.thread ?? this.start();
     const seq = ++this.seq;
-    // A read writes nothing: it leaves no WAL to copy.
-    if (method !== 'checkpoint' && method !== 'close' && !READS.has(method)) this.checkpointSoon();
+    // Only a write (the probe's too) leaves WAL to copy; a read or the close leaves none.
+    if (method !== 'checkpoint' && ['write', 'probe'].includes(LEDGER_METHODS[method].does)) this.checkpointSoon();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
@@ -185,7 +166,7 @@ export class ThreadedSqliteLedger {
     const thread = this.thread;
     if (thread) {
       // The thread closes its connection (checkpointing the WAL) before it ends.
-      await this.call('close', []).catch(() => {});
+      await this.call('close', undefined).catch(() => {});
     }
     this.closed = true;
     if (thread) await thread.worker.terminate().catch(() => 0);

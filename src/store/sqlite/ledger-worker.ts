@@ -45,9 +45,9 @@ port.on('message', async ({ seq, method, args }: LedgerCall) => {
       driver.checkpoint();
       return send({ seq, ok: true, value: undefined });
     }
-    const fn = (ledger as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
+    const fn = (ledger as unknown as Record<string, (args: unknown) => Promise<unknown>>)[method];
     if (typeof fn !== 'function') throw new Error(`the ledger has no method ${method}`);
-    const value = await fn.apply(ledger, args);
+    const value = await fn.call(ledger, args);
     send({ seq, ok: true, value });
     if (method === 'close') port.close();
   } catch (e) {

@@ -1,18 +1,18 @@
 /**
- * A scriptable stand-in for the payment rail and the chain, beside the real
- * ones (`rail.ts`, `chain.ts`), so every transition of the gate can be
+ * A scriptable stand-in for the payment rail and the chain (the real ones are
+ * src/payments/rail.ts and chain.ts), so every transition of the gate can be
  * driven in a fast unit test: answers are queued per call, and the chain's
  * state is a map the test sets. The end-to-end tests use the real devnet.
  */
 import type { Hex } from 'viem';
-import type { AuthorizationState, ChainReader } from './chain.js';
-import { EvmChain } from './chains/evm.js';
-import type { PaymentChain } from './chains/payment-chain.js';
-import { SvmChain, type SvmChainReader, type SvmTransactionFound } from './chains/svm.js';
-import { readTransaction, toBase58 } from './chains/svm-transaction.js';
-import type { GateRail } from './gate.js';
-import type { RailOffer } from './rails.js';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, VerifyOutcome } from './rail.js';
+import type { AuthorizationState, ChainReader } from '../../src/payments/chain.js';
+import { EvmChain } from '../../src/payments/chains/evm.js';
+import type { PaymentChain } from '../../src/payments/chains/payment-chain.js';
+import { SvmChain, type SvmChainReader, type SvmTransactionFound } from '../../src/payments/chains/svm.js';
+import { readTransaction, toBase58 } from '../../src/payments/chains/svm-transaction.js';
+import type { GateRail } from '../../src/payments/gate.js';
+import type { RailOffer } from '../../src/payments/rails.js';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, VerifyOutcome } from '../../src/payments/rail.js';
 
 type Scripted<T> = T | Error | ((payload: PaymentPayload) => T | Promise<T>);
 
