@@ -263,14 +263,18 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     return check.expired ?? check.problem;
   }
 
-  /** The input's verdict, and the fingerprint when the executor computed it reading the body (a paid request's, off the event loop). */
-  async function readInput(cap: Capability, reader: Entry['reader'], input: PresentedInput, paid: boolean): Promise<{ verdict: BodyVerdict; fingerprint?: string }> {
+  /**
+   * The input's verdict, and the fingerprint when the executor computed it
+   * reading the body (a paid request's, off the event loop). Synchronous when
+   * read inline, so the small bodies of the 402 path wait for no promise.
+   */
+  function readInput(cap: Capability, reader: Entry['reader'], input: PresentedInput, paid: boolean): BodyRead | Promise<BodyRead> {
     // A value is validated on a copy: defaults are filled in, and the caller's message stays as it came.
     if ('value' in input) return { verdict: reader.fromValue(structuredClone(input.value)) };
     // Where the body is read (inline, or off the event loop for a large body) is the executor's choice; the verdict is the inline one.
     const offThread = executor.readBody(cap, input.contentType, input.bytes, paid);
-    const read = offThread && (await offThread);
-    return read ?? { verdict: reader.fromBody(input.contentType, input.bytes) };
+    if (!offThread) return { verdict: reader.fromBody(input.contentType, input.bytes) };
+    return offThread.then((read) => read ?? { verdict: reader.fromBody(input.contentType, input.bytes) });
   }
 
   /** The MPP credential that came (null: one that cannot be read), or undefined when none did or MPP is off here. */
@@ -340,7 +344,8 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       if (paying) return invalid('input', 'invalid_request', wire.inputRequired!(cap));
       return finish(await probe(cap, offer, resourceUrl, req), cap.priceRange?.minAtomic ?? cap.priceAtomic, req, undefined);
     }
-    const read = await readInput(cap, reader, req.input, req.x402 !== undefined);
+    const reading = readInput(cap, reader, req.input, req.x402 !== undefined);
+    const read = reading instanceof Promise ? await reading : reading;
     if (!read.verdict.ok) return { kind: 'invalid', about: 'input', status: read.verdict.status, body: read.verdict.body as ErrorBody };
     const input = read.verdict.input;
     if (credential !== undefined && (req.x402 !== undefined || req.x402v1)) return invalid('payment', 'invalid_payment_header', wire.mpp!.twoProtocols);
@@ -364,6 +369,11 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     }
     // A signed offer for this route and body is the price, whatever the entry says now.
     const priceAtomic = honoured ? honoured.amount : listPrice;
+    if (req.x402 === undefined && !credential && !honoured) {
+      // The unpaid 402, once built for this resource and price: answered without building a call (the hot path).
+      const cached = gate.cachedChallenge(resourceUrl, priceAtomic);
+      if (cached) return finish(cached, priceAtomic, req, undefined);
+    }
     const call = callOf(cap, offer, input, resourceUrl, priceAtomic, read.fingerprint, req, honoured);
     if (req.x402 !== undefined && !isObject(req.x402)) {
       const requirement = wire.requirementWithRefusal ? await unpaid(call, honoured) : undefined;
