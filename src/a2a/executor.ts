@@ -165,6 +165,7 @@ export class ServiceAgentExecutor implements AgentExecutor {
     }
     // A router quote's signed offer for this skill and these arguments (as sent), on each message that asks or pays (as HTTP's header).
     const signedOffer = meta[X402_SIGNED_OFFER];
+    const trustProxy = this.ctx.config.operations.trustProxy;
     const paid = await this.ctx.flow.answer(skill.cap, {
       wire: A2A_WIRE,
       origin: scope.base,
@@ -172,7 +173,7 @@ export class ServiceAgentExecutor implements AgentExecutor {
       x402: meta[X402_PAYLOAD],
       signIn: meta[X402_SIGN_IN],
       // Wrong payment-identifiers are limited per client, counted as on HTTP and MCP.
-      client: () => clientKeyOf(scope.env, scope.forwardedFor, this.ctx.config.operations.trustProxy),
+      client: () => clientKeyOf(scope.env, scope.forwardedFor, trustProxy),
       offer: signedOffer === undefined ? undefined : { signed: signedOffer, body: call.args ?? {} },
     });
     if (paid.kind !== 'invalid' || paid.about === 'payment') activate();

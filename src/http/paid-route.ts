@@ -207,8 +207,11 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       authorization,
       // Read only with a payment: a sign-in proves who may receive what that payment bought.
       signIn: sig === undefined ? undefined : c.req.header(SIGN_IN_WITH_X),
-      // Wrong payment-identifiers are limited per client.
-      client: () => clientKey(c, opts.trustProxy),
+      // Wrong payment-identifiers are limited per client. A method, not an arrow property: tsx names every
+      // arrow stored in a property (esbuild keepNames), a cost on each 402.
+      client() {
+        return clientKey(c, opts.trustProxy);
+      },
       offer: signedOffer === undefined ? undefined : signedOfferOf(signedOffer, raw.value),
       requestId: c.get('requestId'),
     });
