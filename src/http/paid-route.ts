@@ -166,6 +166,9 @@ function v1Refusal(a: ChallengeAnswer, fitted: Fitted): Response {
   return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(fitted.header, a.paymentResponse, undefined, a.mpp?.header) });
 }
 
+/** A payable 402's budget: what a payment carries back (see challenge-fit.ts). */
+const PAYABLE_BUDGET = { echoed: HEADER_BUDGET_BYTES };
+
 /** Where HTTP carries payments, in the words of its refusals. */
 const HTTP_WIRE: PaymentWire = {
   mpp: {
@@ -186,7 +189,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const { flow } = opts;
   const limit = flow.inputLimit(cap);
   const fit = challengeFitter(flow.describe(cap).extensionCandidates);
-  const payable = (pr: PaymentRequired, encoded?: Map<string, unknown>) => fit(pr, { echoed: HEADER_BUDGET_BYTES }, encoded);
+  const payable = (pr: PaymentRequired, encoded?: Map<string, unknown>) => fit(pr, PAYABLE_BUDGET, encoded);
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {
     const declared = Number(c.req.header('content-length') ?? '0');

@@ -324,8 +324,12 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
   /** The gate's outcome as the flow answers it: MPP's challenge beside a 402 (and its problem to an MPP credential), MPP's receipt to an MPP payment. */
   function finish(outcome: GateOutcome, priceAtomic: string, req: PaidRequest, credential: MppCredential | null | undefined): PaidAnswer {
     switch (outcome.kind) {
-      case 'challenge':
-        return { ...outcome, priceAtomic, ...(mpp && req.wire.mpp && { mpp: mppChallenge(mpp, outcome, priceAtomic, credential !== undefined) }) };
+      case 'challenge': {
+        // One literal of one shape (not a spread): the unpaid 402 is the hot path, and every reader of the answer sees the same shape.
+        const o = outcome;
+        const m = mpp && req.wire.mpp ? mppChallenge(mpp, o, priceAtomic, credential !== undefined) : undefined;
+        return { kind: 'challenge', code: o.code, message: o.message, price: o.price, paymentRequired: o.paymentRequired, paymentResponse: o.paymentResponse, mppProblem: o.mppProblem, encoded: o.encoded, priceAtomic, v1: undefined, mpp: m };
+      }
       case 'deliver':
         return credential ? { ...outcome, priceAtomic, mpp: mppReceipt(outcome, credential) } : { ...outcome, priceAtomic };
       case 'refuse':
@@ -353,7 +357,8 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     if (req.x402v1 && req.x402 === undefined) {
       // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
       const refused = finish(await unpaid(callOf(cap, offer, input, resourceUrl, listPrice, undefined, req), undefined), listPrice, req, undefined);
-      return refused.kind === 'challenge' ? { ...refused, v1: true } : refused;
+      if (refused.kind === 'challenge') refused.v1 = true;
+      return refused;
     }
     if (credential === null) {
       // The draft's malformed-credential problem, with fresh challenges: nothing was verified, bound or charged.
