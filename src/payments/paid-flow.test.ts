@@ -12,7 +12,8 @@ import { openDatabase, openLedger } from '../store/index.js';
 import type { Capability } from '../catalog/capability.js';
 import { canonicalJson, requestFingerprint, sha256Hex } from '../foundation/canonical-json.js';
 import { PaymentGate } from './gate.js';
-import { createPaidFlow, INLINE_EXECUTOR, type PaidFlow, type PaidFlowDeps, type PaymentWire } from './paid-flow.js';
+import { createPaidFlow, INLINE_EXECUTOR, type PaidAnswer, type PaidFlow, type PaidFlowDeps, type PaymentWire } from './paid-flow.js';
+import { MppCharge } from './mpp.js';
 import { ScriptedRail } from '../../test/support/scripted-rail.js';
 import { authorizationTypedData } from './authorization.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -130,6 +131,53 @@ test('with the operator\'s hooks a delivery carries its signed receipt (bound to
     // Without the receipt hook nothing is added to the settlement.
     const unsigned = await pay(flowOf(gate, { offers: offerVerifier(signer) }), base as Capability, { input: { n: 1 }, origin: ORIGIN, payment, offer });
     assert.equal((unsigned as typeof d).paymentResponse.extensions, undefined);
+  } finally {
+    await ledger.close();
+  }
+});
+
+test('the flow decides what came on the wire, in one order for every transport: no input, the input, two protocols, x402 v1, an unreadable MPP credential, the offer, an unreadable x402 payment', async () => {
+  const ledger = await openLedger({ dataDir: mkdtempSync(join(tmpdir(), 'paid-flow-wire-')) });
+  try {
+    const rail = new ScriptedRail();
+    const mpp = new MppCharge('paid-flow-unit-secret-0123456789abcdef', rail.payment);
+    const gate = new PaymentGate({ ledger, rail, leaseMs: 20_000, mpp });
+    // A body read off the event loop that the executor declines: read inline, the same verdict.
+    const flow = flowOf(gate, { executor: { ...INLINE_EXECUTOR, readBody: () => Promise.resolve(undefined) } });
+    const words = (message: string) => ({ message, details: [] });
+    const http: PaymentWire = { ...WIRE, mpp: { twoProtocols: words('two'), unreadable: 'mpp unreadable' }, offerUnreadable: 'not base64 JSON', inputRequired: (cap) => words(`input for ${cap.id}`) };
+    const a2a: PaymentWire = { ...WIRE, requirementWithRefusal: true };
+    const cap = base as Capability;
+    const bytes = (text: string) => ({ bytes: new TextEncoder().encode(text), contentType: 'application/json' });
+    const ask = (wire: PaymentWire, more: Partial<Parameters<PaidFlow['answer']>[1]>) => flow.answer(cap, { wire, origin: ORIGIN, input: bytes('{"n":1}'), ...more });
+    const codeOf = (a: PaidAnswer) => (a.kind === 'invalid' ? `invalid ${a.about} ${a.body.error.code} ${a.body.error.message}` : `${a.kind} ${'code' in a ? a.code : ''}`);
+
+    assert.equal(codeOf(await ask(http, { input: undefined, x402: {} })), 'invalid input invalid_request input for echo');
+    const probe = await ask(http, { input: undefined });
+    assert.equal(codeOf(probe), 'challenge payment_required');
+    assert.ok(probe.kind === 'challenge' && probe.mpp?.header.startsWith('Payment ') && probe.mpp.headerBytes >= probe.mpp.header.length);
+    assert.equal(codeOf(await ask(http, { input: bytes('{"n":'), x402: {}, authorization: 'Payment abc' })), 'invalid input invalid_json The request body is not valid JSON: Unexpected end of JSON input');
+    assert.equal(codeOf(await ask(http, { x402: {}, authorization: 'Payment abc' })), 'invalid payment invalid_payment_header two');
+    assert.equal(codeOf(await ask(http, { x402v1: true, authorization: 'Payment abc' })), 'invalid payment invalid_payment_header two');
+    const v1 = await ask(http, { x402v1: true, authorization: 'Bearer not-ours' });
+    assert.ok(v1.kind === 'challenge' && v1.v1 === true && v1.mpp !== undefined && v1.mpp.problem === undefined);
+    const malformed = await ask(http, { authorization: 'Payment abc', offer: { unreadable: true } });
+    assert.ok(malformed.kind === 'challenge' && malformed.code === 'payment_invalid' && malformed.message === 'mpp unreadable');
+    assert.equal(malformed.mpp?.problem?.type, 'https://paymentauth.org/problems/malformed-credential');
+    assert.equal(malformed.mpp?.problem?.challengeId, malformed.mpp?.challenge.id);
+    assert.equal(codeOf(await ask(http, { x402: null, offer: { unreadable: true } })), 'invalid payment invalid_request The signed offer cannot be honoured: not base64 JSON.');
+    const unreadable = await ask(http, { x402: [] });
+    assert.ok(unreadable.kind === 'invalid' && unreadable.requirement === undefined && unreadable.body.error.code === 'invalid_payment_header');
+    const again = await ask(a2a, { x402: 'not an object', authorization: 'Payment abc' });
+    assert.ok(again.kind === 'invalid' && again.requirement?.kind === 'challenge', 'a transport whose refusal offers the requirement again gets it');
+    assert.equal(codeOf(await ask(a2a, { authorization: 'Payment abc' })), 'challenge payment_required', 'MPP is not read where the transport does not speak it');
+
+    // Not ready: the unpaid answers are the gate's refusal, to an MPP credential in its problem form.
+    rail.ready = false;
+    const refusedMpp = await ask(http, { authorization: 'Payment abc' });
+    assert.ok(refusedMpp.kind === 'refuse' && refusedMpp.mpp === true && refusedMpp.code === 'facilitator_unavailable');
+    const refusedV1 = await ask(http, { x402v1: true });
+    assert.ok(refusedV1.kind === 'refuse' && refusedV1.mpp === undefined);
   } finally {
     await ledger.close();
   }
