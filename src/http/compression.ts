@@ -1,8 +1,8 @@
 /**
  * Large documents (OpenAPI, newswire lists) are compressed for clients that
  * accept gzip. Only GET answers of at least COMPRESS_MIN_BYTES: gzip through
- * CompressionStream costs about 250 µs of CPU per response even for 1.7 KB
- * (measured), five times the cost of sending it plain, so the POST answers
+ * CompressionStream costs several times what sending a small answer plain
+ * costs, whatever its size (docs/decisions/0047), so the POST answers
  * (402 challenges, results: small) and small documents go uncompressed. An
  * answer that already carries its route's strong ETag (the intelligence API
  * and pages) is left as validated.
