@@ -19,11 +19,22 @@ test('the richest candidate that fits the budget, with the gate\'s own extension
   const encoded = new Map<string, unknown>();
   const small = fit(pr, 2040, encoded);
   assert.deepEqual(small.paymentRequired.extensions, { 'payment-identifier': { required: false }, bazaar: 'small' });
-  assert.ok(small.header.length <= 2040);
+  assert.ok(small.headerLength <= 2040);
   assert.equal(fit(pr, 2040, encoded), small, 'encoded once per challenge and budget');
   const roomy = fit(pr, 100_000);
   assert.equal(roomy.paymentRequired, pr, 'within budget the gate\'s challenge is advertised as it is');
   // Nothing of the entry's fits: none of its extensions, the gate's own still there.
   const none = challengeFitter([{ bazaar: 'x'.repeat(4000) }])(pr, 600);
   assert.deepEqual(none.paymentRequired.extensions, { 'payment-identifier': { required: false } });
+});
+
+test('short of room, the sign-in declaration gives up its schema (which clients do not read) before the entry gives up its richest candidate; its info and chains always stay', () => {
+  const signIn = { info: { domain: 'a', uri: 'http://127.0.0.1/y', nonce: 'n' }, supportedChains: [{ chainId: 'eip155:1', type: 'eip191' }], schema: { s: 'x'.repeat(600) } };
+  const candidates = [{ bazaar: 'b'.repeat(600) }, { bazaar: 'small' }];
+  const pr = challenge({ 'sign-in-with-x': signIn, ...candidates[0] });
+  const whole = JSON.stringify(pr).length;
+  const withoutSchema = challengeFitter(candidates)(pr, Math.ceil(((whole - 600) * 4) / 3) + 8);
+  assert.deepEqual(withoutSchema.paymentRequired.extensions, { 'sign-in-with-x': { info: signIn.info, supportedChains: signIn.supportedChains }, bazaar: 'b'.repeat(600) });
+  const tight = challengeFitter(candidates)(pr, 700);
+  assert.deepEqual(tight.paymentRequired.extensions, { 'sign-in-with-x': { info: signIn.info, supportedChains: signIn.supportedChains }, bazaar: 'small' });
 });

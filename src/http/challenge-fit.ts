@@ -5,8 +5,9 @@
  * encoded header fits. Production facilitators reject payments whose 402
  * header was too large, and reverse proxies buffer a bounded header block.
  */
-import { encodePaymentRequiredHeader } from './x402-headers.js';
+import { encodePaymentRequiredHeader, paymentRequiredHeaderOf } from './x402-headers.js';
 import type { PaymentRequired } from '../payments/rail.js';
+import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 
 /**
  * Budget for the base64 PAYMENT-REQUIRED header of a payable 402 as a payment
@@ -29,11 +30,34 @@ export const PAYABLE_HEADER_CEILING_BYTES = 3072;
  */
 export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
 
-/** A challenge as advertised: the PaymentRequired within budget, its header, and (made once, for a plain 402) its body. */
+/**
+ * A challenge as advertised: the PaymentRequired within budget and its JSON,
+ * both with the placeholder sign-in stamp (each answer restamps the text:
+ * sign-in.ts), the header's length (the same for every stamp), and (made
+ * once, for a plain 402) its body's text.
+ */
 export interface Fitted {
   paymentRequired: PaymentRequired;
-  header: string;
-  plain?: { message: string; priceAtomic: string; body: Uint8Array<ArrayBuffer> };
+  json: string;
+  headerLength: number;
+  plain?: { message: string; priceAtomic: string; text: string };
+}
+
+const fitted = (paymentRequired: PaymentRequired): Fitted => {
+  const json = JSON.stringify(paymentRequired);
+  return { paymentRequired, json, headerLength: paymentRequiredHeaderOf(json).length };
+};
+
+/**
+ * The sign-in declaration without its `schema`: the JSON Schema of the
+ * payload, which the SDK's clients do not read (they sign `info` on one of
+ * `supportedChains`). The first thing given up for room.
+ */
+function withoutSignInSchema(extensions: Record<string, unknown>): Record<string, unknown> {
+  const declared = extensions[SIGN_IN_WITH_X] as Record<string, unknown> | undefined;
+  if (!declared?.schema) return extensions;
+  const { schema: _dropped, ...rest } = declared;
+  return { ...extensions, [SIGN_IN_WITH_X]: rest };
 }
 
 /**
@@ -53,22 +77,20 @@ export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown
     const key = typeof budget === 'number' ? `fitted|${budget}` : `fitted|e${budget.echoed}`;
     const hit = encoded?.get(key) as Fitted | undefined;
     if (hit) return hit;
-    const fits = (f: Fitted) => (typeof budget === 'number' ? f.header.length <= budget : f.header.length <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
-    let fitted: Fitted = { paymentRequired: pr, header: encodePaymentRequiredHeader(pr) };
-    if (!fits(fitted)) {
-      // The gate's own extensions (sign-in, payment-identifier) stay; only the entry's candidates are traded down.
-      const kept = Object.fromEntries(Object.entries(pr.extensions ?? {}).filter(([k]) => !ours.has(k)));
-      for (const candidate of [...candidates.slice(1), {}]) {
-        const paymentRequired = { ...pr, extensions: { ...kept, ...candidate } };
-        fitted = { paymentRequired, header: encodePaymentRequiredHeader(paymentRequired) };
-        if (fits(fitted)) break;
+    const fits = (f: Fitted) => (typeof budget === 'number' ? f.headerLength <= budget : f.headerLength <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
+    let f = fitted(pr);
+    if (!fits(f)) {
+      // The sign-in's schema goes first; then the entry's candidates are traded down. The gate's own extensions (sign-in, payment-identifier) stay.
+      const own = withoutSignInSchema(Object.fromEntries(Object.entries(pr.extensions ?? {}).filter(([k]) => !ours.has(k))));
+      for (const candidate of [candidates[0] ?? {}, ...candidates.slice(1), {}]) {
+        f = fitted({ ...pr, extensions: { ...own, ...candidate } });
+        if (fits(f)) break;
       }
     }
-    encoded?.set(key, fitted);
-    return fitted;
+    encoded?.set(key, f);
+    return f;
   };
 }
-
 /** The header a payment echoes back: the 402 with only its longest entry of `accepts` (the one a buyer pays is at most that long). */
 export function echoedLength(pr: PaymentRequired): number {
   if (pr.accepts.length <= 1) return encodePaymentRequiredHeader(pr).length;

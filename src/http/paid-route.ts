@@ -5,11 +5,11 @@
  * and owns what only HTTP has: the PAYMENT-REQUIRED header and its budget.
  */
 import type { Context } from 'hono';
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from './x402-headers.js';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader, paymentRequiredHeaderOf } from './x402-headers.js';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody, statusOf } from '../errors.js';
 import { HOW_TO_PAY, type PaidAnswer, type PaidFlow, type PaymentWire, type PresentedOffer } from '../payments/paid-flow.js';
-import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
+import { restampText } from '../payments/sign-in.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
 import { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES, challengeFitter, type Fitted } from './challenge-fit.js';
@@ -61,7 +61,7 @@ const utf8 = new TextEncoder();
  * envelope's headers added, which costs more on an object spread from a
  * cached one (docs/decisions/0022).
  */
-function challengeHeaders(paymentRequired: string, paymentResponse: SettleResponse | undefined, answer: AnswerHeaders | undefined, mppChallenge?: string): Record<string, string> {
+function challengeHeaders(paymentRequired: string, paymentResponse: SettleResponse | undefined, answer: AnswerHeaders | undefined, mppChallenge?: string, preferenceApplied?: string): Record<string, string> {
   const headers: Record<string, string> = {
     'PAYMENT-REQUIRED': paymentRequired,
     'Cache-Control': 'no-store',
@@ -70,6 +70,8 @@ function challengeHeaders(paymentRequired: string, paymentResponse: SettleRespon
   // MPP's challenge beside x402's, fresh for each 402 (its hash is the nonce the buyer signs).
   if (mppChallenge !== undefined) headers['WWW-Authenticate'] = mppChallenge;
   if (paymentResponse) headers['PAYMENT-RESPONSE'] = encodePaymentResponseHeader(paymentResponse);
+  // RFC 7240: the chain asked for with Prefer is first in accepts.
+  if (preferenceApplied !== undefined) headers['Preference-Applied'] = preferenceApplied;
   answer?.addTo(headers);
   return headers;
 }
@@ -89,25 +91,25 @@ export interface AnswerHeaders {
 
 type ChallengeAnswer = Extract<PaidAnswer, { kind: 'challenge' }>;
 
-function challengeResponse(a: ChallengeAnswer, fitted: Fitted, answer: AnswerHeaders | undefined): Response {
-  if (a.v1) return v1Refusal(a, fitted);
+function challengeResponse(a: ChallengeAnswer, fitted: Fitted, answer: AnswerHeaders | undefined, applied: string | undefined): Response {
+  // Fitted with the placeholder sign-in stamp: this 402's own goes into the text of its header and body.
+  const header = paymentRequiredHeaderOf(restampText(fitted.json, a.signInStamp));
+  if (a.v1) return v1Refusal(a, fitted, header);
   if (a.mpp?.problem) {
     // To an MPP credential: an RFC 9457 problem of the draft's type (application/problem+json), with a fresh MPP challenge and the x402 one.
-    const headers = challengeHeaders(fitted.header, a.paymentResponse, answer, a.mpp.header);
+    const headers = challengeHeaders(header, a.paymentResponse, answer, a.mpp.header, applied);
     headers['Content-Type'] = 'application/problem+json';
     return new Response(JSON.stringify(a.mpp.problem), { status: a.mpp.problem.status, headers });
   }
   const pr = fitted.paymentRequired;
-  if (a.code !== 'payment_required' || a.paymentResponse) {
-    return new Response(JSON.stringify(challengeBody(a, pr, a.priceAtomic)), { status: 402, headers: challengeHeaders(fitted.header, a.paymentResponse, answer, a.mpp?.header) });
-  }
-  // The plain 402's whole body depends only on the challenge, its message and price: made once, answered as the same bytes.
+  const headers = challengeHeaders(header, a.paymentResponse, answer, a.mpp?.header, applied);
+  if (a.code !== 'payment_required' || a.paymentResponse) return new Response(restampText(JSON.stringify(challengeBody(a, pr, a.priceAtomic)), a.signInStamp), { status: 402, headers });
+  // The plain 402's body depends only on the challenge, its message and price (and the stamp): its text is made once.
   let plain = fitted.plain;
   if (!plain || plain.message !== a.message || plain.priceAtomic !== a.priceAtomic) {
-    plain = fitted.plain = { message: a.message, priceAtomic: a.priceAtomic, body: utf8.encode(JSON.stringify(challengeBody(a, pr, a.priceAtomic))) };
+    plain = fitted.plain = { message: a.message, priceAtomic: a.priceAtomic, text: JSON.stringify(challengeBody(a, pr, a.priceAtomic)) };
   }
-  // The body bytes are shared and never written to.
-  return new Response(plain.body, { status: 402, headers: challengeHeaders(fitted.header, undefined, answer, a.mpp?.header) });
+  return new Response(utf8.encode(restampText(plain.text, a.signInStamp)), { status: 402, headers });
 }
 
 /**
@@ -149,7 +151,7 @@ export const V1_REFUSAL_MESSAGE =
  * v2 challenge for the same request in PAYMENT-REQUIRED. v1 payments are not
  * accepted at all: the one gate takes x402 v2 only.
  */
-function v1Refusal(a: ChallengeAnswer, fitted: Fitted): Response {
+function v1Refusal(a: ChallengeAnswer, fitted: Fitted, header: string): Response {
   const pr = fitted.paymentRequired;
   const body = {
     x402Version: 1,
@@ -163,7 +165,7 @@ function v1Refusal(a: ChallengeAnswer, fitted: Fitted): Response {
       how_to_pay: HOW_TO_PAY,
     },
   };
-  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(fitted.header, a.paymentResponse, undefined, a.mpp?.header) });
+  return new Response(JSON.stringify(body), { status: 402, headers: challengeHeaders(header, a.paymentResponse, undefined, a.mpp?.header) });
 }
 
 /** A payable 402's budget: what a payment carries back (see challenge-fit.ts). */
@@ -201,6 +203,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const sig = requestHeader(c, 'payment-signature');
     const authorization = authorizationHeader(c);
     const signedOffer = probe ? undefined : requestHeader(c, SIGNED_OFFER_NAME);
+    const preferNetwork = preferredNetwork(requestHeader(c, 'prefer'));
     const paid = await flow.answer(cap, {
       wire: HTTP_WIRE,
       origin: ownOrigin(c),
@@ -208,8 +211,9 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       x402: sig === undefined ? undefined : (decodePayment(sig) ?? null),
       x402v1: requestHeader(c, V1_PAYMENT_HEADER) !== undefined,
       authorization,
-      // Read only with a payment: a sign-in proves who may receive what that payment bought.
-      signIn: sig === undefined ? undefined : c.req.header(SIGN_IN_WITH_X),
+      // With a payment, who may receive what it bought; without one, a request for what its wallet already bought with this request.
+      signIn: requestHeader(c, 'sign-in-with-x'),
+      preferNetwork,
       // Wrong payment-identifiers are limited per client. A method, not an arrow property: tsx names every
       // arrow stored in a property (esbuild keepNames), a cost on each 402.
       client() {
@@ -218,8 +222,8 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       offer: signedOffer === undefined ? undefined : signedOfferOf(signedOffer, raw.value),
       requestId: c.get('requestId'),
     });
-    if (probe) return respond(c, paid, (pr, encoded) => fit(pr, DISCOVERY_HEADER_BUDGET_BYTES - (paid.kind === 'challenge' && paid.mpp ? paid.mpp.headerBytes : 0), encoded), undefined);
-    return respond(c, paid, payable, answer);
+    if (probe) return respond(c, paid, (pr, encoded) => fit(pr, DISCOVERY_HEADER_BUDGET_BYTES - (paid.kind === 'challenge' && paid.mpp ? paid.mpp.headerBytes : 0), encoded), undefined, preferNetwork);
+    return respond(c, paid, payable, answer, preferNetwork);
   };
 }
 
@@ -228,12 +232,15 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
  * (its header within the budget `fit` keeps), the delivery with its receipts,
  * or the refusal; to an MPP credential every error is an RFC 9457 problem.
  */
-function respond(c: Context, a: PaidAnswer, fit: (pr: PaymentRequired, encoded?: Map<string, unknown>) => Fitted, answer: AnswerHeaders | undefined): Response {
+function respond(c: Context, a: PaidAnswer, fit: (pr: PaymentRequired, encoded?: Map<string, unknown>) => Fitted, answer: AnswerHeaders | undefined, preferNetwork: string | undefined): Response {
   switch (a.kind) {
     case 'invalid':
       return c.json(a.body, a.status as 400);
-    case 'challenge':
-      return challengeResponse(a, fit(a.paymentRequired, a.encoded), answer);
+    case 'challenge': {
+      const first = a.template.accepts[0]?.network;
+      const applied = preferNetwork !== undefined && first !== undefined && (first === preferNetwork || first.startsWith(`${preferNetwork}:`)) ? `network=${preferNetwork}` : undefined;
+      return challengeResponse(a, fit(a.template, a.encoded), answer, applied);
+    }
     case 'deliver': {
       const t = a.timings;
       // Where the time went, as Server-Timing (Hono's timing middleware runs for every paid attempt, src/http/paid-envelope.ts).
@@ -260,6 +267,18 @@ function respond(c: Context, a: PaidAnswer, fit: (pr: PaymentRequired, encoded?:
       return new Response(JSON.stringify(errorBody(a.code, a.message)), { status: statusOf(a.code), headers });
     }
   }
+}
+
+/**
+ * The chain named by a `Prefer: network=<CAIP-2 network or namespace>`
+ * preference (RFC 7240), e.g. `network=solana`: the 402 lists it first, for
+ * clients that pay or sign in with `accepts[0]` only (the SDK's
+ * wrapFetchWithSIWx). Anything else is no preference.
+ */
+export function preferredNetwork(prefer: string | undefined): string | undefined {
+  if (prefer === undefined) return undefined;
+  const m = /(?:^|[,;\s])network\s*=\s*"?([a-z0-9-]{3,8}(?::[-_a-zA-Z0-9]{1,32})?)"?\s*(?:[,;]|$)/.exec(prefer);
+  return m?.[1];
 }
 
 /** RFC 9457 `about:blank` problems take the status's phrase as their title. */

@@ -39,7 +39,7 @@ import { sha256Hex } from '../foundation/canonical-json.js';
 import type { MppCharge, MppCredential, MppProblem } from './mpp.js';
 import { MIN_IDENTIFIER_BITS, RedeliveryGuard, paymentKeyOf } from './redelivery.js';
 import { UNKNOWN_CLIENT } from '../foundation/client-key.js';
-import { SignInWithX } from './sign-in.js';
+import { SignInWithX, stamped, type SignInCheck, type SignInStamp } from './sign-in.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleOutcome, SettleResponse, VerifyOutcome } from './rail.js';
 
 /** A facilitator rejects authorizations that expire within 6 s; we refuse to start settling closer than this. */
@@ -84,8 +84,19 @@ export interface PaidCall {
   payment: PaymentPayload | undefined;
   /** The transport's request id: named in every log line about this call. */
   requestId?: string;
-  /** The caller's `sign-in-with-x` proof (base64 JSON, as the SIGN-IN-WITH-X header carries it), if any. */
+  /**
+   * The caller's `sign-in-with-x` proof (base64 JSON, as the SIGN-IN-WITH-X
+   * header carries it), if any. With a payment it proves who may receive what
+   * that payment bought; without one, it asks for the result its signer
+   * already paid for with this very request.
+   */
   signIn?: string;
+  /**
+   * The chain the caller would rather pay (and sign in) on, when it said so:
+   * a CAIP-2 network, or a namespace (`eip155`, `solana`). Its requirement is
+   * listed first, as clients that read only `accepts[0]` need.
+   */
+  preferNetwork?: string;
   /**
    * Who is asking: the key every per-client limit counts by (the transport's
    * clientKey). Wrong payment-identifiers are limited per client; callers
@@ -131,7 +142,16 @@ export type GateOutcome =
        * how to pay its own way (A2A sends the payment as task metadata).
        */
       price?: string;
+      /** With this 402's own sign-in message (`signInStamp`) in its `sign-in-with-x` declaration. */
       paymentRequired: PaymentRequired;
+      /**
+       * The same PaymentRequired with the placeholder stamp: what a transport
+       * that caches its encodings (`encoded`) encodes, then restamps
+       * (sign-in.ts `restampText`).
+       */
+      template: PaymentRequired;
+      /** The sign-in message's fresh part in this 402 (nonce and times). */
+      signInStamp: SignInStamp;
       /** Present when a settlement was attempted and failed. */
       paymentResponse?: SettleResponse;
       /** Set when an MPP credential failed its own checks: the draft's problem type to answer with. */
@@ -158,7 +178,7 @@ export type GateOutcome =
   | { kind: 'refuse'; code: ErrorCode; message: string; retryAfterSeconds?: number };
 
 /** What the gate asks the ledger: claim, lease and move the attempt it drives, and read it back. */
-export type GateLedger = Pick<Ledger, 'reserve' | 'get' | 'acquire' | 'renew' | 'advance' | 'release'>;
+export type GateLedger = Pick<Ledger, 'reserve' | 'get' | 'acquire' | 'renew' | 'advance' | 'release' | 'paidFor' | 'spendSignIn'>;
 
 export interface GateDeps {
   ledger: GateLedger;
@@ -220,6 +240,7 @@ export class PaymentGate {
   private readonly log: NonNullable<GateDeps['log']>;
   private readonly afterPaidCall: () => void;
   private readonly redelivery: RedeliveryGuard;
+  private readonly signIn: SignInWithX;
   /** One lease owner per gate instance (per process). */
   readonly instanceId = randomUUID();
   /** MPP's challenges and credentials, for the transports; undefined when MPP is off. */
@@ -242,14 +263,15 @@ export class PaymentGate {
     this.log = deps.log ?? noopLog;
     this.afterPaidCall = deps.afterPaidCall ?? (() => {});
     this.mpp = deps.mpp;
-    this.redelivery = new RedeliveryGuard(deps.signIn ?? new SignInWithX(deps.rail.offers.map((o) => o.network)), deps.mpp);
+    this.signIn = deps.signIn ?? new SignInWithX(deps.rail.offers.map((o) => o.network));
+    this.redelivery = new RedeliveryGuard(this.signIn, (signedIn, attemptId) => this.spendSignIn(signedIn, attemptId), deps.mpp);
   }
 
   async handle(call: PaidCall): Promise<GateOutcome> {
     if (!this.rail.ready) return { kind: 'refuse', code: 'facilitator_unavailable', message: 'The payment facilitator has not answered yet; nothing was charged. Retry shortly.', retryAfterSeconds: 5 };
     let requirements: PaymentRequirements[];
     try {
-      requirements = await this.rail.requirements(call.priceAtomic);
+      requirements = preferred(await this.rail.requirements(call.priceAtomic), this.chainFirst(call.preferNetwork));
     } catch {
       return { kind: 'refuse', code: 'facilitator_unavailable', message: 'Payment requirements could not be built; nothing was charged.' };
     }
@@ -260,13 +282,13 @@ export class PaymentGate {
       if (!admitted.ok) return { ...(await this.challenge(call, requirements, admitted.code, admitted.message)), mppProblem: admitted.problem } as GateOutcome;
       payment = admitted.payment;
     }
-    if (!payment) {
+    if (!payment && call.signIn === undefined) {
       // An expired offer quotes no price for a new payment; nothing can be bound without a payment.
       if (call.offerValidUntil !== undefined && this.now() / 1000 > call.offerValidUntil) return this.offerExpired(call.offerValidUntil);
       return this.challenge(call, requirements, 'payment_required', this.priceSentence(call));
     }
     try {
-      return await this.paid(call, payment, requirements);
+      return await (payment ? this.paid(call, payment, requirements) : this.signedIn(call, call.signIn!, requirements));
     } catch (e) {
       if (e instanceof LedgerUnavailableError) {
         this.log.error({ reqId: call.requestId, err: e.message, resource: call.resource }, 'ledger unavailable: failing closed');
@@ -285,49 +307,99 @@ export class PaymentGate {
     return `Payment required: ${call.priceAtomic} atomic units of ${a.symbol} (${whole} ${a.symbol}) ${where}.`;
   }
 
-  /** Plain 402s by resource URL and price: the PaymentRequired, its price sentence, and the transports' encodings of it. */
-  private readonly plainChallenges = new Map<string, { paymentRequired: PaymentRequired; message: string; price: string; encoded: Map<string, unknown> }>();
+  /**
+   * Plain 402s by resource URL, price and preferred chain: the PaymentRequired
+   * (with the placeholder sign-in stamp), its price sentence, and the
+   * transports' encodings of it.
+   */
+  private readonly plainChallenges = new Map<string, { template: PaymentRequired; message: string; price: string; encoded: Map<string, unknown> }>();
 
   /**
    * The plain 402 for an unpaid call, when it was already built: the hot path,
-   * answered without an await. It depends only on the resource URL and the price.
+   * answered without an await. It depends only on the resource URL, the price
+   * and the preferred chain; each answer gets a sign-in message of its own.
    */
-  cachedChallenge(resourceUrl: string, priceAtomic: string): GateOutcome | undefined {
+  cachedChallenge(resourceUrl: string, priceAtomic: string, preferNetwork?: string): GateOutcome | undefined {
     if (!this.rail.ready) return undefined;
-    const hit = this.plainChallenges.get(`${resourceUrl}|${priceAtomic}`);
-    return hit && { kind: 'challenge', code: 'payment_required', message: hit.message, price: hit.price, paymentRequired: hit.paymentRequired, encoded: hit.encoded };
+    const hit = this.plainChallenges.get(plainKey(resourceUrl, priceAtomic, this.chainFirst(preferNetwork)));
+    if (!hit) return undefined;
+    const stamp = this.signIn.stamp(resourceUrl, this.now());
+    return { kind: 'challenge', code: 'payment_required', message: hit.message, price: hit.price, paymentRequired: stamped(hit.template, stamp), template: hit.template, signInStamp: stamp, encoded: hit.encoded };
   }
 
-  private async challenge(
-    call: PaidCall,
-    requirements: PaymentRequirements[],
-    code: ChallengeCode,
-    message: string,
-    paymentResponse?: SettleResponse,
-    /** Extensions every candidate must carry (a sign-in challenge). */
-    required?: Record<string, unknown>,
-  ): Promise<GateOutcome> {
+  /**
+   * The offered network a caller's preference moves to the front of `accepts`,
+   * or undefined when it names none of them, or the one already first: the
+   * caller's words never make a cache key of their own.
+   */
+  private chainFirst(preferNetwork: string | undefined): string | undefined {
+    if (preferNetwork === undefined) return undefined;
+    const offer = this.rail.offers.find((o) => o.network === preferNetwork || o.network.startsWith(`${preferNetwork}:`));
+    return offer && offer !== this.rail.offers[0] ? offer.network : undefined;
+  }
+
+  private async challenge(call: PaidCall, requirements: PaymentRequirements[], code: ChallengeCode, message: string, paymentResponse?: SettleResponse): Promise<GateOutcome> {
     // A plain 402 says the price, then how to pay over HTTP.
     const price = code === 'payment_required' ? message : undefined;
     if (price) message = `${price} ${HOW_TO_PAY}`;
-    // The plain 402 is the hot path and depends only on resource URL, price and transport: build it once.
-    const key = `${call.resourceUrl}|${call.priceAtomic}`;
+    // The plain 402 is the hot path and depends only on resource URL, price, chain order and transport: build it once.
+    const key = plainKey(call.resourceUrl, call.priceAtomic, this.chainFirst(call.preferNetwork));
     const cached = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
-    let paymentRequired = cached?.paymentRequired;
+    let template = cached?.template;
     let encoded = cached?.encoded;
-    if (!paymentRequired) {
+    if (!template) {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
       const error = code === 'payment_required' ? undefined : message;
-      const extra = call.extensions ?? {};
-      paymentRequired = await this.rail.paymentRequired(requirements, resource, error, required ? { ...extra, ...required } : extra);
+      // Every 402 declares sign-in-with-x: the payer of this request gets its result again by signing in.
+      template = await this.rail.paymentRequired(requirements, resource, error, { ...call.extensions, ...this.signIn.declare(call.resourceUrl) });
       if (code === 'payment_required') {
         // Bounded: Host headers are caller-controlled and must not grow memory without limit.
         if (this.plainChallenges.size >= 256) this.plainChallenges.clear();
         encoded = new Map();
-        this.plainChallenges.set(key, { paymentRequired, message, price: price!, encoded });
+        this.plainChallenges.set(key, { template, message, price: price!, encoded });
       }
     }
-    return { kind: 'challenge', code, message, ...(price && { price }), paymentRequired, paymentResponse, ...(encoded && { encoded }) };
+    const stamp = this.signIn.stamp(call.resourceUrl, this.now());
+    return { kind: 'challenge', code, message, ...(price && { price }), paymentRequired: stamped(template, stamp), template, signInStamp: stamp, paymentResponse, ...(encoded && { encoded }) };
+  }
+
+  // ------------------------------------------------------------------ sign-in: a result paid for, again
+
+  /**
+   * A request without a payment that signs in: the stored result of this very
+   * request (its fingerprint binds the resource and the body) when the signer
+   * paid for it on the chain it signed in on, and the sign-in has never been
+   * used. Otherwise the ordinary 402, with the reason the sign-in got nothing
+   * added: nothing is charged, run or bound either way.
+   */
+  private async signedIn(call: PaidCall, header: string, requirements: PaymentRequirements[]): Promise<GateOutcome> {
+    const signedIn = await this.signIn.check(header, call.resourceUrl, this.now());
+    if (!signedIn.ok) return this.signInRefused(call, requirements, signedIn.reason);
+    const timings: Timings = { ledgerMs: 0, verifyMs: 0, handlerMs: 0, settleMs: 0, chainMs: 0 };
+    const t = performance.now();
+    const paid = await this.ledger.paidFor({ payer: signedIn.address, network: signedIn.network, requestFingerprint: call.fingerprint });
+    timings.ledgerMs += performance.now() - t;
+    if (!paid || paid.resource !== call.resource || paid.state === 'failed') {
+      return this.signInRefused(call, requirements, 'this wallet has no settled payment on this chain for this resource and request body (a sign-in gets again only what its wallet paid for)');
+    }
+    // Not settled yet: its settlement is being driven (by a retry or the reconciler); the sign-in stays unused for later.
+    if (paid.state !== 'settled') return this.inProgress(paid);
+    if (!(await this.spendSignIn(signedIn, paid.id))) return this.signInRefused(call, requirements, 'this sign-in message was already used; sign the sign-in-with-x challenge of this 402, once');
+    this.log.info({ reqId: call.requestId, attempt: paid.id, payer: signedIn.address }, 'redelivered to a sign-in');
+    return this.replay(paid, timings);
+  }
+
+  /** The ordinary 402, saying why the sign-in that came with it got nothing. */
+  private async signInRefused(call: PaidCall, requirements: PaymentRequirements[], reason: string): Promise<GateOutcome> {
+    if (call.offerValidUntil !== undefined && this.now() / 1000 > call.offerValidUntil) return this.offerExpired(call.offerValidUntil);
+    const plain = await this.challenge(call, requirements, 'payment_required', this.priceSentence(call));
+    // Its own message: the cached encodings are the plain 402's, so they are not shared with it.
+    return plain.kind === 'challenge' ? { ...plain, message: `${plain.message} The sign-in was not accepted: ${reason}.`, encoded: undefined } : plain;
+  }
+
+  /** Records a sign-in as used for the attempt it recovers: false when any instance used it before. */
+  private spendSignIn(signedIn: Extract<SignInCheck, { ok: true }>, attemptId: string): Promise<boolean> {
+    return this.ledger.spendSignIn({ nonce: signedIn.nonce, attemptId, signer: signedIn.address, network: signedIn.network, now: this.now(), expiresAt: signedIn.expiresAt });
   }
 
   // ------------------------------------------------------------------ admission and binding
@@ -454,7 +526,7 @@ export class PaymentGate {
         return {
           kind: 'refuse',
           code: 'rate_limited',
-          message: 'Too many wrong payment-identifiers from this client: until Retry-After, a payment-identifier it sends is not compared. A sign-in by the paying wallet (SIGN-IN-WITH-X over the sign-in-with-x challenge of the 402 a request without the identifier gets) or the same MPP credential is never limited.',
+          message: 'Too many wrong payment-identifiers from this client: until Retry-After, a payment-identifier it sends is not compared. A sign-in by the paying wallet (SIGN-IN-WITH-X, signed over the sign-in-with-x declaration of any 402 of this resource) or the same MPP credential is never limited.',
           retryAfterSeconds: verdict.retryAfterSeconds,
         };
       case 'unproven':
@@ -462,10 +534,8 @@ export class PaymentGate {
           call,
           all,
           'redelivery_proof_required',
-          'This payment authorization is already bound, and its signature is public once settled, so it alone proves nothing. To receive the stored result, repeat the request with the same PAYMENT-SIGNATURE and either the payment-identifier it was sent with or a SIGN-IN-WITH-X header signed by the paying wallet over this challenge.' +
+          `This payment authorization is already bound, and its signature is public once settled, so it alone proves nothing. To receive the stored result: ${RESEND_PROOF}.` +
             (verdict.weakIdentifier ? ` The payment-identifier sent is too short or too simple to be a secret (under ${MIN_IDENTIFIER_BITS} bits), so it is not accepted as proof: sign in instead.` : ''),
-          undefined,
-          verdict.signInChallenge,
         );
     }
   }
@@ -762,4 +832,16 @@ export class PaymentGate {
     }
     return { outcome: { kind: 'deliver', response: d.response, paymentResponse: receipt, replayed: !d.settleSent, attemptId: d.attempt.id, boundAt: d.attempt.createdAt, timings: d.timings } };
   }
+}
+
+/** The plain-challenge cache's key: one per resource URL, price and chain order. */
+function plainKey(resourceUrl: string, priceAtomic: string, preferNetwork: string | undefined): string {
+  return preferNetwork === undefined ? `${resourceUrl}|${priceAtomic}` : `${resourceUrl}|${priceAtomic}|${preferNetwork}`;
+}
+
+/** `requirements` with those of `network` first, else as they are: the offer is the same, only its order changes. */
+export function preferred(requirements: PaymentRequirements[], network: string | undefined): PaymentRequirements[] {
+  if (network === undefined) return requirements;
+  const i = requirements.findIndex((r) => r.network === network);
+  return i <= 0 ? requirements : [requirements[i]!, ...requirements.slice(0, i), ...requirements.slice(i + 1)];
 }

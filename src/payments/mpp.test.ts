@@ -140,7 +140,7 @@ describe('RedeliveryGuard: the MPP challenge as proof', () => {
   test('the challenge the authorization was signed for proves the buyer, even after it expired', async () => {
     let now = Date.now();
     const mpp = new MppCharge(SECRET, TERMS, () => now);
-    const guard = new RedeliveryGuard(new SignInWithX('eip155:8453'), mpp);
+    const guard = new RedeliveryGuard(new SignInWithX('eip155:8453'), async () => true, mpp);
     const { challenge } = mpp.issue(URL_A, PRICE);
     now += 3600_000;
     assert.equal((await guard.check(attempt(evm.challengeHash(challenge)), { payment, mppChallenge: challenge, client: 'c' }, URL_A, now)).kind, 'proven');
@@ -148,14 +148,14 @@ describe('RedeliveryGuard: the MPP challenge as proof', () => {
 
   test('what the chain shows (the nonce) rebuilds no proof: another of our challenges, a forged id, or MPP off prove nothing', async () => {
     const mpp = new MppCharge(SECRET, TERMS);
-    const guard = new RedeliveryGuard(new SignInWithX('eip155:8453'), mpp);
+    const guard = new RedeliveryGuard(new SignInWithX('eip155:8453'), async () => true, mpp);
     const { challenge } = mpp.issue(URL_A, PRICE);
     const nonce = evm.challengeHash(challenge);
     const another = mpp.issue(URL_A, PRICE).challenge;
     assert.equal((await guard.check(attempt(nonce), { payment, mppChallenge: another, client: 'c' }, URL_A, Date.now())).kind, 'unproven');
     const forged = { ...challenge, id: 'A'.repeat(43) };
     assert.equal((await guard.check(attempt(evm.challengeHash(forged)), { payment, mppChallenge: forged, client: 'c' }, URL_A, Date.now())).kind, 'unproven');
-    const off = new RedeliveryGuard(new SignInWithX('eip155:8453'));
+    const off = new RedeliveryGuard(new SignInWithX('eip155:8453'), async () => true);
     assert.equal((await off.check(attempt(nonce), { payment, mppChallenge: challenge, client: 'c' }, URL_A, Date.now())).kind, 'unproven');
     // Sanity: the serialized credential carries the challenge whole (what the guard is given).
     assert.equal(Credential.deserialize(Credential.serialize({ challenge, payload: {} })).challenge.id, challenge.id);

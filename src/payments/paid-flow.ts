@@ -166,8 +166,14 @@ export interface PaidRequest {
   authorization?: string;
   /** An MPP credential object (MCP's `org.paymentauth/credential`). */
   mppCredential?: unknown;
-  /** The caller's sign-in proof (SIGN-IN-WITH-X, base64 JSON) for a redelivery. */
+  /**
+   * The caller's sign-in (SIGN-IN-WITH-X, base64 JSON): with a payment, the
+   * proof that it is that payment's buyer; without one, a request for the
+   * result its wallet already paid for with this very request.
+   */
   signIn?: unknown;
+  /** The chain the caller would rather pay and sign in on (a CAIP-2 network or namespace): listed first in `accepts`. */
+  preferNetwork?: string;
   /** Who sent it (the transport's client key): asked only when a payment came. */
   client?: () => string;
   offer?: PresentedOffer;
@@ -297,6 +303,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       },
       payment: undefined,
       requestId: req.requestId,
+      preferNetwork: req.preferNetwork,
       offerValidUntil: honoured?.validUntil,
       extensions: offer.extensionCandidates[0],
       // A method, not an arrow property: tsx names every arrow stored in a property (esbuild keepNames), a cost on each 402.
@@ -316,9 +323,9 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     };
   }
 
-  /** The gate's answer to the call unpaid: the plain 402 (built once per resource and price) unless a signed offer prices it. */
+  /** The gate's answer to the call unpaid: the plain 402 (built once per resource, price and chain order) unless a signed offer prices it. */
   async function unpaid(call: PaidCall, honoured: HonouredOffer | undefined): Promise<GateOutcome> {
-    return (!honoured && gate.cachedChallenge(call.resourceUrl, call.priceAtomic)) || gate.handle(call);
+    return (!honoured && gate.cachedChallenge(call.resourceUrl, call.priceAtomic, call.preferNetwork)) || gate.handle(call);
   }
 
   /** The gate's outcome as the flow answers it: MPP's challenge beside a 402 (and its problem to an MPP credential), MPP's receipt to an MPP payment. */
@@ -328,7 +335,21 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
         // One literal of one shape (not a spread): the unpaid 402 is the hot path, and every reader of the answer sees the same shape.
         const o = outcome;
         const m = mpp && req.wire.mpp ? mppChallenge(mpp, o, priceAtomic, credential !== undefined) : undefined;
-        return { kind: 'challenge', code: o.code, message: o.message, price: o.price, paymentRequired: o.paymentRequired, paymentResponse: o.paymentResponse, mppProblem: o.mppProblem, encoded: o.encoded, priceAtomic, v1: undefined, mpp: m };
+        return {
+          kind: 'challenge',
+          code: o.code,
+          message: o.message,
+          price: o.price,
+          paymentRequired: o.paymentRequired,
+          template: o.template,
+          signInStamp: o.signInStamp,
+          paymentResponse: o.paymentResponse,
+          mppProblem: o.mppProblem,
+          encoded: o.encoded,
+          priceAtomic,
+          v1: undefined,
+          mpp: m,
+        };
       }
       case 'deliver':
         return credential ? { ...outcome, priceAtomic, mpp: mppReceipt(outcome, credential) } : { ...outcome, priceAtomic };
@@ -348,7 +369,9 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       if (paying) return invalid('input', 'invalid_request', wire.inputRequired!(cap));
       return finish(await probe(cap, offer, resourceUrl, req), cap.priceRange?.minAtomic ?? cap.priceAtomic, req, undefined);
     }
-    const reading = readInput(cap, reader, req.input, req.x402 !== undefined);
+    // A sign-in (a string; anything else is no sign-in) asks for what this request bought: it needs the fingerprint, as a payment does.
+    const signIn = typeof req.signIn === 'string' ? req.signIn : undefined;
+    const reading = readInput(cap, reader, req.input, req.x402 !== undefined || signIn !== undefined);
     const read = reading instanceof Promise ? await reading : reading;
     if (!read.verdict.ok) return { kind: 'invalid', about: 'input', status: read.verdict.status, body: read.verdict.body as ErrorBody };
     const input = read.verdict.input;
@@ -374,9 +397,9 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     }
     // A signed offer for this route and body is the price, whatever the entry says now.
     const priceAtomic = honoured ? honoured.amount : listPrice;
-    if (req.x402 === undefined && !credential && !honoured) {
+    if (req.x402 === undefined && !credential && !honoured && signIn === undefined) {
       // The unpaid 402, once built for this resource and price: answered without building a call (the hot path).
-      const cached = gate.cachedChallenge(resourceUrl, priceAtomic);
+      const cached = gate.cachedChallenge(resourceUrl, priceAtomic, req.preferNetwork);
       if (cached) return finish(cached, priceAtomic, req, undefined);
     }
     const call = callOf(cap, offer, input, resourceUrl, priceAtomic, read.fingerprint, req, honoured);
@@ -384,10 +407,10 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       const requirement = wire.requirementWithRefusal ? await unpaid(call, honoured) : undefined;
       return { ...invalid('payment', 'invalid_payment_header', wire.x402Unreadable), ...(requirement && { requirement }) };
     }
-    if (req.x402 === undefined && !credential) return finish(await unpaid(call, honoured), priceAtomic, req, undefined);
+    if (req.x402 === undefined && !credential && signIn === undefined) return finish(await unpaid(call, honoured), priceAtomic, req, undefined);
     call.payment = req.x402 as PaymentPayload | undefined;
     call.mpp = credential ?? undefined;
-    call.signIn = typeof req.signIn === 'string' ? req.signIn : undefined;
+    call.signIn = signIn;
     call.client = req.client?.();
     const outcome = await gate.handle(call);
     if (outcome.kind !== 'deliver' || !receipts) return finish(outcome, priceAtomic, req, credential);
@@ -427,6 +450,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       },
       payment: undefined,
       requestId: req.requestId,
+      preferNetwork: req.preferNetwork,
       extensions: offer.extensionCandidates[0],
       execute: () => {
         throw new Error(`${cap.id}: a call without input cannot be executed`);

@@ -73,7 +73,8 @@ function call(payment: PaymentPayload, over: Partial<PaidCall> = {}): PaidCall {
 
 /** The outcome without the parts that legitimately vary with time (the sign-in challenge's nonce and times). */
 function shape(o: GateOutcome): unknown {
-  const copy = structuredClone(o) as { paymentRequired?: PaymentRequired };
+  const copy = structuredClone(o) as { paymentRequired?: PaymentRequired; signInStamp?: unknown };
+  delete copy.signInStamp;
   const siwx = copy.paymentRequired?.extensions?.[SIGN_IN_WITH_X] as { info?: Record<string, unknown> } | undefined;
   if (siwx?.info) for (const k of ['nonce', 'issuedAt', 'expirationTime']) delete siwx.info[k];
   return copy;
@@ -183,6 +184,72 @@ describe('a stored result needs a proof that never went on chain', () => {
     clock.t += 6 * 60_000;
     rail.chain.blockTime = clock.t / 1000;
     assert.equal(((await gate.handle(call(fromChain(p), { signIn: fresh }))) as { code: string }).code, 'redelivery_proof_required', 'expired challenge');
+  });
+});
+
+describe('sign in, get what you paid for: no payment header', () => {
+  const unpaid = (over: Partial<PaidCall> = {}) => call(undefined as never, over);
+  const code = (o: GateOutcome) => (o as { code: string }).code;
+
+  test('the payer signs in over any 402 of the resource and gets the stored result of the same request, once per sign-in, never charged again', async () => {
+    const p = await sign(null);
+    const first = await gate.handle(call(p));
+    assert.equal(first.kind, 'deliver');
+    const header = await signIn(await gate.handle(unpaid()));
+    const got = await gate.handle(unpaid({ signIn: header }));
+    assert.equal(got.kind, 'deliver');
+    assert.equal((got as { replayed: boolean }).replayed, true);
+    assert.deepEqual((got as { response: unknown }).response, (first as { response: unknown }).response);
+    assert.deepEqual((got as { paymentResponse: unknown }).paymentResponse, (first as { paymentResponse: unknown }).paymentResponse, 'the same receipt');
+    const replayed = await gate.handle(unpaid({ signIn: header }));
+    assert.equal(code(replayed), 'payment_required', 'a sign-in is used once');
+    assert.match((replayed as { message: string }).message, /already used/);
+    assert.equal((await gate.handle(unpaid({ signIn: await signIn(await gate.handle(unpaid())) }))).kind, 'deliver', 'a new sign-in, again');
+    assert.equal(rail.settled.length, 1, 'never settled again');
+  });
+
+  test('another wallet, another body, another resource or an expired sign-in get the ordinary 402, and spend nothing', async () => {
+    const p = await sign(null);
+    await gate.handle(call(p));
+    const challenge = await gate.handle(unpaid());
+    assert.equal(code(await gate.handle(unpaid({ signIn: await signIn(challenge, OTHER) }))), 'payment_required', 'another wallet');
+    const mine = await signIn(challenge);
+    assert.equal(code(await gate.handle(unpaid({ signIn: mine, fingerprint: 'fp-another-body' }))), 'payment_required', 'another body: a sign-in is not a licence for new work');
+    const otherUrl = 'http://127.0.0.1:8402/x402/v1/data-compatibility-checker';
+    assert.equal(code(await gate.handle(unpaid({ signIn: mine, resource: 'checker', resourceUrl: otherUrl }))), 'payment_required', 'another resource');
+    assert.equal(code(await gate.handle(unpaid({ signIn: mine, resource: 'checker' }))), 'payment_required', 'another resource at the same URL');
+    // None of those spent it: the payer's sign-in still works, once.
+    assert.equal((await gate.handle(unpaid({ signIn: mine }))).kind, 'deliver');
+    const late = await signIn(await gate.handle(unpaid()));
+    clock.t += 6 * 60_000;
+    rail.chain.blockTime = clock.t / 1000;
+    const expired = await gate.handle(unpaid({ signIn: late }));
+    assert.equal(code(expired), 'payment_required');
+    assert.match((expired as { message: string }).message, /expired/);
+    assert.equal(rail.verified.length, 1, 'nothing verified, run or settled for a sign-in');
+    assert.equal(rail.settled.length, 1);
+  });
+
+  test('a payment whose settlement is not known yet: in progress, and the sign-in is kept for later', async () => {
+    const p = await sign('pay_' + randomBytes(16).toString('hex'));
+    rail.settleAnswers.push({ kind: 'unknown', message: 'timeout' });
+    assert.equal((await gate.handle(call(p))).kind, 'refuse');
+    const header = await signIn(await gate.handle(unpaid()));
+    const pending = await gate.handle(unpaid({ signIn: header }));
+    assert.equal(code(pending), 'payment_in_progress');
+    assert.equal(rail.settled.length, 1, 'a sign-in drives nothing');
+    // The buyer's own retry settles it; the same sign-in then gets the result.
+    clock.t += 21_000;
+    rail.chain.blockTime = clock.t / 1000;
+    assert.equal((await gate.handle(call(p))).kind, 'deliver');
+    assert.equal((await gate.handle(unpaid({ signIn: header }))).kind, 'deliver');
+  });
+
+  test('a failed payment is nothing to get again', async () => {
+    const p = await sign(null);
+    rail.verifyAnswers.push({ kind: 'invalid', reason: 'insufficient_funds', message: 'no funds' });
+    assert.equal((await gate.handle(call(p))).kind, 'challenge');
+    assert.equal(code(await gate.handle(unpaid({ signIn: await signIn(await gate.handle(unpaid())) }))), 'payment_required');
   });
 });
 

@@ -12,7 +12,8 @@ import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-wi
 import { MIN_IDENTIFIER_BITS, RedeliveryGuard, WRONG_IDENTIFIERS_PER_CLIENT, WRONG_IDENTIFIER_WINDOW_MS, identifierBits, paymentKeyOf } from './redelivery.js';
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import type { PaymentPayload } from './rail.js';
-import { SIGN_IN_WITH_X, SignInWithX } from './sign-in.js';
+import { SIGN_IN_LIFETIME_SECONDS, SIGN_IN_WITH_X, SignInWithX, restampText, stamped } from './sign-in.js';
+import { declareSIWxExtension } from '@x402/extensions/sign-in-with-x';
 import { svmKey } from '../../test/support/svm-payment.js';
 
 const PAYER = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
@@ -20,8 +21,21 @@ const URL_A = 'https://api.example/x402/v1/accessibility-contrast-calculator';
 const NETWORK = 'eip155:8453';
 const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 
+type Declared = { info: Record<string, string>; supportedChains: Array<{ chainId: string; type: string }>; schema?: unknown };
+
+/** The sign-in declaration of one 402 of URL_A, as a client reads it. */
+function declared(signIn: SignInWithX, now: number, url = URL_A): Declared {
+  return stamped({ extensions: signIn.declare(url) } as never, signIn.stamp(url, now)).extensions![SIGN_IN_WITH_X] as Declared;
+}
+
+/** Spends sign-ins in memory, as the ledger does. */
+function spender() {
+  const used = new Set<string>();
+  return Object.assign(async (s: { nonce: string }) => !used.has(s.nonce) && !!used.add(s.nonce), { used });
+}
+
 async function signedIn(signIn: SignInWithX, now: number, edit: (p: Record<string, unknown>) => void = () => {}): Promise<string> {
-  const ext = signIn.challenge(URL_A, now)[SIGN_IN_WITH_X] as { info: Record<string, string>; supportedChains: Array<{ chainId: string; type: 'eip191' }> };
+  const ext = declared(signIn, now);
   const info = { ...ext.info, chainId: ext.supportedChains[0]!.chainId, type: ext.supportedChains[0]!.type };
   edit(info);
   return encodeSIWxHeader(await createSIWxPayload(info as never, PAYER, URL_A));
@@ -33,18 +47,82 @@ describe('sign-in', () => {
   test('the message we issued, signed by the payer, names the payer', async () => {
     const now = Date.now();
     const s = new SignInWithX(NETWORK);
-    assert.deepEqual(await s.check(await signedIn(s, now), URL_A, now), { ok: true, address: PAYER.address.toLowerCase(), network: NETWORK });
+    const r = await s.check(await signedIn(s, now), URL_A, now);
+    assert.ok(r.ok);
+    assert.deepEqual({ address: r.address, network: r.network }, { address: PAYER.address.toLowerCase(), network: NETWORK });
+    assert.equal(r.expiresAt, Math.floor(now / 1000) * 1000 + SIGN_IN_LIFETIME_SECONDS * 1000);
+  });
+
+  test('the declaration is the SDK\'s (declareSIWxExtension) filled in by a server: our origin and URI, every chain we take, statement, a nonce and times of its own in each 402', async () => {
+    const now = Date.now();
+    const s = new SignInWithX([NETWORK, SOLANA]);
+    const sdk = declareSIWxExtension({ network: [NETWORK, SOLANA], statement: 'x', expirationSeconds: SIGN_IN_LIFETIME_SECONDS })[SIGN_IN_WITH_X] as unknown as Declared;
+    const ours = declared(s, now);
+    // `_options` is the SDK server's own note to itself, never sent.
+    assert.deepEqual(Object.keys(ours).sort(), Object.keys(sdk).filter((k) => k !== '_options').sort());
+    assert.deepEqual(ours.schema, sdk.schema);
+    assert.deepEqual(ours.supportedChains, sdk.supportedChains);
+    assert.deepEqual(Object.keys(ours.info).sort(), ['domain', 'expirationTime', 'issuedAt', 'nonce', 'statement', 'uri', 'version']);
+    assert.deepEqual([ours.info.domain, ours.info.uri, ours.info.version], ['api.example', URL_A, '1']);
+    assert.equal(Date.parse(ours.info.expirationTime!) - Date.parse(ours.info.issuedAt!), SIGN_IN_LIFETIME_SECONDS * 1000);
+    const again = declared(s, now);
+    assert.notEqual(again.info.nonce, ours.info.nonce, 'a fresh nonce in every 402');
+    assert.match(ours.info.nonce!, /^[0-9a-f]{48}$/);
+    // The cached text of a 402, restamped, is the stamped object written out.
+    const stamp = s.stamp(URL_A, now + 5000);
+    const template = { x402Version: 2, extensions: s.declare(URL_A) } as never;
+    assert.equal(restampText(JSON.stringify(template), stamp), JSON.stringify(stamped(template, stamp)));
+  });
+
+  test('a message issued for another resource, or altered in its nonce or times, or expired, proves nothing', async () => {
+    const now = Date.now();
+    const s = new SignInWithX(NETWORK);
+    const other = URL_A.replace('accessibility-contrast-calculator', 'nft-metadata-uri-normalizer');
+    const forOther = declared(s, now, other);
+    const header = encodeSIWxHeader(await createSIWxPayload({ ...forOther.info, chainId: NETWORK, type: 'eip191' } as never, PAYER, other));
+    assert.equal((await s.check(header, other, now)).ok, true);
+    const r = await s.check(header, URL_A, now);
+    assert.ok(!r.ok && r.code === 'other_resource');
+    for (const [name, edit] of [
+      ['nonce', (p: Record<string, unknown>) => (p.nonce = `${String(p.nonce).slice(0, 47)}${String(p.nonce).endsWith('0') ? '1' : '0'}`)],
+      ['issuedAt', (p: Record<string, unknown>) => (p.issuedAt = new Date(Date.parse(String(p.issuedAt)) + 1000).toISOString())],
+      ['both times', (p: Record<string, unknown>) => {
+        p.issuedAt = new Date(Date.parse(String(p.issuedAt)) + 20_000).toISOString();
+        p.expirationTime = new Date(Date.parse(String(p.expirationTime)) + 20_000).toISOString();
+      }],
+    ] as const) {
+      const v = await s.check(await signedIn(s, now, edit), URL_A, now);
+      assert.ok(!v.ok && v.code === 'not_issued_here', name);
+    }
+    const late = await s.check(await signedIn(s, now), URL_A, now + SIGN_IN_LIFETIME_SECONDS * 1000);
+    assert.ok(!late.ok && late.code === 'expired');
+  });
+
+  test('a sign-in proves its payer once: the second time it is spent; another wallet\'s sign-in is not spent by failing', async () => {
+    const now = Date.now();
+    const s = new SignInWithX(NETWORK);
+    const spend = spender();
+    const guard = new RedeliveryGuard(s, spend);
+    const header = await signedIn(s, now);
+    const paid = { id: 'p1', network: NETWORK, payer: PAYER.address.toLowerCase(), paymentKey: null };
+    const someoneElse = { ...paid, id: 'p2', payer: '0x' + '11'.repeat(20) };
+    assert.equal((await guard.check(someoneElse, { payment: withId(undefined), signIn: header, client: 'c' }, URL_A, now)).kind, 'unproven');
+    assert.equal(spend.used.size, 0);
+    assert.equal((await guard.check(paid, { payment: withId(undefined), signIn: header, client: 'c' }, URL_A, now)).kind, 'proven');
+    assert.equal((await guard.check(paid, { payment: withId(undefined), signIn: header, client: 'c' }, URL_A, now)).kind, 'unproven');
   });
 
   test('with Solana offered too: a Solana wallet signs in (ed25519) on the Solana entry, named as the ledger keys it; it proves only its own Solana payment', async () => {
     const now = Date.now();
     const s = new SignInWithX([NETWORK, SOLANA]);
-    const ext = s.challenge(URL_A, now)[SIGN_IN_WITH_X] as { info: Record<string, string>; supportedChains: Array<{ chainId: string; type: string }> };
+    const ext = declared(s, now);
     assert.deepEqual(ext.supportedChains, [{ chainId: NETWORK, type: 'eip191' }, { chainId: SOLANA, type: 'ed25519' }]);
     const wallet = await svmKey('sign-in payer');
     const header = encodeSIWxHeader(await createSIWxPayload({ ...ext.info, chainId: SOLANA, type: 'ed25519' } as never, wallet as never, URL_A));
-    assert.deepEqual(await s.check(header, URL_A, now), { ok: true, address: wallet.address, network: SOLANA });
-    const guard = new RedeliveryGuard(s);
+    const solana = await s.check(header, URL_A, now);
+    assert.ok(solana.ok);
+    assert.deepEqual({ address: solana.address, network: solana.network }, { address: wallet.address, network: SOLANA });
+    const guard = new RedeliveryGuard(s, spender());
     const paidOnSolana = { id: 's1', network: SOLANA, payer: wallet.address, paymentKey: null };
     assert.equal((await guard.check(paidOnSolana, { payment: withId(undefined), signIn: header, client: 'c' }, URL_A, now)).kind, 'proven');
     const someoneElse = { ...paidOnSolana, id: 's2', payer: (await svmKey('another payer')).address };
@@ -90,7 +168,7 @@ describe('wrong identifiers, per client', () => {
   const guess = (guard: RedeliveryGuard, client: string, now: number, id = generatePaymentId()) => guard.check(target, { payment: withId(id), client }, URL_A, now);
 
   test(`a client's ${WRONG_IDENTIFIERS_PER_CLIENT} wrong identifiers spend its own allowance for that payment only: the right identifier from another client is still honoured`, async () => {
-    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK), spender());
     const now = Date.now();
     for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) assert.equal((await guess(guard, 'guesser', now)).kind, 'unproven');
     const limited = await guess(guard, 'guesser', now + 1000);
@@ -106,7 +184,7 @@ describe('wrong identifiers, per client', () => {
   });
 
   test('a try without an identifier has nothing to guess: never counted, never limited', async () => {
-    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK), spender());
     const now = Date.now();
     for (let i = 0; i < 3 * WRONG_IDENTIFIERS_PER_CLIENT; i++) assert.equal((await guard.check(target, { payment: withId(undefined), client: 'c' }, URL_A, now)).kind, 'unproven');
     assert.equal((await guess(guard, 'c', now, SECRET)).kind, 'proven');
@@ -114,7 +192,7 @@ describe('wrong identifiers, per client', () => {
   });
 
   test('the window ends: a client counts again from zero', async () => {
-    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK), spender());
     const now = Date.now();
     for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) await guess(guard, 'c', now);
     assert.equal((await guess(guard, 'c', now + WRONG_IDENTIFIER_WINDOW_MS - 1)).kind, 'limited');
@@ -122,7 +200,7 @@ describe('wrong identifiers, per client', () => {
   });
 
   test('an attacker cycling clients keeps memory bounded: expired windows go first, then the oldest', async () => {
-    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK), spender());
     const now = Date.now();
     for (let i = 0; i < WRONG_IDENTIFIERS_PER_CLIENT; i++) await guess(guard, 'first', now);
     for (let i = 0; i < 30_000; i++) await guess(guard, `client-${i}`, now + 1, `pay_${i.toString(16).padStart(32, '0')}`);
@@ -147,7 +225,7 @@ describe('wrong identifiers, per client', () => {
     ] as const) {
       assert.equal(identifierBits(id) >= MIN_IDENTIFIER_BITS, secret, `${id}: ${identifierBits(id).toFixed(1)} bits`);
     }
-    const guard = new RedeliveryGuard(new SignInWithX(NETWORK));
+    const guard = new RedeliveryGuard(new SignInWithX(NETWORK), spender());
     const now = Date.now();
     const weak = '1234567890123456';
     const bound = { id: 'w', network: NETWORK, payer, paymentKey: paymentKeyOf(payer, weak) };

@@ -27,7 +27,10 @@ import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { sha256Hex } from '../foundation/canonical-json.js';
 import type { MppChallenge, MppCharge } from './mpp.js';
 import type { PaymentPayload } from './rail.js';
-import type { SignInWithX } from './sign-in.js';
+import type { SignInCheck, SignInWithX } from './sign-in.js';
+
+/** Records a sign-in as used for the attempt it proves (the ledger's `spendSignIn`): false when it was used before. */
+export type SpendSignIn = (signedIn: Extract<SignInCheck, { ok: true }>, attemptId: string) => Promise<boolean>;
 
 /** Wrong payment-identifiers allowed per client, authorization and window. */
 export const WRONG_IDENTIFIERS_PER_CLIENT = 10;
@@ -76,11 +79,11 @@ export function paymentKeyOf(payer: string, paymentId: string): string {
 export type RedeliveryVerdict =
   | { kind: 'proven' }
   /**
-   * No proof: answer with this sign-in challenge (PaymentRequired extensions),
-   * the same whatever the request. `weakIdentifier`: the identifier sent is
-   * too short or too simple to be a secret and was not compared.
+   * No proof: answer with the 402 (every 402 declares a sign-in), the same
+   * whatever the request. `weakIdentifier`: the identifier sent is too short
+   * or too simple to be a secret and was not compared.
    */
-  | { kind: 'unproven'; signInChallenge: Record<string, unknown>; weakIdentifier: boolean }
+  | { kind: 'unproven'; weakIdentifier: boolean }
   /** This client sent an identifier after spending its allowance of wrong ones for this authorization: not compared. */
   | { kind: 'limited'; retryAfterSeconds: number };
 
@@ -150,6 +153,8 @@ export class RedeliveryGuard {
 
   constructor(
     private readonly signIn: SignInWithX,
+    /** A sign-in proves once: this records it. */
+    private readonly spend: SpendSignIn,
     /** Checks MPP challenges; none when MPP is off. */
     private readonly mpp?: MppCharge,
   ) {}
@@ -160,7 +165,8 @@ export class RedeliveryGuard {
     if (mppChallenge !== undefined && attempt.nonce !== undefined && this.mpp?.proves(mppChallenge, attempt.nonce)) return { kind: 'proven' };
     if (signIn !== undefined) {
       const signedIn = await this.signIn.check(signIn, resourceUrl, now);
-      if (signedIn.ok && signedIn.network === attempt.network && signedIn.address === attempt.payer) return { kind: 'proven' };
+      // Used only when it proves this attempt's payer: another wallet's sign-in is not spent by failing here.
+      if (signedIn.ok && signedIn.network === attempt.network && signedIn.address === attempt.payer && (await this.spend(signedIn, attempt.id))) return { kind: 'proven' };
     }
     const id = extractPaymentIdentifier(presented.payment, true);
     const weakIdentifier = id !== null && !isSecretEnough(id);
@@ -172,7 +178,7 @@ export class RedeliveryGuard {
       if (attempt.paymentKey !== null && paymentKeyOf(attempt.payer, id) === attempt.paymentKey) return { kind: 'proven' };
       this.wrong.count(key, now);
     }
-    return { kind: 'unproven', signInChallenge: this.signIn.challenge(resourceUrl, now), weakIdentifier };
+    return { kind: 'unproven', weakIdentifier };
   }
 
   /** Clients (per authorization) with wrong identifiers counted now (bounded by CLIENTS_TRACKED). */

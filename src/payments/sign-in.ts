@@ -1,83 +1,145 @@
 /**
  * Proof of the payer's key for a redelivery: x402's `sign-in-with-x`
- * extension (CAIP-122 / EIP-4361 messages), challenged by us and checked here.
+ * extension (CAIP-122 / EIP-4361 messages), declared on every 402 and
+ * checked here.
  *
- * Why: once a payment settles, its EIP-3009 signature is public calldata, so
- * presenting the bound PAYMENT-SIGNATURE again proves nothing. A fresh
- * signature by the payer over a message we issued for this resource does: the
- * message carries a nonce that is an HMAC of the resource URL and the times
- * of the message, so only messages this service issued (or any instance
- * sharing the secret) within the last few minutes are accepted, without
- * keeping any state per challenge.
+ * Why: once a payment settles, its signature is public on chain, so
+ * presenting it again proves nothing. A fresh signature by the payer over a
+ * message we issued for this resource does. Each 402 carries a message of its
+ * own: its nonce is 16 random hex digits followed by an HMAC of them, the
+ * resource URL and the message's times, so only messages this service issued
+ * (or an instance sharing the secret) are accepted, with nothing stored per
+ * 402. A message is accepted once: the ledger records its nonce when it is
+ * used (`spendSignIn`), so a captured sign-in recovers nothing a second time,
+ * on any instance sharing the ledger.
+ *
+ * The declaration is built once per resource with a placeholder stamp (the
+ * nonce and the times): the gate caches the 402 around it, and each answer
+ * replaces the stamp, in the object (`stamped`) or in text already encoded
+ * (`restampText`): the stamp has a fixed length, so the cached encodings
+ * stay valid and are never rebuilt per 402.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { parseSIWxHeader, verifySIWxSignature, SIGN_IN_WITH_X, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
+import { buildSIWxSchema, parseSIWxHeader, verifySIWxSignature, SIGN_IN_WITH_X, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
+import type { PaymentRequired } from './rail.js';
 
 export { SIGN_IN_WITH_X };
 
-/** How long a sign-in message we issued may be signed and sent back. */
-const SIGN_IN_LIFETIME_SECONDS = 300;
+/** How long a sign-in message we issued may be signed and sent back (the SDK's default expiry, and its validator's maximum age). */
+export const SIGN_IN_LIFETIME_SECONDS = 300;
 /** Clock skew tolerated on `issuedAt` (the message's time is ours, but instances' clocks differ slightly). */
 const SKEW_SECONDS = 30;
-const STATEMENT = 'Prove you hold the wallet that paid, to receive the result you already paid for. This signature moves no funds.';
+export const SIGN_IN_STATEMENT = 'Sign in with the wallet that paid to receive a result you already paid for. This signature moves no funds.';
+
+/** The part of a sign-in message that is fresh in every 402. Fixed lengths: 48 hex digits, and ISO times with milliseconds. */
+export interface SignInStamp {
+  nonce: string;
+  issuedAt: string;
+  expirationTime: string;
+}
+
+const PLACEHOLDER: SignInStamp = { nonce: '0'.repeat(48), issuedAt: '1970-01-01T00:00:00.000Z', expirationTime: '1970-01-01T00:00:00.000Z' };
+
+/** The stamp as JSON.stringify writes it inside `info` (the three keys are declared in this order, next to each other). */
+const stampText = (s: SignInStamp) => `"nonce":"${s.nonce}","issuedAt":"${s.issuedAt}","expirationTime":"${s.expirationTime}"`;
+const PLACEHOLDER_TEXT = stampText(PLACEHOLDER);
+
+/** `text` (JSON that holds a declaration made by `declare`) with the placeholder stamp replaced. */
+export function restampText(text: string, stamp: SignInStamp): string {
+  return text.replace(PLACEHOLDER_TEXT, stampText(stamp));
+}
+
+/** A PaymentRequired whose sign-in declaration carries `stamp` (a copy; `pr` is the cached one and is never written to). */
+export function stamped(pr: PaymentRequired, stamp: SignInStamp): PaymentRequired {
+  const declared = pr.extensions?.[SIGN_IN_WITH_X] as { info: Record<string, unknown> } | undefined;
+  if (!declared) return pr;
+  return { ...pr, extensions: { ...pr.extensions, [SIGN_IN_WITH_X]: { ...declared, info: { ...declared.info, ...stamp } } } };
+}
 
 /** `address` as the ledger keys payers: EVM lower case, Solana base58 as it is. */
-export type SignInCheck = { ok: true; address: string; network: string } | { ok: false; reason: string };
+export type SignInCheck =
+  | { ok: true; address: string; network: string; nonce: string; expiresAt: number }
+  | { ok: false; code: SignInRefusal; reason: string };
+
+/** Why a sign-in proves nothing, as a stable word (logs, and the 402 that answers it). */
+export type SignInRefusal = 'unreadable' | 'other_resource' | 'not_issued_here' | 'expired' | 'bad_signature' | 'already_used' | 'not_the_payer';
 
 /** How each chain's wallets sign in (CAIP-122): EIP-191 on EVM chains, ed25519 (SIWS) on Solana. */
 const signatureType = (network: string) => (network.startsWith('solana:') ? 'ed25519' : 'eip191');
 
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export class SignInWithX {
   private readonly secret: Buffer;
   private readonly networks: readonly string[];
+  private readonly supportedChains: ReadonlyArray<{ chainId: string; type: string }>;
+  private readonly schema = buildSIWxSchema();
   /** `networks`: the chains payments are taken on (a payer signs in on the chain it paid on). */
   constructor(networks: string | readonly string[], secret?: Uint8Array) {
     this.networks = typeof networks === 'string' ? [networks] : networks;
+    this.supportedChains = this.networks.map((chainId) => ({ chainId, type: signatureType(chainId) }));
     this.secret = secret ? Buffer.from(secret) : randomBytes(32);
   }
 
-  /** The `sign-in-with-x` entry for a PaymentRequired's extensions (the shape the SDK's clients read). */
-  challenge(resourceUrl: string, nowMs: number): Record<string, unknown> {
+  /**
+   * The `sign-in-with-x` entry for a PaymentRequired's extensions, as the
+   * SDK's `declareSIWxExtension` describes it once a server fills it in
+   * (domain and URI from our own origin, every chain we take payments on,
+   * statement, expiry), with the placeholder stamp: answer it only through
+   * `stamped` / `restampText`.
+   */
+  declare(resourceUrl: string): Record<string, unknown> {
     const url = new URL(resourceUrl);
-    const issuedAt = new Date(Math.floor(nowMs / 1000) * 1000).toISOString();
-    const expirationTime = new Date(Date.parse(issuedAt) + SIGN_IN_LIFETIME_SECONDS * 1000).toISOString();
     return {
       [SIGN_IN_WITH_X]: {
-        info: { domain: url.host, uri: resourceUrl, statement: STATEMENT, version: '1', nonce: this.nonce(resourceUrl, issuedAt, expirationTime), issuedAt, expirationTime },
-        supportedChains: this.networks.map((chainId) => ({ chainId, type: signatureType(chainId) })),
+        info: { domain: url.host, uri: resourceUrl, statement: SIGN_IN_STATEMENT, version: '1', ...PLACEHOLDER },
+        supportedChains: this.supportedChains,
+        schema: this.schema,
       },
     };
   }
 
-  /** The address that signed a message we issued for `resourceUrl`, or why it proves nothing. */
+  /** A fresh stamp for one 402 of `resourceUrl`. */
+  stamp(resourceUrl: string, nowMs: number): SignInStamp {
+    const issuedAt = new Date(Math.floor(nowMs / 1000) * 1000).toISOString();
+    const expirationTime = new Date(Date.parse(issuedAt) + SIGN_IN_LIFETIME_SECONDS * 1000).toISOString();
+    const salt = randomBytes(8).toString('hex');
+    return { nonce: salt + this.mac(salt, resourceUrl, issuedAt, expirationTime), issuedAt, expirationTime };
+  }
+
+  /**
+   * The address that signed a message we issued for `resourceUrl` and that
+   * has not expired, or why it proves nothing. Whether it was used before is
+   * the ledger's to say (`spendSignIn`), once the rest holds.
+   */
   async check(header: string, resourceUrl: string, nowMs: number): Promise<SignInCheck> {
     let p: SIWxPayload;
     try {
       p = parseSIWxHeader(header);
     } catch (e) {
-      return { ok: false, reason: e instanceof Error ? e.message : 'unreadable sign-in' };
+      return { ok: false, code: 'unreadable', reason: e instanceof Error ? e.message : 'unreadable sign-in' };
     }
-    if (p.uri !== resourceUrl || p.domain !== new URL(resourceUrl).host) return { ok: false, reason: 'the sign-in names another resource' };
-    if (!this.networks.includes(p.chainId) || p.version !== '1' || p.statement !== STATEMENT) return { ok: false, reason: 'the sign-in is not the message this service issued' };
-    if (p.type !== undefined && p.type !== signatureType(p.chainId)) return { ok: false, reason: 'the sign-in is not the message this service issued' };
-    if (p.notBefore !== undefined || p.requestId !== undefined || p.resources !== undefined || p.expirationTime === undefined) {
-      return { ok: false, reason: 'the sign-in is not the message this service issued' };
-    }
+    const notOurs = { ok: false as const, code: 'not_issued_here' as const, reason: 'the sign-in is not the message this service issued' };
+    if (p.uri !== resourceUrl || p.domain !== new URL(resourceUrl).host) return { ok: false, code: 'other_resource', reason: 'the sign-in names another resource, domain or URI' };
+    if (!this.networks.includes(p.chainId) || p.version !== '1' || p.statement !== SIGN_IN_STATEMENT) return notOurs;
+    if (p.type !== signatureType(p.chainId)) return notOurs;
+    if (p.notBefore !== undefined || p.requestId !== undefined || (p.resources !== undefined && (p.resources.length !== 1 || p.resources[0] !== resourceUrl))) return notOurs;
+    if (p.expirationTime === undefined || !ISO_MS.test(p.issuedAt) || !ISO_MS.test(p.expirationTime)) return notOurs;
     const issued = Date.parse(p.issuedAt);
     const expires = Date.parse(p.expirationTime);
-    if (!Number.isFinite(issued) || !Number.isFinite(expires) || issued > nowMs + SKEW_SECONDS * 1000 || expires <= nowMs || expires - issued > SIGN_IN_LIFETIME_SECONDS * 1000) {
-      return { ok: false, reason: 'the sign-in message has expired; sign the new challenge' };
-    }
-    const expected = Buffer.from(this.nonce(resourceUrl, p.issuedAt, p.expirationTime));
-    const given = Buffer.from(p.nonce);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'the sign-in nonce was not issued by this service' };
-    const verified = await verifySIWxSignature(p).catch(() => ({ isValid: false as const, invalidMessage: 'unverifiable signature' }));
-    if (!verified.isValid) return { ok: false, reason: 'the sign-in signature does not verify' };
-    return { ok: true, address: signatureType(p.chainId) === 'eip191' ? p.address.toLowerCase() : p.address, network: p.chainId };
+    if (!Number.isFinite(issued) || !Number.isFinite(expires) || expires - issued !== SIGN_IN_LIFETIME_SECONDS * 1000) return notOurs;
+    if (issued > nowMs + SKEW_SECONDS * 1000 || expires <= nowMs) return { ok: false, code: 'expired', reason: 'the sign-in message has expired; sign the challenge of a new 402' };
+    if (!/^[0-9a-f]{48}$/.test(p.nonce)) return notOurs;
+    const salt = p.nonce.slice(0, 16);
+    const expected = Buffer.from(this.mac(salt, resourceUrl, p.issuedAt, p.expirationTime));
+    if (!timingSafeEqual(Buffer.from(p.nonce.slice(16)), expected)) return { ...notOurs, reason: 'the sign-in nonce was not issued by this service' };
+    const verified = await verifySIWxSignature(p).catch(() => ({ isValid: false as const }));
+    if (!verified.isValid) return { ok: false, code: 'bad_signature', reason: 'the sign-in signature does not verify' };
+    return { ok: true, address: signatureType(p.chainId) === 'eip191' ? p.address.toLowerCase() : p.address, network: p.chainId, nonce: p.nonce, expiresAt: expires };
   }
 
-  private nonce(resourceUrl: string, issuedAt: string, expirationTime: string): string {
-    // SIWE nonces are alphanumeric: hex of the HMAC, 32 characters.
-    return createHmac('sha256', this.secret).update(`${resourceUrl}\n${issuedAt}\n${expirationTime}`).digest('hex').slice(0, 32);
+  private mac(salt: string, resourceUrl: string, issuedAt: string, expirationTime: string): string {
+    // SIWE nonces are alphanumeric: hex, 32 digits of the HMAC after the 16 of the salt.
+    return createHmac('sha256', this.secret).update(`${salt}\n${resourceUrl}\n${issuedAt}\n${expirationTime}`).digest('hex').slice(0, 32);
   }
 }

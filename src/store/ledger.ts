@@ -321,6 +321,24 @@ export const LEDGER_METHODS = {
   release: method<{ id: string; owner: string }, void>({ does: 'write', flushes: () => true }),
   get: read<{ id: string }, PaymentAttempt | undefined>(),
   getByPaymentKey: read<{ key: string }, PaymentAttempt | undefined>(),
+  /**
+   * The newest attempt by `payer` on `network` for one request (its
+   * fingerprint binds the resource and the body), whatever its state: what a
+   * sign-in by that payer may get again.
+   */
+  paidFor: read<{ payer: string; network: string; requestFingerprint: string }, PaymentAttempt | undefined>(),
+  /**
+   * Use a sign-in message once: records its nonce with the attempt it got
+   * again (the ledger's record of that redelivery); false when the nonce was
+   * used before, by any instance. The insert is the check, like `reserve`'s.
+   * Not flushed before it returns (atomic and visible at once): an OS crash
+   * can lose the record of a nonce, which then works once more within its
+   * five minutes, and only for the payer who signed it and the result it paid for.
+   */
+  spendSignIn: method<{ nonce: string; attemptId: string; signer: string; network: string; now: number; expiresAt: number }, boolean>({
+    does: 'write',
+    flushes: () => false,
+  }),
   /** Attempts whose settlement may have happened but is not recorded, and whose lease is free. */
   listUnresolved: read<{ now: number; limit: number }, PaymentAttempt[]>(),
   history: read<{ id: string }, Array<{ at: number; state: AttemptState; note: string | null }>>(),

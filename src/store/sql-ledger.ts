@@ -308,6 +308,30 @@ export class SqlLedger implements Ledger {
     });
   }
 
+  async paidFor({ payer, network, requestFingerprint }: LedgerArgs<'paidFor'>): Promise<PaymentAttempt | undefined> {
+    return this.guard(async () => {
+      const rows = await this.db.all<Row>(
+        `${SELECT_ATTEMPT} WHERE a.request_fingerprint = ? AND a.payer = ? AND a.network = ? ORDER BY a.created_at DESC LIMIT 1`,
+        [requestFingerprint, payer, network],
+      );
+      return rows[0] ? fromRow(rows[0]) : undefined;
+    });
+  }
+
+  async spendSignIn(args: LedgerArgs<'spendSignIn'>): Promise<boolean> {
+    const { nonce, attemptId, signer, network, now, expiresAt } = args;
+    return this.guard(() =>
+      this.db.transaction(
+        async (tx) =>
+          (await tx.run(
+            'INSERT INTO sign_ins (nonce, attempt_id, signer, network, used_at, expires_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+            [nonce, attemptId, signer, network, now, expiresAt],
+          )) === 1,
+        { durable: LEDGER_METHODS.spendSignIn.flushes(args) },
+      ),
+    );
+  }
+
   async listUnresolved({ now, limit }: LedgerArgs<'listUnresolved'>): Promise<PaymentAttempt[]> {
     return this.guard(async () => {
       const rows = await this.db.all<Row>(
