@@ -223,6 +223,8 @@ export interface Config {
    * then signs nothing and its discovery documents say so.
    */
   signingKey: Hex | undefined;
+  /** X402_SIGN_IN_TTL_SECONDS: how long the sign-in message of a 402 may be signed and sent back (sign-in-with-x's expirationTime). */
+  signInLifetimeSeconds: number;
   /**
    * MPP_SECRET_KEY: binds MPP challenge ids (HMAC, src/payments/mpp.ts); at
    * least 32 bytes. Undefined: the devnet supplies one; an external rail then
@@ -704,7 +706,9 @@ export function loadConfig(env: Env = process.env): Config {
   };
   const signingKey = signingKeyOf(env);
   const mppSecretKey = mppSecretKeyOf(env);
-  const common = { adminToken, operatorWallets, operatorContact: operatorContactOf(env), outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, mppSecretKey, operations: operationsOf(env), intel: intelOf(env) };
+  // The SDK's default expiry; the SDK's own validator takes messages up to this old, so more buys nothing but a longer replay window.
+  const signInLifetimeSeconds = int(env, 'X402_SIGN_IN_TTL_SECONDS', 300, 5, 300);
+  const common = { adminToken, operatorWallets, operatorContact: operatorContactOf(env), outcomeRouterComposite, settlementCostAtomic, timings, handlers, signingKey, signInLifetimeSeconds, mppSecretKey, operations: operationsOf(env), intel: intelOf(env) };
 
   const devnetSvmFlag = env.DEVNET_SVM ?? '';
   if (!['', '0', '1'].includes(devnetSvmFlag)) throw new ConfigError('DEVNET_SVM', `must be 0 or 1, got "${devnetSvmFlag}"`);

@@ -268,7 +268,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     const init: ModuleInit = { config, db: database.db, ledger, log, now: Date.now, payment, ownWallets: ownWallets(config.operatorWallets, [payment.payTo, ...(payment.solana ? [payment.solana.payTo] : []), ...devnetWallets]), presence, signer, steps };
     const catalog = await completeCatalog(opts.catalog ?? CATALOG, modules, init, cleanups);
     // Instances that share the signing key issue and accept each other's sign-in challenges (redelivery proofs).
-    const signIn = new SignInWithX(railFacts(payment).map((r) => r.network), signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest());
+    const signIn = new SignInWithX(railFacts(payment).map((r) => r.network), signingKey && createHash('sha256').update(`x402 sign-in challenge\n${signingKey}`).digest(), config.signInLifetimeSeconds);
     const mpp = mppSecretKey ? new MppCharge(mppSecretKey, payment) : undefined;
     // A ledger shared with other instances is swept steadily: their unfinished attempts wake nobody here.
     const reconciler = startReconciler(ledger, (network) => rail.chainFor(network), config.reconcileIntervalMs, (r) => log.info(r, 'reconciled payment attempts'), { steady: ledger.kind !== 'sqlite' });

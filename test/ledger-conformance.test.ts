@@ -104,6 +104,33 @@ for (const [name, open, skip] of suites) {
       assert.equal((await ledger.get({ id: a.id }))?.facilitator, 'https://x402.example.com/facilitator');
     });
 
+    test('paidFor finds what one payer paid for one request on one chain, a settled attempt first; a sign-in is spent once, with the redelivery in the history', async () => {
+      const fp = `fp-${Math.random()}`;
+      const settle = async (a: ReturnType<typeof attempt>, at: number) => {
+        await ledger.reserve({ attempt: a, lease: { owner: 'p1', until: 1000 }, now: at });
+        await ledger.transition({ id: a.id, owner: 'p1', to: 'verified', patch: {}, now: at + 1 });
+        await ledger.transition({ id: a.id, owner: 'p1', to: 'executed', patch: { response: { status: 200, contentType: 'application/json', body: '{"x":1}' } }, now: at + 2 });
+        await ledger.transition({ id: a.id, owner: 'p1', to: 'settling', patch: {}, now: at + 3 });
+        await ledger.transition({ id: a.id, owner: 'p1', to: 'settled', patch: { settleResponse: '{"success":true}', txHash: '0xabc' }, now: at + 4 });
+      };
+      const paid = attempt({ requestFingerprint: fp, payer: '0xbuyer' });
+      await settle(paid, 10);
+      const later = attempt({ requestFingerprint: fp, payer: '0xbuyer' });
+      await ledger.reserve({ attempt: later, lease: { owner: 'p1', until: 1000 }, now: 20 });
+      assert.equal((await ledger.paidFor({ payer: '0xbuyer', network: paid.network, requestFingerprint: fp }))?.id, paid.id, 'the settled one, though older');
+      assert.equal(await ledger.paidFor({ payer: '0xother', network: paid.network, requestFingerprint: fp }), undefined);
+      assert.equal(await ledger.paidFor({ payer: '0xbuyer', network: 'solana:x', requestFingerprint: fp }), undefined);
+      assert.equal(await ledger.paidFor({ payer: '0xbuyer', network: paid.network, requestFingerprint: 'fp-other' }), undefined);
+      const nonce = `n-${Math.random()}`;
+      const spend = () => ledger.spendSignIn({ nonce, attemptId: paid.id, signer: '0xbuyer', network: paid.network, now: 30, expiresAt: 300 });
+      const both = await Promise.all([spend(), spend()]);
+      assert.deepEqual(both.sort(), [false, true], 'once, whoever asks at the same time');
+      assert.equal(await spend(), false);
+      const h = await ledger.history({ id: paid.id });
+      assert.deepEqual(h.map((e) => e.state), ['reserved', 'verified', 'executed', 'settling', 'settled', 'settled']);
+      assert.match(h.at(-1)!.note!, /redelivered to a sign-in by 0xbuyer/);
+    });
+
     test('a stored result is written once: a later step cannot replace it, and it is read back byte for byte', async () => {
       const a = attempt();
       await ledger.reserve({ attempt: a, lease: { owner: 'p', until: 100 }, now: 1 });

@@ -133,7 +133,15 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
         in: 'header',
         required: false,
         description:
-          'x402 sign-in-with-x proof (base64 JSON of the signed CAIP-122/EIP-4361 message), answering the sign-in-with-x challenge of a 402 redelivery_proof_required: with the PAYMENT-SIGNATURE that was bound, a sign-in by its payer gets the stored result. A bound payment is redelivered only with this or with the payment-identifier it was sent with (its signature is public once settled).',
+          'x402 sign-in-with-x (base64 JSON of the signed CAIP-122 message: EIP-4361 on EVM, SIWS on Solana) over the sign-in-with-x declaration of any 402 of this route (every 402 carries one, with a nonce of its own, valid 5 minutes). Without a payment: the wallet that paid for this very request (the same body) on the chain it signs in on gets the stored result and its receipt again (X-Payment-Replayed: true), nothing charged; anyone else, another body or a sign-in used before gets the ordinary 402 payment_required. With the PAYMENT-SIGNATURE that was bound: the proof that the caller is its buyer. Each sign-in is accepted once, on any instance. @x402/extensions\' wrapFetchWithSIWx and the x402 client hook createSIWxClientHook send it.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'Prefer',
+        in: 'header',
+        required: false,
+        description:
+          'RFC 7240 `network=<CAIP-2 network or namespace>`, e.g. `network=solana`: the 402 lists that chain\'s requirement first in accepts (and answers Preference-Applied), for clients that pay or sign in with accepts[0] only (wrapFetchWithSIWx). The offer is the same either way.',
         schema: { type: 'string' },
       },
     ],

@@ -180,7 +180,7 @@ function describeEndpoint(paid: PaidTool[], free: FreeTool[], base: string, mpp:
     endpoint: `${base}/mcp`,
     transport: 'Model Context Protocol, Streamable HTTP (stateless): POST JSON-RPC messages here with Accept: application/json, text/event-stream.',
     payment:
-      'Paid tools answer without payment with isError true, structuredContent = the x402 PaymentRequired and content[0].text = the same JSON. Sign one of its accepts (x402 v2, exact, EIP-3009) and repeat the tools/call with params._meta["x402/payment"] = the PaymentPayload object. The receipt comes back in result._meta["x402/payment-response"]. This endpoint never pays and holds no wallet.' +
+      `Paid tools answer without payment with isError true, structuredContent = the x402 PaymentRequired and content[0].text = the same JSON. Sign one of its accepts (x402 v2, exact, EIP-3009) and repeat the tools/call with params._meta["x402/payment"] = the PaymentPayload object. The receipt comes back in result._meta["x402/payment-response"]. Lost the result? Repeat the same call without a payment and with params._meta["${SIGN_IN_META_KEY}"] = a sign-in by the wallet that paid (the SIGN-IN-WITH-X value: createSIWxPayload over the sign-in-with-x declaration in the PaymentRequired, then encodeSIWxHeader, from @x402/extensions); each sign-in is used once. This endpoint never pays and holds no wallet.` +
       (mpp
         ? ` MPP (method evm, intent charge) works too: the same answer carries _meta["${MPP_CHALLENGES_META_KEY}"].challenges; repeat the call with _meta["${MPP_CREDENTIAL_META_KEY}"] = the credential object (mppx's McpClient.wrap does this); MPP's receipt comes back in result._meta["${MPP_RECEIPT_META_KEY}"].`
         : ' MPP is not offered (no MPP_SECRET_KEY).'),
@@ -285,7 +285,7 @@ async function callPaid(flow: PaidFlow, tool: PaidTool, args: unknown, meta: Rec
     input: { value: args ?? {} },
     x402: meta?.[PAYMENT_META_KEY],
     mppCredential: meta?.[MPP_CREDENTIAL_META_KEY],
-    // A redelivery's proof of the payer's key: the SIGN-IN-WITH-X value (base64 JSON) the challenge asked for.
+    // The SIGN-IN-WITH-X value (base64 JSON) over the sign-in-with-x declaration of a 402: without a payment, a request for what its wallet paid for; with one, the proof of its buyer.
     signIn: meta?.[SIGN_IN_META_KEY],
     client,
     offer: signedOffer === undefined ? undefined : { signed: signedOffer, body: args ?? {} },

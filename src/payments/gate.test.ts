@@ -118,16 +118,22 @@ const pending = (p: PaymentPayload, tx = ('0x' + 'ab'.repeat(32)) as Hex) => ({
 });
 
 describe('challenge and admission', () => {
-  test('no payment → 402 payment_required, built once per resource and price', async () => {
-    const a = await rig.gate.handle(call(undefined));
-    const b = await rig.gate.handle(call(undefined));
-    expectCode(a, 'challenge', 'payment_required');
-    assert.equal((a as { paymentRequired: unknown }).paymentRequired, (b as { paymentRequired: unknown }).paymentRequired);
+  test('no payment → 402 payment_required, built once per resource and price; each answer with a sign-in message of its own', async () => {
+    type Plain = { template: unknown; signInStamp: { nonce: string }; paymentRequired: { extensions: Record<string, { info: { nonce: string } }> } };
+    const a = (await rig.gate.handle(call(undefined))) as unknown as Plain;
+    const b = (await rig.gate.handle(call(undefined))) as unknown as Plain;
+    const c = rig.gate.cachedChallenge(call(undefined).resourceUrl, call(undefined).priceAtomic) as unknown as Plain | undefined;
+    expectCode(a as never, 'challenge', 'payment_required');
+    assert.equal(a.template, b.template, 'built once');
+    assert.notEqual(a.signInStamp.nonce, b.signInStamp.nonce);
+    assert.equal(a.paymentRequired.extensions['sign-in-with-x']!.info.nonce, a.signInStamp.nonce);
+    assert.equal(c?.template, a.template, 'answered from the cache');
+    assert.notEqual(c!.signInStamp.nonce, a.signInStamp.nonce);
   });
 
-  test('the call\'s extensions are advertised whole (a transport with a size budget trims them: src/http/challenge-fit.ts)', async () => {
+  test('the call\'s extensions are advertised whole, beside the gate\'s sign-in declaration (a transport with a size budget trims them: src/http/challenge-fit.ts)', async () => {
     const full = await rig.gate.handle(call(undefined, { resourceUrl: 'http://127.0.0.1/y', extensions: { big: 'x'.repeat(4000) } }));
-    assert.deepEqual(Object.keys((full as { paymentRequired: { extensions: object } }).paymentRequired.extensions), ['big']);
+    assert.deepEqual(Object.keys((full as { paymentRequired: { extensions: object } }).paymentRequired.extensions), ['big', 'sign-in-with-x']);
   });
 
   test('the plain-challenge cache is bounded (Host headers are caller-controlled)', async () => {

@@ -25,7 +25,7 @@ import type { PaymentRequired } from './rail.js';
 
 export { SIGN_IN_WITH_X };
 
-/** How long a sign-in message we issued may be signed and sent back (the SDK's default expiry, and its validator's maximum age). */
+/** How long a sign-in message we issue may be signed and sent back, by default (the SDK's default expiry, and its validator's maximum age). */
 export const SIGN_IN_LIFETIME_SECONDS = 300;
 /** Clock skew tolerated on `issuedAt` (the message's time is ours, but instances' clocks differ slightly). */
 const SKEW_SECONDS = 30;
@@ -74,8 +74,10 @@ export class SignInWithX {
   private readonly networks: readonly string[];
   private readonly supportedChains: ReadonlyArray<{ chainId: string; type: string }>;
   private readonly schema = buildSIWxSchema();
+  private readonly lifetimeMs: number;
   /** `networks`: the chains payments are taken on (a payer signs in on the chain it paid on). */
-  constructor(networks: string | readonly string[], secret?: Uint8Array) {
+  constructor(networks: string | readonly string[], secret?: Uint8Array, lifetimeSeconds = SIGN_IN_LIFETIME_SECONDS) {
+    this.lifetimeMs = lifetimeSeconds * 1000;
     this.networks = typeof networks === 'string' ? [networks] : networks;
     this.supportedChains = this.networks.map((chainId) => ({ chainId, type: signatureType(chainId) }));
     this.secret = secret ? Buffer.from(secret) : randomBytes(32);
@@ -102,7 +104,7 @@ export class SignInWithX {
   /** A fresh stamp for one 402 of `resourceUrl`. */
   stamp(resourceUrl: string, nowMs: number): SignInStamp {
     const issuedAt = new Date(Math.floor(nowMs / 1000) * 1000).toISOString();
-    const expirationTime = new Date(Date.parse(issuedAt) + SIGN_IN_LIFETIME_SECONDS * 1000).toISOString();
+    const expirationTime = new Date(Date.parse(issuedAt) + this.lifetimeMs).toISOString();
     const salt = randomBytes(8).toString('hex');
     return { nonce: salt + this.mac(salt, resourceUrl, issuedAt, expirationTime), issuedAt, expirationTime };
   }
@@ -127,7 +129,7 @@ export class SignInWithX {
     if (p.expirationTime === undefined || !ISO_MS.test(p.issuedAt) || !ISO_MS.test(p.expirationTime)) return notOurs;
     const issued = Date.parse(p.issuedAt);
     const expires = Date.parse(p.expirationTime);
-    if (!Number.isFinite(issued) || !Number.isFinite(expires) || expires - issued !== SIGN_IN_LIFETIME_SECONDS * 1000) return notOurs;
+    if (!Number.isFinite(issued) || !Number.isFinite(expires) || expires - issued !== this.lifetimeMs) return notOurs;
     if (issued > nowMs + SKEW_SECONDS * 1000 || expires <= nowMs) return { ok: false, code: 'expired', reason: 'the sign-in message has expired; sign the challenge of a new 402' };
     if (!/^[0-9a-f]{48}$/.test(p.nonce)) return notOurs;
     const salt = p.nonce.slice(0, 16);

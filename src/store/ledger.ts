@@ -322,14 +322,14 @@ export const LEDGER_METHODS = {
   get: read<{ id: string }, PaymentAttempt | undefined>(),
   getByPaymentKey: read<{ key: string }, PaymentAttempt | undefined>(),
   /**
-   * The newest attempt by `payer` on `network` for one request (its
-   * fingerprint binds the resource and the body), whatever its state: what a
-   * sign-in by that payer may get again.
+   * The attempt by `payer` on `network` for one request (its fingerprint
+   * binds the resource and the body): the newest settled one, else the newest
+   * in any state. What a sign-in by that payer may get again.
    */
   paidFor: read<{ payer: string; network: string; requestFingerprint: string }, PaymentAttempt | undefined>(),
   /**
    * Use a sign-in message once: records its nonce with the attempt it got
-   * again (the ledger's record of that redelivery); false when the nonce was
+   * again, and the redelivery in that attempt's history; false when the nonce was
    * used before, by any instance. The insert is the check, like `reserve`'s.
    * Not flushed before it returns (atomic and visible at once): an OS crash
    * can lose the record of a nonce, which then works once more within its

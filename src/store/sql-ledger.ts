@@ -311,7 +311,8 @@ export class SqlLedger implements Ledger {
   async paidFor({ payer, network, requestFingerprint }: LedgerArgs<'paidFor'>): Promise<PaymentAttempt | undefined> {
     return this.guard(async () => {
       const rows = await this.db.all<Row>(
-        `${SELECT_ATTEMPT} WHERE a.request_fingerprint = ? AND a.payer = ? AND a.network = ? ORDER BY a.created_at DESC LIMIT 1`,
+        // A settled one first: what the payer may get again, when it paid for the same request more than once.
+        `${SELECT_ATTEMPT} WHERE a.request_fingerprint = ? AND a.payer = ? AND a.network = ? ORDER BY CASE WHEN a.state = 'settled' THEN 0 ELSE 1 END, a.created_at DESC LIMIT 1`,
         [requestFingerprint, payer, network],
       );
       return rows[0] ? fromRow(rows[0]) : undefined;
@@ -322,11 +323,15 @@ export class SqlLedger implements Ledger {
     const { nonce, attemptId, signer, network, now, expiresAt } = args;
     return this.guard(() =>
       this.db.transaction(
-        async (tx) =>
-          (await tx.run(
+        async (tx) => {
+          const changed = await tx.run(
             'INSERT INTO sign_ins (nonce, attempt_id, signer, network, used_at, expires_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
             [nonce, attemptId, signer, network, now, expiresAt],
-          )) === 1,
+          );
+          // The attempt's history shows the redelivery beside its delivery.
+          if (changed === 1) await this.event(tx, attemptId, 'settled', `redelivered to a sign-in by ${signer}`, now);
+          return changed === 1;
+        },
         { durable: LEDGER_METHODS.spendSignIn.flushes(args) },
       ),
     );
