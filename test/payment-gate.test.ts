@@ -277,7 +277,7 @@ describe('402 challenges of every capability', () => {
   });
   after(async () => rig?.close());
 
-  test('carry the Bazaar discovery extension and keep PAYMENT-REQUIRED under 2 KB as a payment carries it back (one entry of accepts), every chain\'s entry within 3 KB', async () => {
+  test('declare sign-in-with-x and keep PAYMENT-REQUIRED under 2 KB as a payment carries it back (one entry of accepts), every chain\'s entry within 3 KB; Bazaar where it fits, always on the discovery challenge', async () => {
     const { CATALOG } = await import('../src/capabilities/index.js');
     for (const cap of rig.service.catalog) {
       const input = [...cap.examples].sort((a, b) => JSON.stringify(a.input).length - JSON.stringify(b.input).length)[0]!.input;
@@ -289,10 +289,17 @@ describe('402 challenges of every capability', () => {
       assert.ok(echoedLength(pr) < 2048, `${cap.id}: ${echoedLength(pr)} bytes with one entry of accepts`);
       assert.ok(header.length <= PAYABLE_HEADER_CEILING_BYTES, `${cap.id}: ${header.length} bytes`);
       assert.equal(pr.accepts[0]!.amount, cap.priceAtomic, cap.id);
-      const bazaar = pr.extensions?.bazaar as { info: { input: { body: unknown } } } | undefined;
-      assert.ok(bazaar, `${cap.id} has a bazaar extension`);
-      assert.deepEqual(bazaar.info.input.body, input, `${cap.id}: bazaar carries the example input`);
+      // The gate's own extensions always stay: the sign-in (its info and chains; its schema only where there is room) and payment-identifier.
+      const signIn = pr.extensions?.['sign-in-with-x'] as { info: { uri: string }; supportedChains: unknown[] } | undefined;
+      assert.equal(signIn?.info.uri, rig.service.url + cap.path, `${cap.id} declares sign-in-with-x`);
+      assert.equal(signIn.supportedChains.length, 2);
       assert.ok(pr.extensions?.['payment-identifier'], `${cap.id} advertises payment-identifier`);
+      // Bazaar's leanest level with the example takes more room than the sign-in leaves: it goes where it fits.
+      const bazaar = pr.extensions?.bazaar as { info: { input: { body: unknown } } } | undefined;
+      if (bazaar) assert.deepEqual(bazaar.info.input.body, input, `${cap.id}: bazaar carries the example input`);
+      const probe = decodePaymentRequiredHeader((await fetch(rig.service.url + cap.path, { method: 'POST' })).headers.get('payment-required')!);
+      assert.ok((probe.extensions?.bazaar as { info: { input: unknown } } | undefined)?.info.input, `${cap.id}: the discovery challenge carries Bazaar`);
+      assert.ok(probe.extensions?.['sign-in-with-x'], `${cap.id}: and the sign-in`);
     }
     for (const base of CATALOG) assert.ok(rig.service.catalog.includes(base), `${base.id} is served and was checked above`);
   });

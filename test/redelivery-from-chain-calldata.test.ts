@@ -206,9 +206,10 @@ describe('a settled result is not free to whoever reads the chain', () => {
     assert.deepEqual(recovered.artifacts![0]!.parts, paid.artifacts![0]!.parts);
   });
 
-  test('a 402 for a fresh request is unchanged: the plain challenge carries no sign-in', async () => {
-    const res = await postJson(url, { foreground: '#000000', background: '#ffffff', large_text: false });
-    const pr = decodePaymentRequiredHeader(res.headers.get('payment-required')!);
-    assert.equal(pr.extensions?.['sign-in-with-x'], undefined);
+  test('whoever read the chain signs in with its own wallet over a plain 402: the ordinary 402, no result (a sign-in proves a wallet, and that wallet did not pay)', async () => {
+    const body = { foreground: '#000000', background: '#ffffff', large_text: false };
+    const res = await wrapFetchWithSIWx(fetch, privateKeyToAccount(generatePrivateKey()))(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal(res.status, 402);
+    assert.equal(((await res.json()) as { problem: { code: string } }).problem.code, 'payment_required');
   });
 });

@@ -103,7 +103,7 @@ describe('what the first contact says about resending is what a plain client get
     return { header, tx: decodePaymentResponseHeader(res.headers.get('payment-response')!).transaction, bytes: await res.text() };
   }
 
-  test('behaviour: the same PAYMENT-SIGNATURE alone gets 402 redelivery_proof_required; with its identifier, a sign-in or the same MPP credential, the same result and no second settlement', async () => {
+  test('behaviour: the same PAYMENT-SIGNATURE alone gets 402 redelivery_proof_required; a sign-in without the payment, or the payment with its identifier, a sign-in or the same MPP credential, the same result and no second settlement', async () => {
     const plainBody = { foreground: '#102030', background: '#ffffff', large_text: false };
     const plain = await pay(plainBody);
     const charged = await transfers();
@@ -112,14 +112,22 @@ describe('what the first contact says about resending is what a plain client get
     const refused = (await resent.json()) as { problem: { code: string; how_to_pay: string } };
     plainResend = refused.problem.code;
     assert.equal(plainResend, 'redelivery_proof_required');
-    // The sign-in the text names recovers the plain payment.
+    // The sign-in the text names recovers the plain payment, as it says: the same request, no payment header, the SDK's client.
     const signedIn = await wrapFetchWithSIWx(fetch, privateKeyToAccount(rig.devnet.buyer.privateKey))(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': plain.header },
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify(plainBody),
     });
     assert.equal(signedIn.status, 200);
     assert.equal(await signedIn.text(), plain.bytes);
+    // And with the payment the text names as the other use of a sign-in: the proof of its buyer.
+    const withPayment = await wrapFetchWithSIWx(fetch, privateKeyToAccount(rig.devnet.buyer.privateKey))(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': plain.header },
+      body: JSON.stringify(plainBody),
+    });
+    assert.equal(withPayment.status, 200);
+    assert.equal(await withPayment.text(), plain.bytes);
 
     const idBody = { foreground: '#203040', background: '#ffffff', large_text: false };
     const withId = await pay(idBody, { paymentId: generatePaymentId() });
@@ -149,6 +157,9 @@ describe('what the first contact says about resending is what a plain client get
       assert.ok(promises.length > 0, `${where} says nothing about resending`);
       for (const s of promises) assert.match(s, /payment-identifier|proof|proves?\b|sign-in|SIGN-IN-WITH-X/i, `${where} promises a resend without naming its proof: "${s}"`);
       assert.ok(readable(text).includes(plainResend!), `${where} does not say what a resend without proof gets (${plainResend})`);
+      // The sign-in the behaviour test recovered with: named as the official client that does it, with its header and no payment.
+      assert.match(readable(text), /wrapFetchWithSIWx/, `${where} does not name the SDK's sign-in client`);
+      assert.match(readable(text), /SIGN-IN-WITH-X header and no payment/, `${where} does not say the sign-in needs no payment`);
     }
   });
 

@@ -155,6 +155,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
               'x402 SettleResponse, base64 JSON (transaction hash, network, payer). When the service signs (signing.signer in /.well-known/x402), extensions["offer-receipt"] holds the signed receipt bound to the request and to these response bytes: #/components/schemas/OfferReceiptExtension. A redelivery carries the same receipt.',
             schema: { type: 'string' },
           },
+          'X-Payment-Replayed': { description: 'true when this is a stored result delivered again (to a sign-in, or a resend with its proof): nothing was charged by this request.', schema: { type: 'string', enum: ['true', 'false'] } },
           'Payment-Receipt': { description: 'MPP receipt (base64url JSON: method evm, reference = the transfer\'s transaction, status, timestamp); present when the call paid with Authorization: Payment.', schema: { type: 'string' } },
         },
         content: { 'application/json': { schema: outputSchema, examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { value: e.output }])) } },
@@ -163,8 +164,13 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
       '402': {
         description: `Payment required (${shortDescription(cap)}). PAYMENT-REQUIRED carries the x402 v2 PaymentRequired; the body is the same PaymentRequired plus problem (code, price, how to pay). A request with no body at all gets the discovery challenge (the base price; the bazaar extension with the input and output shapes and an example); it cannot be paid: a payment sent without a body is refused with 400. Codes: ${codesFor(402).join(', ')}.`,
         headers: {
-          'PAYMENT-REQUIRED': { description: 'x402 v2 PaymentRequired, base64 JSON, under 2 KB.', schema: { type: 'string' } },
+          'PAYMENT-REQUIRED': {
+            description:
+              'x402 v2 PaymentRequired, base64 JSON, under 2 KB. Its extensions["sign-in-with-x"] declares the sign-in that gets a paid result again (info: domain, uri, statement, version, a nonce, issuedAt and expirationTime of this 402 alone; supportedChains: every chain of accepts), as @x402/extensions\' declareSIWxExtension describes it; short of room its schema is left out.',
+            schema: { type: 'string' },
+          },
           'PAYMENT-RESPONSE': { description: 'Present when a settlement was attempted and failed (success false).', schema: { type: 'string' } },
+          'Preference-Applied': { description: 'network=<the Prefer value>, when a Prefer: network=… put that chain first in accepts.', schema: { type: 'string' } },
           'WWW-Authenticate': {
             description: 'When the service offers MPP: a fresh `Payment` challenge (method evm, intent charge) for this 402 alone. To a request that paid with Authorization: Payment, errors are RFC 9457 problems (application/problem+json) of the draft\'s types, with error.code as in every other error.',
             schema: { type: 'string' },

@@ -6,7 +6,7 @@
  * Why: once a payment settles, its signature is public on chain, so
  * presenting it again proves nothing. A fresh signature by the payer over a
  * message we issued for this resource does. Each 402 carries a message of its
- * own: its nonce is 16 random hex digits followed by an HMAC of them, the
+ * own: its nonce is 12 random hex digits followed by an HMAC of them, the
  * resource URL and the message's times, so only messages this service issued
  * (or an instance sharing the secret) are accepted, with nothing stored per
  * 402. A message is accepted once: the ledger records its nonce when it is
@@ -29,16 +29,20 @@ export { SIGN_IN_WITH_X };
 export const SIGN_IN_LIFETIME_SECONDS = 300;
 /** Clock skew tolerated on `issuedAt` (the message's time is ours, but instances' clocks differ slightly). */
 const SKEW_SECONDS = 30;
-export const SIGN_IN_STATEMENT = 'Sign in with the wallet that paid to receive a result you already paid for. This signature moves no funds.';
+// Short: every 402 carries it, and every payment echoes the 402's extensions back within a header budget (src/http/challenge-fit.ts).
+export const SIGN_IN_STATEMENT = 'Sign in to get a result you paid for again. No funds move.';
 
-/** The part of a sign-in message that is fresh in every 402. Fixed lengths: 48 hex digits, and ISO times with milliseconds. */
+/** The part of a sign-in message that is fresh in every 402. Fixed lengths: 32 hex digits, and ISO times to the second. */
 export interface SignInStamp {
   nonce: string;
   issuedAt: string;
   expirationTime: string;
 }
 
-const PLACEHOLDER: SignInStamp = { nonce: '0'.repeat(48), issuedAt: '1970-01-01T00:00:00.000Z', expirationTime: '1970-01-01T00:00:00.000Z' };
+const PLACEHOLDER: SignInStamp = { nonce: '0'.repeat(32), issuedAt: '1970-01-01T00:00:00Z', expirationTime: '1970-01-01T00:00:00Z' };
+
+/** A time as the message states it: ISO 8601 to the second (fixed length, like the placeholder's). */
+const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** The stamp as JSON.stringify writes it inside `info` (the three keys are declared in this order, next to each other). */
 const stampText = (s: SignInStamp) => `"nonce":"${s.nonce}","issuedAt":"${s.issuedAt}","expirationTime":"${s.expirationTime}"`;
@@ -67,7 +71,7 @@ export type SignInRefusal = 'unreadable' | 'other_resource' | 'not_issued_here' 
 /** How each chain's wallets sign in (CAIP-122): EIP-191 on EVM chains, ed25519 (SIWS) on Solana. */
 const signatureType = (network: string) => (network.startsWith('solana:') ? 'ed25519' : 'eip191');
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 export class SignInWithX {
   private readonly secret: Buffer;
@@ -103,9 +107,9 @@ export class SignInWithX {
 
   /** A fresh stamp for one 402 of `resourceUrl`. */
   stamp(resourceUrl: string, nowMs: number): SignInStamp {
-    const issuedAt = new Date(Math.floor(nowMs / 1000) * 1000).toISOString();
-    const expirationTime = new Date(Date.parse(issuedAt) + this.lifetimeMs).toISOString();
-    const salt = randomBytes(8).toString('hex');
+    const issuedAt = isoSeconds(nowMs);
+    const expirationTime = isoSeconds(Date.parse(issuedAt) + this.lifetimeMs);
+    const salt = randomBytes(6).toString('hex');
     return { nonce: salt + this.mac(salt, resourceUrl, issuedAt, expirationTime), issuedAt, expirationTime };
   }
 
@@ -126,22 +130,23 @@ export class SignInWithX {
     if (!this.networks.includes(p.chainId) || p.version !== '1' || p.statement !== SIGN_IN_STATEMENT) return notOurs;
     if (p.type !== signatureType(p.chainId)) return notOurs;
     if (p.notBefore !== undefined || p.requestId !== undefined || (p.resources !== undefined && (p.resources.length !== 1 || p.resources[0] !== resourceUrl))) return notOurs;
-    if (p.expirationTime === undefined || !ISO_MS.test(p.issuedAt) || !ISO_MS.test(p.expirationTime)) return notOurs;
+    if (p.expirationTime === undefined || !ISO_SECONDS.test(p.issuedAt) || !ISO_SECONDS.test(p.expirationTime)) return notOurs;
     const issued = Date.parse(p.issuedAt);
     const expires = Date.parse(p.expirationTime);
     if (!Number.isFinite(issued) || !Number.isFinite(expires) || expires - issued !== this.lifetimeMs) return notOurs;
     if (issued > nowMs + SKEW_SECONDS * 1000 || expires <= nowMs) return { ok: false, code: 'expired', reason: 'the sign-in message has expired; sign the challenge of a new 402' };
-    if (!/^[0-9a-f]{48}$/.test(p.nonce)) return notOurs;
-    const salt = p.nonce.slice(0, 16);
+    if (!/^[0-9a-f]{32}$/.test(p.nonce)) return notOurs;
+    const salt = p.nonce.slice(0, 12);
     const expected = Buffer.from(this.mac(salt, resourceUrl, p.issuedAt, p.expirationTime));
-    if (!timingSafeEqual(Buffer.from(p.nonce.slice(16)), expected)) return { ...notOurs, reason: 'the sign-in nonce was not issued by this service' };
+    if (!timingSafeEqual(Buffer.from(p.nonce.slice(12)), expected)) return { ...notOurs, reason: 'the sign-in nonce was not issued by this service' };
     const verified = await verifySIWxSignature(p).catch(() => ({ isValid: false as const }));
     if (!verified.isValid) return { ok: false, code: 'bad_signature', reason: 'the sign-in signature does not verify' };
     return { ok: true, address: signatureType(p.chainId) === 'eip191' ? p.address.toLowerCase() : p.address, network: p.chainId, nonce: p.nonce, expiresAt: expires };
   }
 
   private mac(salt: string, resourceUrl: string, issuedAt: string, expirationTime: string): string {
-    // SIWE nonces are alphanumeric: hex, 32 digits of the HMAC after the 16 of the salt.
-    return createHmac('sha256', this.secret).update(`${salt}\n${resourceUrl}\n${issuedAt}\n${expirationTime}`).digest('hex').slice(0, 32);
+    // SIWE nonces are alphanumeric: hex, 20 digits (80 bits) of the HMAC after the 12 of the salt. A
+    // forged nonce must be guessed online, one signed request per try; the salt only keeps two 402s apart.
+    return createHmac('sha256', this.secret).update(`${salt}\n${resourceUrl}\n${issuedAt}\n${expirationTime}`).digest('hex').slice(0, 20);
   }
 }
