@@ -19,7 +19,7 @@ test('the richest candidate that fits the budget, with the gate\'s own extension
   const encoded = new Map<string, unknown>();
   const small = fit(pr, 2040, encoded);
   assert.deepEqual(small.paymentRequired.extensions, { 'payment-identifier': { required: false }, bazaar: 'small' });
-  assert.ok(small.headerLength <= 2040);
+  assert.ok(small.header.length <= 2040);
   assert.equal(fit(pr, 2040, encoded), small, 'encoded once per challenge and budget');
   const roomy = fit(pr, 100_000);
   assert.equal(roomy.paymentRequired, pr, 'within budget the gate\'s challenge is advertised as it is');

@@ -5,7 +5,8 @@
  * encoded header fits. Production facilitators reject payments whose 402
  * header was too large, and reverse proxies buffer a bounded header block.
  */
-import { encodePaymentRequiredHeader, paymentRequiredHeaderOf } from './x402-headers.js';
+import { encodePaymentRequiredHeader } from './x402-headers.js';
+import { StampedBase64, type StampedBody } from './stamped-encoding.js';
 import type { PaymentRequired } from '../payments/rail.js';
 import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 
@@ -31,22 +32,17 @@ export const PAYABLE_HEADER_CEILING_BYTES = 3072;
 export const DISCOVERY_HEADER_BUDGET_BYTES = 3584;
 
 /**
- * A challenge as advertised: the PaymentRequired within budget and its JSON,
- * both with the placeholder sign-in stamp (each answer restamps the text:
- * sign-in.ts), the header's length (the same for every stamp), and (made
- * once, for a plain 402) its body's text.
+ * A challenge as advertised: the PaymentRequired within budget, with the
+ * placeholder sign-in stamp, its header encoded (each answer writes its own
+ * stamp into it: stamped-encoding.ts), and (made once, for a plain 402) its body.
  */
 export interface Fitted {
   paymentRequired: PaymentRequired;
-  json: string;
-  headerLength: number;
-  plain?: { message: string; priceAtomic: string; text: string };
+  header: StampedBase64;
+  plain?: { message: string; priceAtomic: string; body: StampedBody };
 }
 
-const fitted = (paymentRequired: PaymentRequired): Fitted => {
-  const json = JSON.stringify(paymentRequired);
-  return { paymentRequired, json, headerLength: paymentRequiredHeaderOf(json).length };
-};
+const fitted = (paymentRequired: PaymentRequired): Fitted => ({ paymentRequired, header: new StampedBase64(JSON.stringify(paymentRequired)) });
 
 /**
  * The sign-in declaration without its `schema`: the JSON Schema of the
@@ -77,7 +73,7 @@ export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown
     const key = typeof budget === 'number' ? `fitted|${budget}` : `fitted|e${budget.echoed}`;
     const hit = encoded?.get(key) as Fitted | undefined;
     if (hit) return hit;
-    const fits = (f: Fitted) => (typeof budget === 'number' ? f.headerLength <= budget : f.headerLength <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
+    const fits = (f: Fitted) => (typeof budget === 'number' ? f.header.length <= budget : f.header.length <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
     let f = fitted(pr);
     if (!fits(f)) {
       // The sign-in's schema goes first; then the entry's candidates are traded down. The gate's own extensions (sign-in, payment-identifier) stay.

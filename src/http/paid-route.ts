@@ -5,11 +5,11 @@
  * and owns what only HTTP has: the PAYMENT-REQUIRED header and its budget.
  */
 import type { Context } from 'hono';
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader, paymentRequiredHeaderOf } from './x402-headers.js';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from './x402-headers.js';
+import { StampedBody } from './stamped-encoding.js';
 import type { Capability } from '../catalog/capability.js';
 import { errorBody, statusOf } from '../errors.js';
 import { HOW_TO_PAY, type PaidAnswer, type PaidFlow, type PaymentWire, type PresentedOffer } from '../payments/paid-flow.js';
-import { restampText } from '../payments/sign-in.js';
 import { SIGNED_OFFER_HEADER } from '../commitments/formats.js';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '../payments/rail.js';
 import { DISCOVERY_HEADER_BUDGET_BYTES, HEADER_BUDGET_BYTES, challengeFitter, type Fitted } from './challenge-fit.js';
@@ -54,8 +54,6 @@ export function decodePayment(header: string): PaymentPayload | undefined {
   }
 }
 
-const utf8 = new TextEncoder();
-
 /**
  * A challenge's headers, as a fresh object literal per response: it gets the
  * envelope's headers added, which costs more on an object spread from a
@@ -92,8 +90,8 @@ export interface AnswerHeaders {
 type ChallengeAnswer = Extract<PaidAnswer, { kind: 'challenge' }>;
 
 function challengeResponse(a: ChallengeAnswer, fitted: Fitted, answer: AnswerHeaders | undefined, applied: string | undefined): Response {
-  // Fitted with the placeholder sign-in stamp: this 402's own goes into the text of its header and body.
-  const header = paymentRequiredHeaderOf(restampText(fitted.json, a.signInStamp));
+  // Fitted with the placeholder sign-in stamp: this 402's own goes into its header and body.
+  const header = fitted.header.with(a.signInStamp);
   if (a.v1) return v1Refusal(a, fitted, header);
   if (a.mpp?.problem) {
     // To an MPP credential: an RFC 9457 problem of the draft's type (application/problem+json), with a fresh MPP challenge and the x402 one.
@@ -103,13 +101,13 @@ function challengeResponse(a: ChallengeAnswer, fitted: Fitted, answer: AnswerHea
   }
   const pr = fitted.paymentRequired;
   const headers = challengeHeaders(header, a.paymentResponse, answer, a.mpp?.header, applied);
-  if (a.code !== 'payment_required' || a.paymentResponse) return new Response(restampText(JSON.stringify(challengeBody(a, pr, a.priceAtomic)), a.signInStamp), { status: 402, headers });
-  // The plain 402's body depends only on the challenge, its message and price (and the stamp): its text is made once.
+  if (a.code !== 'payment_required' || a.paymentResponse) return new Response(new StampedBody(JSON.stringify(challengeBody(a, pr, a.priceAtomic))).with(a.signInStamp), { status: 402, headers });
+  // The plain 402's body depends only on the challenge, its message and price (and the stamp): encoded once.
   let plain = fitted.plain;
   if (!plain || plain.message !== a.message || plain.priceAtomic !== a.priceAtomic) {
-    plain = fitted.plain = { message: a.message, priceAtomic: a.priceAtomic, text: JSON.stringify(challengeBody(a, pr, a.priceAtomic)) };
+    plain = fitted.plain = { message: a.message, priceAtomic: a.priceAtomic, body: new StampedBody(JSON.stringify(challengeBody(a, pr, a.priceAtomic))) };
   }
-  return new Response(utf8.encode(restampText(plain.text, a.signInStamp)), { status: 402, headers });
+  return new Response(plain.body.with(a.signInStamp), { status: 402, headers });
 }
 
 /**

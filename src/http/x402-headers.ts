@@ -43,8 +43,3 @@ export function encodePaymentResponseHeader(response: SettleResponse): string {
 export function encodePaymentRequiredHeader(required: PaymentRequired): string {
   return toBase64(JSON.stringify(required));
 }
-
-/** PAYMENT-REQUIRED from a PaymentRequired already written as JSON (a cached one, restamped). */
-export function paymentRequiredHeaderOf(json: string): string {
-  return toBase64(json);
-}

@@ -19,7 +19,7 @@
  * (`restampText`): the stamp has a fixed length, so the cached encodings
  * stay valid and are never rebuilt per 402.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { buildSIWxSchema, parseSIWxHeader, verifySIWxSignature, SIGN_IN_WITH_X, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import type { PaymentRequired } from './rail.js';
 
@@ -44,9 +44,10 @@ const PLACEHOLDER: SignInStamp = { nonce: '0'.repeat(32), issuedAt: '1970-01-01T
 /** A time as the message states it: ISO 8601 to the second (fixed length, like the placeholder's). */
 const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-/** The stamp as JSON.stringify writes it inside `info` (the three keys are declared in this order, next to each other). */
-const stampText = (s: SignInStamp) => `"nonce":"${s.nonce}","issuedAt":"${s.issuedAt}","expirationTime":"${s.expirationTime}"`;
-const PLACEHOLDER_TEXT = stampText(PLACEHOLDER);
+/** The stamp as JSON.stringify writes it inside `info` (the three keys are declared in this order, next to each other): ASCII, of one length. */
+export const stampText = (s: SignInStamp) => `"nonce":"${s.nonce}","issuedAt":"${s.issuedAt}","expirationTime":"${s.expirationTime}"`;
+/** Where a declaration written as JSON holds its stamp: the text `restampText` replaces (an encoding may write it at this text's offset). */
+export const PLACEHOLDER_TEXT = stampText(PLACEHOLDER);
 
 /** `text` (JSON that holds a declaration made by `declare`) with the placeholder stamp replaced. */
 export function restampText(text: string, stamp: SignInStamp): string {
@@ -71,6 +72,9 @@ export type SignInRefusal = 'unreadable' | 'other_resource' | 'not_issued_here' 
 /** How each chain's wallets sign in (CAIP-122): EIP-191 on EVM chains, ed25519 (SIWS) on Solana. */
 const signatureType = (network: string) => (network.startsWith('solana:') ? 'ed25519' : 'eip191');
 
+/** 48 random bits per nonce: they keep two 402s of one second apart, the HMAC after them makes the nonce ours. */
+const SALT_BYTES = 6;
+
 const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 export class SignInWithX {
@@ -84,7 +88,7 @@ export class SignInWithX {
     this.lifetimeMs = lifetimeSeconds * 1000;
     this.networks = typeof networks === 'string' ? [networks] : networks;
     this.supportedChains = this.networks.map((chainId) => ({ chainId, type: signatureType(chainId) }));
-    this.secret = secret ? Buffer.from(secret) : randomBytes(32);
+    this.secret = secret ? Buffer.from(secret) : randomFillSync(Buffer.alloc(32));
   }
 
   /**
@@ -105,11 +109,22 @@ export class SignInWithX {
     };
   }
 
+  /** Random bytes for salts, drawn from the system a page at a time (one draw per 402 would be a system call each). */
+  private readonly random = Buffer.alloc(SALT_BYTES * 1024);
+  private randomAt = this.random.length;
+  /** The times of the second last stamped (every 402 of that second states the same). */
+  private times = { second: -1, issuedAt: '', expirationTime: '' };
+
   /** A fresh stamp for one 402 of `resourceUrl`. */
   stamp(resourceUrl: string, nowMs: number): SignInStamp {
-    const issuedAt = isoSeconds(nowMs);
-    const expirationTime = isoSeconds(Date.parse(issuedAt) + this.lifetimeMs);
-    const salt = randomBytes(6).toString('hex');
+    const second = Math.floor(nowMs / 1000);
+    if (this.times.second !== second) this.times = { second, issuedAt: isoSeconds(nowMs), expirationTime: isoSeconds(second * 1000 + this.lifetimeMs) };
+    const { issuedAt, expirationTime } = this.times;
+    if (this.randomAt + SALT_BYTES > this.random.length) {
+      randomFillSync(this.random);
+      this.randomAt = 0;
+    }
+    const salt = this.random.toString('hex', this.randomAt, (this.randomAt += SALT_BYTES));
     return { nonce: salt + this.mac(salt, resourceUrl, issuedAt, expirationTime), issuedAt, expirationTime };
   }
 
