@@ -20,6 +20,7 @@ import { reconcileOnce } from './reconciler.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
 import { buyerSignatureOf, ScriptedRail, ScriptedSvmReader } from '../../test/support/scripted-rail.js';
 import { readTransaction } from './chains/svm-transaction.js';
+import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x';
 import { forgeSignature, solDrain, someBlockhash, svmKey, svmPayment, type SvmPaymentOptions } from '../../test/support/svm-payment.js';
 
 const NETWORK = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
@@ -124,6 +125,36 @@ describe('Solana beside Base in one 402', () => {
     assert.equal(rig.rail.settled.length, 1);
     // Only what the facilitator needs was stored and settled: the transaction and the payment identifier.
     assert.deepEqual(Object.keys(rig.rail.settled[0]!.payload), ['transaction']);
+  });
+});
+
+describe('Solana: Prefer, and the Solana payer\'s sign-in', () => {
+  const firstNetwork = (o: GateOutcome | undefined) => (o as { paymentRequired: { accepts: PaymentRequirements[] } }).paymentRequired.accepts[0]!.network;
+
+  test('Prefer: network=solana (or its CAIP-2 id) lists Solana first, answered from its own cache entry; a chain not offered, or the first, changes nothing', async () => {
+    for (const prefer of ['solana', NETWORK]) assert.equal(firstNetwork(await rig.gate.handle(call(undefined, { preferNetwork: prefer }))), NETWORK, prefer);
+    assert.equal(firstNetwork(rig.gate.cachedChallenge('http://127.0.0.1/x', PRICE, 'solana')), NETWORK);
+    for (const prefer of ['bitcoin', 'eip155', undefined]) {
+      assert.equal(firstNetwork(await rig.gate.handle(call(undefined, { preferNetwork: prefer }))), 'eip155:31337', String(prefer));
+      assert.equal(firstNetwork(rig.gate.cachedChallenge('http://127.0.0.1/x', PRICE, prefer)), 'eip155:31337', String(prefer));
+    }
+  });
+
+  test('the Solana payer signs in (ed25519) without the payment and gets its result, once; another Solana wallet gets the 402', async () => {
+    const first = await rig.gate.handle(call(await pay()));
+    expectCode(first, 'deliver');
+    const signIn = async (signer: KeyPairSigner) => {
+      const declared = (await rig.gate.handle(call(undefined))) as { paymentRequired: { extensions: Record<string, { info: Record<string, string> }> } };
+      const info = { ...declared.paymentRequired.extensions['sign-in-with-x']!.info, chainId: NETWORK, type: 'ed25519' };
+      return encodeSIWxHeader(await createSIWxPayload(info as never, signer as never, 'http://127.0.0.1/x'));
+    };
+    const header = await signIn(buyer);
+    const again = await rig.gate.handle(call(undefined, { signIn: header }));
+    expectCode(again, 'deliver');
+    assert.deepEqual((again as { paymentResponse: unknown }).paymentResponse, (first as { paymentResponse: unknown }).paymentResponse);
+    expectCode(await rig.gate.handle(call(undefined, { signIn: header })), 'challenge', 'payment_required');
+    expectCode(await rig.gate.handle(call(undefined, { signIn: await signIn(stranger) })), 'challenge', 'payment_required');
+    assert.equal(rig.rail.settled.length, 1);
   });
 });
 

@@ -245,6 +245,20 @@ describe('sign in, get what you paid for: no payment header', () => {
     assert.equal((await gate.handle(unpaid({ signIn: header }))).kind, 'deliver');
   });
 
+  test('with a signed offer past its validUntil, a sign-in that gets nothing is told the offer expired, as an unpaid call is', async () => {
+    const p = await sign(null);
+    const validUntil = Math.floor(clock.t / 1000) + 60;
+    await gate.handle(call(p, { offerValidUntil: validUntil }));
+    const header = await signIn(await gate.handle(unpaid()), OTHER);
+    clock.t += 120_000;
+    rail.chain.blockTime = clock.t / 1000;
+    const o = await gate.handle(unpaid({ signIn: header, offerValidUntil: validUntil }));
+    assert.equal(code(o), 'invalid_request');
+    assert.match((o as { message: string }).message, /offer expired/);
+    // The payer's own sign-in gets what it paid for, at the price the offer held.
+    assert.equal((await gate.handle(unpaid({ signIn: await signIn(await gate.handle(unpaid())), offerValidUntil: validUntil }))).kind, 'deliver');
+  });
+
   test('a failed payment is nothing to get again', async () => {
     const p = await sign(null);
     rail.verifyAnswers.push({ kind: 'invalid', reason: 'insufficient_funds', message: 'no funds' });

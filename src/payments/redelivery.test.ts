@@ -98,6 +98,32 @@ describe('sign-in', () => {
     assert.ok(!late.ok && late.code === 'expired');
   });
 
+  test('a message whose signature, signature type, dates or issue time are not right proves nothing', async () => {
+    const now = Date.now();
+    const s = new SignInWithX(NETWORK);
+    const good = JSON.parse(Buffer.from(await signedIn(s, now), 'base64').toString()) as Record<string, string>;
+    const header = (edit: (p: Record<string, string>) => void) => {
+      const p = { ...good };
+      edit(p);
+      return Buffer.from(JSON.stringify(p)).toString('base64');
+    };
+    const codeOf = async (h: string) => {
+      const r = await s.check(h, URL_A, now);
+      return r.ok ? 'ok' : r.code;
+    };
+    assert.equal(await codeOf(header(() => {})), 'ok');
+    assert.equal(await codeOf(header((p) => (p.signature = `${p.signature!.slice(0, -4)}0000`))), 'bad_signature');
+    assert.equal(await codeOf(header((p) => (p.address = '0x' + '11'.repeat(20)))), 'bad_signature');
+    assert.equal(await codeOf(header((p) => (p.type = 'ed25519'))), 'not_issued_here');
+    assert.equal(await codeOf(header((p) => (p.issuedAt = '2026-13-45T00:00:00Z'))), 'not_issued_here');
+    assert.equal(await codeOf(header((p) => (p.issuedAt = p.issuedAt!.replace('Z', '.000Z')))), 'not_issued_here');
+    assert.equal(await codeOf(header((p) => (p.nonce = 'not-hex'))), 'not_issued_here');
+    assert.equal(await codeOf('%%%'), 'unreadable');
+    // Issued by us, but for a time well ahead of this instance's clock (its own key, another clock): not yet valid.
+    const ahead = await s.check(await signedIn(s, now + 120_000), URL_A, now);
+    assert.ok(!ahead.ok && ahead.code === 'expired');
+  });
+
   test('a sign-in proves its payer once: the second time it is spent; another wallet\'s sign-in is not spent by failing', async () => {
     const now = Date.now();
     const s = new SignInWithX(NETWORK);

@@ -149,7 +149,7 @@ export class SignInWithX {
     const issued = Date.parse(p.issuedAt);
     const expires = Date.parse(p.expirationTime);
     if (!Number.isFinite(issued) || !Number.isFinite(expires) || expires - issued !== this.lifetimeMs) return notOurs;
-    if (issued > nowMs + SKEW_SECONDS * 1000 || expires <= nowMs) return { ok: false, code: 'expired', reason: 'the sign-in message has expired; sign the challenge of a new 402' };
+    if (issued > nowMs + SKEW_SECONDS * 1000 || expires <= nowMs) return { ok: false, code: 'expired', reason: 'the sign-in message has expired (or is dated ahead of this service\'s clock); sign the declaration of a new 402' };
     if (!/^[0-9a-f]{32}$/.test(p.nonce)) return notOurs;
     const salt = p.nonce.slice(0, 12);
     const expected = Buffer.from(this.mac(salt, resourceUrl, p.issuedAt, p.expirationTime));
