@@ -146,8 +146,8 @@ export type GateOutcome =
       paymentRequired: PaymentRequired;
       /**
        * The same PaymentRequired with the placeholder stamp: what a transport
-       * that caches its encodings (`encoded`) encodes, then restamps
-       * (sign-in.ts `restampText`).
+       * that caches its encodings (`encoded`) encodes once, writing each
+       * answer's stamp into the encoding (src/http/stamped-encoding.ts).
        */
       template: PaymentRequired;
       /** The sign-in message's fresh part in this 402 (nonce and times). */

@@ -1,7 +1,8 @@
 /**
- * Proof of the payer's key for a redelivery: x402's `sign-in-with-x`
- * extension (CAIP-122 / EIP-4361 messages), declared on every 402 and
- * checked here.
+ * Proof of the payer's key: x402's `sign-in-with-x` extension (CAIP-122:
+ * EIP-4361 on EVM, SIWS on Solana), declared on every 402 and checked here.
+ * Without a payment it gets the signer the result it paid for (gate.ts);
+ * with one, it proves that payment's buyer (redelivery.ts).
  *
  * Why: once a payment settles, its signature is public on chain, so
  * presenting it again proves nothing. A fresh signature by the payer over a
@@ -15,9 +16,10 @@
  *
  * The declaration is built once per resource with a placeholder stamp (the
  * nonce and the times): the gate caches the 402 around it, and each answer
- * replaces the stamp, in the object (`stamped`) or in text already encoded
- * (`restampText`): the stamp has a fixed length, so the cached encodings
- * stay valid and are never rebuilt per 402.
+ * replaces the stamp, in the object (`stamped`) or in what is already
+ * encoded (`restampText` says what it becomes; src/http/stamped-encoding.ts
+ * writes it into the bytes): the stamp has a fixed length, so the cached
+ * encodings are never rebuilt per 402. Decision 0048.
  */
 import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { buildSIWxSchema, parseSIWxHeader, verifySIWxSignature, SIGN_IN_WITH_X, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
@@ -143,7 +145,8 @@ export class SignInWithX {
     const notOurs = { ok: false as const, code: 'not_issued_here' as const, reason: 'the sign-in is not the message this service issued' };
     if (p.uri !== resourceUrl || p.domain !== new URL(resourceUrl).host) return { ok: false, code: 'other_resource', reason: 'the sign-in names another resource, domain or URI' };
     if (!this.networks.includes(p.chainId) || p.version !== '1' || p.statement !== SIGN_IN_STATEMENT) return notOurs;
-    if (p.type !== signatureType(p.chainId)) return notOurs;
+    // The SDK's clients name the signature type; one that does not is checked by its chain's type all the same.
+    if (p.type !== undefined && p.type !== signatureType(p.chainId)) return notOurs;
     if (p.notBefore !== undefined || p.requestId !== undefined || (p.resources !== undefined && (p.resources.length !== 1 || p.resources[0] !== resourceUrl))) return notOurs;
     if (p.expirationTime === undefined || !ISO_SECONDS.test(p.issuedAt) || !ISO_SECONDS.test(p.expirationTime)) return notOurs;
     const issued = Date.parse(p.issuedAt);
