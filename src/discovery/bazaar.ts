@@ -46,7 +46,7 @@ function topLevel(schema: JsonSchema): JsonSchema {
   };
 }
 
-export type BazaarLevel = 'full' | 'compact' | 'outline' | 'example-outline' | 'example-object' | 'example-only' | 'minimal';
+export type BazaarLevel = 'full' | 'compact' | 'outline' | 'example-outline' | 'example-object' | 'example-only' | 'example-bare' | 'minimal';
 
 type Extension = { bazaar: { info: Record<string, unknown>; schema: { properties: Record<string, unknown>; $defs?: Record<string, unknown> } } };
 
@@ -110,6 +110,13 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
     case 'example-only':
       // The example over the output part, where the room is tightest (a payable 402 of a large example).
       return at(input, undefined);
+    case 'example-bare': {
+      // The example under the least schema that says there is an input (what discovery validators look for): the
+      // room a payable 402 has left beside the gate's sign-in declaration, with two chains in accepts.
+      const ext = at(input, undefined) as Extension;
+      ext.bazaar.schema = { type: 'object', properties: { input: { type: 'object', properties: { body: { type: 'object' } } } }, required: ['input'] } as Extension['bazaar']['schema'];
+      return ext;
+    }
     case 'minimal':
       // Only "this is a JSON POST answering a JSON object": the shapes are at /openapi.json.
       return at({}, undefined, { schema: { type: 'object' }, example: undefined });
@@ -121,7 +128,7 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
  * encoded PAYMENT-REQUIRED header fits its budget, MCP the richest. The full schemas are always in /openapi.json.
  */
 function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
-  return (['full', 'compact', 'outline', 'example-outline', 'example-object', 'example-only', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
+  return (['full', 'compact', 'outline', 'example-outline', 'example-object', 'example-only', 'example-bare', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
 }
 
 /**

@@ -166,7 +166,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
         headers: {
           'PAYMENT-REQUIRED': {
             description:
-              'x402 v2 PaymentRequired, base64 JSON, under 2 KB. Its extensions["sign-in-with-x"] declares the sign-in that gets a paid result again (info: domain, uri, statement, version, a nonce, issuedAt and expirationTime of this 402 alone; supportedChains: every chain of accepts), as @x402/extensions\' declareSIWxExtension describes it; short of room its schema is left out.',
+              'x402 v2 PaymentRequired, base64 JSON, under 2 KB. To a request with a body, its extensions["sign-in-with-x"] declares the sign-in that gets a paid result again (info: domain, uri, statement, version, a nonce, issuedAt and expirationTime of this 402 alone; supportedChains: every chain of accepts), as @x402/extensions\' declareSIWxExtension describes it; short of room the schemas of sign-in-with-x and payment-identifier are left out. The discovery challenge (no body) declares no sign-in.',
             schema: { type: 'string' },
           },
           'PAYMENT-RESPONSE': { description: 'Present when a settlement was attempted and failed (success false).', schema: { type: 'string' } },

@@ -26,9 +26,12 @@ test('the richest candidate that fits the budget, with the gate\'s own extension
   // Nothing of the entry's fits: none of its extensions, the gate's own still there.
   const none = challengeFitter([{ bazaar: 'x'.repeat(4000) }])(pr, 600);
   assert.deepEqual(none.paymentRequired.extensions, { 'payment-identifier': { required: false } });
+  // The gate's own extensions give up their schemas before that.
+  const withSchema = challenge({ 'payment-identifier': { info: { required: false }, schema: { s: 'x'.repeat(300) } }, ...candidates[0] });
+  assert.deepEqual(challengeFitter(candidates)(withSchema, 600).paymentRequired.extensions, { 'payment-identifier': { info: { required: false } }, bazaar: 'small' });
 });
 
-test('short of room, the sign-in declaration gives up its schema (which clients do not read) before the entry gives up its richest candidate; its info and chains always stay', () => {
+test('short of room, the gate\'s sign-in declaration gives up its schema (which clients do not read) before the entry gives up its richest candidate; its info and chains always stay', () => {
   const signIn = { info: { domain: 'a', uri: 'http://127.0.0.1/y', nonce: 'n' }, supportedChains: [{ chainId: 'eip155:1', type: 'eip191' }], schema: { s: 'x'.repeat(600) } };
   const candidates = [{ bazaar: 'b'.repeat(600) }, { bazaar: 'small' }];
   const pr = challenge({ 'sign-in-with-x': signIn, ...candidates[0] });

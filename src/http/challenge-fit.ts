@@ -8,7 +8,6 @@
 import { encodePaymentRequiredHeader } from './x402-headers.js';
 import { StampedBase64, type StampedBody } from './stamped-encoding.js';
 import type { PaymentRequired } from '../payments/rail.js';
-import { SIGN_IN_WITH_X } from '../payments/sign-in.js';
 
 /**
  * Budget for the base64 PAYMENT-REQUIRED header of a payable 402 as a payment
@@ -45,15 +44,19 @@ export interface Fitted {
 const fitted = (paymentRequired: PaymentRequired): Fitted => ({ paymentRequired, header: new StampedBase64(JSON.stringify(paymentRequired)) });
 
 /**
- * The sign-in declaration without its `schema`: the JSON Schema of the
- * payload, which the SDK's clients do not read (they sign `info` on one of
- * `supportedChains`). The first thing given up for room.
+ * The gate's own extensions (sign-in, payment-identifier) without their
+ * `schema`: the JSON Schema of what a client sends back, which the SDK's
+ * clients do not read (they sign the sign-in's `info` on one of its
+ * `supportedChains`, and set the identifier's `info.id`). The first thing
+ * given up for room.
  */
-function withoutSignInSchema(extensions: Record<string, unknown>): Record<string, unknown> {
-  const declared = extensions[SIGN_IN_WITH_X] as Record<string, unknown> | undefined;
-  if (!declared?.schema) return extensions;
-  const { schema: _dropped, ...rest } = declared;
-  return { ...extensions, [SIGN_IN_WITH_X]: rest };
+function withoutSchemas(own: Record<string, unknown>): Record<string, unknown> {
+  const bare = (ext: unknown) => {
+    if (typeof ext !== 'object' || ext === null || !('schema' in ext)) return ext;
+    const { schema: _dropped, ...rest } = ext as Record<string, unknown>;
+    return rest;
+  };
+  return Object.fromEntries(Object.entries(own).map(([key, ext]) => [key, bare(ext)]));
 }
 
 /**
@@ -76,8 +79,8 @@ export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown
     const fits = (f: Fitted) => (typeof budget === 'number' ? f.header.length <= budget : f.header.length <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
     let f = fitted(pr);
     if (!fits(f)) {
-      // The sign-in's schema goes first; then the entry's candidates are traded down. The gate's own extensions (sign-in, payment-identifier) stay.
-      const own = withoutSignInSchema(Object.fromEntries(Object.entries(pr.extensions ?? {}).filter(([k]) => !ours.has(k))));
+      // The gate's own schemas go first; then the entry's candidates are traded down. The gate's own extensions (sign-in, payment-identifier) stay.
+      const own = withoutSchemas(Object.fromEntries(Object.entries(pr.extensions ?? {}).filter(([k]) => !ours.has(k))));
       for (const candidate of [candidates[0] ?? {}, ...candidates.slice(1), {}]) {
         f = fitted({ ...pr, extensions: { ...own, ...candidate } });
         if (fits(f)) break;

@@ -98,6 +98,13 @@ export interface PaidCall {
    */
   preferNetwork?: string;
   /**
+   * A discovery probe (a request without input): nothing can be paid for or
+   * got again with it, so its 402 declares no sign-in (discovery clients,
+   * x402scan's among them, read a sign-in declaration as a route gated by
+   * sign-in rather than sold).
+   */
+  discovery?: true;
+  /**
    * Who is asking: the key every per-client limit counts by (the transport's
    * clientKey). Wrong payment-identifiers are limited per client; callers
    * that cannot tell share one key.
@@ -343,15 +350,15 @@ export class PaymentGate {
     const price = code === 'payment_required' ? message : undefined;
     if (price) message = `${price} ${HOW_TO_PAY}`;
     // The plain 402 is the hot path and depends only on resource URL, price, chain order and transport: build it once.
-    const key = plainKey(call.resourceUrl, call.priceAtomic, this.chainFirst(call.preferNetwork));
+    const key = plainKey(call.resourceUrl, call.priceAtomic, this.chainFirst(call.preferNetwork), call.discovery);
     const cached = code === 'payment_required' ? this.plainChallenges.get(key) : undefined;
     let template = cached?.template;
     let encoded = cached?.encoded;
     if (!template) {
       const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
       const error = code === 'payment_required' ? undefined : message;
-      // Every 402 declares sign-in-with-x: the payer of this request gets its result again by signing in.
-      template = await this.rail.paymentRequired(requirements, resource, error, { ...call.extensions, ...this.signIn.declare(call.resourceUrl) });
+      // Every 402 to a request with input declares sign-in-with-x: the payer of this request gets its result again by signing in.
+      template = await this.rail.paymentRequired(requirements, resource, error, call.discovery ? call.extensions : { ...call.extensions, ...this.signIn.declare(call.resourceUrl) });
       if (code === 'payment_required') {
         // Bounded: Host headers are caller-controlled and must not grow memory without limit.
         if (this.plainChallenges.size >= 256) this.plainChallenges.clear();
@@ -834,9 +841,10 @@ export class PaymentGate {
   }
 }
 
-/** The plain-challenge cache's key: one per resource URL, price and chain order. */
-function plainKey(resourceUrl: string, priceAtomic: string, preferNetwork: string | undefined): string {
-  return preferNetwork === undefined ? `${resourceUrl}|${priceAtomic}` : `${resourceUrl}|${priceAtomic}|${preferNetwork}`;
+/** The plain-challenge cache's key: one per resource URL, price, chain order, and discovery or not. */
+function plainKey(resourceUrl: string, priceAtomic: string, preferNetwork: string | undefined, discovery?: true): string {
+  const key = preferNetwork === undefined ? `${resourceUrl}|${priceAtomic}` : `${resourceUrl}|${priceAtomic}|${preferNetwork}`;
+  return discovery ? `${key}|discovery` : key;
 }
 
 /** `requirements` with those of `network` first, else as they are: the offer is the same, only its order changes. */

@@ -451,6 +451,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       payment: undefined,
       requestId: req.requestId,
       preferNetwork: req.preferNetwork,
+      discovery: true,
       extensions: offer.extensionCandidates[0],
       execute: () => {
         throw new Error(`${cap.id}: a call without input cannot be executed`);

@@ -79,7 +79,7 @@ export function paymentKeyOf(payer: string, paymentId: string): string {
 export type RedeliveryVerdict =
   | { kind: 'proven' }
   /**
-   * No proof: answer with the 402 (every 402 declares a sign-in), the same
+   * No proof: answer with the 402 (it declares a sign-in, as every payable 402 does), the same
    * whatever the request. `weakIdentifier`: the identifier sent is too short
    * or too simple to be a secret and was not compared.
    */
