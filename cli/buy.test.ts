@@ -1,7 +1,9 @@
 /**
  * `npm run buy` against a real server on the devnet: with the local
  * devnet.json (as after `npm start`), and against "any x402 v2 server" with
- * --url and BUYER_PRIVATE_KEY.
+ * --url and BUYER_PRIVATE_KEY. An offer the SDK's spend controls refuse (an
+ * asset it does not know, a price over --max) stops with one line naming the
+ * flag that would pay it, and nothing is paid.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,11 +33,27 @@ test('buy pays, prints the result and the settlement receipt', async () => {
     assert.match(local.stdout, /^HTTP 200/);
     assert.match(local.stdout, /"contrast_ratio": 21/);
     assert.match(local.stdout, /transaction: 0x[0-9a-f]{64}/);
-    const remote = await run(
-      process.execPath,
-      ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, '--allow-asset', `${devnet.network}:${devnet.asset}`, 'POST', '/x402/v1/accessibility-contrast-calculator', body],
-      { env: { ...process.env, DATA_DIR: tempDir('buy-none-'), BUYER_PRIVATE_KEY: devnet.buyers[1]!.privateKey } },
+    // Any other server (--url): the devnet token is not an asset the SDK pays by default. One line names
+    // what was asked and the flag to add; nothing is paid; the flag as printed then pays.
+    const remoteEnv = { env: { ...process.env, DATA_DIR: tempDir('buy-none-'), BUYER_PRIVATE_KEY: devnet.buyers[1]!.privateKey } };
+    const refused = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, 'POST', '/x402/v1/accessibility-contrast-calculator', body], remoteEnv).catch((e) => e);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stdout, '');
+    const refusal = String(refused.stderr).split('\n').filter((l) => l.startsWith('buy refused'));
+    assert.equal(refusal.length, 1, refused.stderr);
+    assert.equal(
+      refusal[0],
+      `buy refused, nothing paid: the server asks 1000 atomic units of ${devnet.asset} on ${devnet.network}, an asset this buyer does not pay unless told to; if you trust it, run again with --allow-asset ${devnet.network}:${devnet.asset}`,
     );
+    assert.doesNotMatch(refused.stderr, /spendControls/, 'the SDK\'s own wording is not shown');
+    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 1000n, 'nothing paid but the local call');
+    const flag = /run again with (--allow-asset) (\S+)$/.exec(refusal[0]!)!;
+    // Over the price cap (--max): the same kind of line, naming the --max that would pay it.
+    const capped = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, flag[1]!, flag[2]!, '--max', '999', 'POST', '/x402/v1/accessibility-contrast-calculator', body], remoteEnv).catch((e) => e);
+    assert.equal(capped.code, 2);
+    assert.match(capped.stderr, new RegExp(`^buy refused, nothing paid: the server asks 1000 atomic units of ${devnet.asset} on ${devnet.network}, more than the 999 atomic units this buyer pays at most \\(--max\\); to pay it, run again with --max 1000$`, 'm'));
+    assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 1000n, 'nothing paid but the local call');
+    const remote = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--url', rig.service.url, flag[1]!, flag[2]!, 'POST', '/x402/v1/accessibility-contrast-calculator', body], remoteEnv);
     assert.match(remote.stdout, /^HTTP 200/);
     assert.match(remote.stdout, new RegExp(`payer:\\s+${devnet.buyers[1]!.address}`, 'i'));
     assert.equal((await balanceOf(devnet, devnet.payTo)) - before, 2000n);
@@ -81,6 +99,21 @@ test('buy --chain solana pays the 402\'s Solana entry with the devnet\'s Solana 
     assert.match(out.stdout, /network:\s+solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1/);
     assert.match(out.stdout, new RegExp(`payer:\\s+${buyer.address}`));
     assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n);
+    // Against it as any server (--url, BUYER_SOLANA_KEY). Its mint is the SDK's own devnet USDC, paid
+    // without --allow-asset; a price over --max stops with the line naming the --max that pays it.
+    const remoteEnv = { env: { ...process.env, DATA_DIR: tempDir('buy-sol-none-'), BUYER_SOLANA_KEY: toBase58(svm.buyers[1]!.secretKey), SOLANA_RPC_URL: svm.rpcUrl } };
+    const remoteArgs = ['--chain', 'solana', '--url', rig.service.url, 'POST', '/x402/v1/accessibility-contrast-calculator', body];
+    const capped = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--max', '999', ...remoteArgs], remoteEnv).catch((e) => e);
+    assert.equal(capped.code, 2);
+    assert.match(capped.stderr, new RegExp(`^buy refused, nothing paid: the server asks 1000 atomic units of ${svm.mint} on ${svm.network}, more than the 999 atomic units this buyer pays at most \\(--max\\); to pay it, run again with --max 1000$`, 'm'));
+    assert.equal(svm.tokenBalance(svm.payTo) - before, 1000n, 'nothing paid');
+    // --allow-asset takes a Solana mint too (the form the refusal line prints for a mint the SDK does not know).
+    const allowed = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--allow-asset', `${svm.network}:${svm.mint}`, ...remoteArgs], remoteEnv);
+    assert.match(allowed.stdout, /^HTTP 200/);
+    assert.equal(svm.tokenBalance(svm.payTo) - before, 2000n);
+    const badAsset = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--allow-asset', `${svm.network}:0x5FbDB2315678afecb367f032d93F642f64180aa3`, ...remoteArgs], remoteEnv).catch((e) => e);
+    assert.equal(badAsset.code, 2);
+    assert.match(badAsset.stderr, /--allow-asset takes NETWORK:ADDRESS/);
     const badChain = await run(process.execPath, ['--import', 'tsx', 'cli/buy.ts', '--chain', 'tron', 'POST', '/x'], { env: { ...process.env } }).catch((e) => e);
     assert.equal(badChain.code, 2);
     assert.match(badChain.stderr, /--chain takes evm or solana/);

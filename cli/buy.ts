@@ -15,11 +15,17 @@
  * payment-identifier (a fresh one, or `--payment-id ID`): run the same call
  * again with the id it printed and a server that honours the extension
  * answers with the result already paid for, without charging again.
+ *
+ * The SDK pays only assets it knows (USDC) unless `--allow-asset` names
+ * another (the local devnet's token is named from devnet.json). An offer it
+ * refuses, for its asset or its price, stops with one line naming what the
+ * server asked and the flag that would pay it; nothing is signed or paid.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
+import { x402Client, x402HTTPClient, wrapFetchWithPayment, decodePaymentResponseHeader } from '@x402/fetch';
+import type { PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
@@ -29,6 +35,9 @@ import { appendPaymentIdentifierToExtensions, generatePaymentId, isValidPaymentI
 import { savedResponse } from '../src/commitments/saved-response.js';
 
 const USAGE = 'usage: npm run buy -- [--chain evm|solana] [--url BASE_URL] [--max ATOMIC_UNITS] [--allow-asset NETWORK:ADDRESS] [--payment-id ID] [--save FILE] METHOD PATH [JSON_BODY]';
+
+/** Without --max, the most one payment may cost (atomic units: $1 of a 6-decimal token, the SDK's own default cap). */
+const DEFAULT_MAX_ATOMIC = '1000000';
 
 function die(msg: string): never {
   process.stderr.write(msg + '\n');
@@ -67,8 +76,11 @@ function readArgs(argv: string[]) {
   const { values, positionals } = parsed;
   if (values.help) die(USAGE);
   const extraAssets = (values['allow-asset'] ?? []).map((v) => {
-    const m = /^(eip155:[0-9]+):(0x[0-9a-fA-F]{40})$/.exec(v);
-    if (!m) die('--allow-asset takes NETWORK:ADDRESS, e.g. eip155:31337:0x5FbDB2315678afecb367f032d93F642f64180aa3');
+    // An EVM token contract, or a Solana mint (base58, 32 bytes) under its CAIP-2 network.
+    const evm = /^(eip155:[0-9]+):(0x[0-9a-fA-F]{40})$/.exec(v);
+    const svm = /^(solana:[1-9A-HJ-NP-Za-km-z]{1,32}):([1-9A-HJ-NP-Za-km-z]{32,44})$/.exec(v);
+    const m = evm ?? (svm && fromBase58(svm[2]!)?.length === 32 ? svm : null);
+    if (!m) die('--allow-asset takes NETWORK:ADDRESS, e.g. eip155:31337:0x5FbDB2315678afecb367f032d93F642f64180aa3 or solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:<mint>');
     return { network: m[1] as `${string}:${string}`, asset: m[2]! };
   });
   const chain = values.chain ?? 'evm';
@@ -93,6 +105,28 @@ function announcedUrl(dataDir: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The one line that says why the SDK's spend controls refused every offer
+ * the server made on this buyer's chain, and what to add to pay it anyway;
+ * undefined for any other failure. Nothing was signed or sent by then.
+ */
+function refusalLine(error: unknown, offered: PaymentRequired | undefined, chain: string, max: string | undefined): string | undefined {
+  const text = error instanceof Error ? error.message : String(error);
+  if (!offered || !/rejected by spendControls/.test(text)) return undefined;
+  const family = chain === 'solana' ? 'solana:' : 'eip155:';
+  const offers = offered.accepts.filter((a) => a.network.startsWith(family));
+  if (offers.length === 0) return undefined;
+  const what = (a: (typeof offers)[number]) => `${a.amount} atomic units of ${a.asset} on ${a.network}`;
+  if (/rejected by spendControls:/.test(text)) {
+    // The asset is neither one the SDK knows (USDC) nor one this run allows.
+    const flags = offers.map((a) => `--allow-asset ${a.network}:${a.asset}`).join(' or ');
+    return `buy refused, nothing paid: the server asks ${offers.map(what).join(' or ')}, an asset this buyer does not pay unless told to; if you trust it, run again with ${flags}`;
+  }
+  // A cap: the per-asset one (--max, default $1) or the SDK's dollar cap on a known asset.
+  const cheapest = offers.reduce((a, b) => (BigInt(a.amount) <= BigInt(b.amount) ? a : b));
+  return `buy refused, nothing paid: the server asks ${what(cheapest)}, more than the ${max ?? DEFAULT_MAX_ATOMIC} atomic units this buyer pays at most${max ? ' (--max)' : ''}; to pay it, run again with --max ${cheapest.amount}`;
 }
 
 /** The EVM buyer: BUYER_PRIVATE_KEY, or the devnet's. */
@@ -133,14 +167,19 @@ async function main() {
     ...(devnet && local ? [{ network: devnet.network as `${string}:${string}`, asset: devnet.asset }] : []),
     ...(devnet?.solana && local ? [{ network: devnet.solana.network as `${string}:${string}`, asset: devnet.solana.mint }] : []),
     ...extraAssets,
-  ].map((a) => ({ ...a, maxAmountPerPayment: max ?? '1000000' }));
+  ].map((a) => ({ ...a, maxAmountPerPayment: max ?? DEFAULT_MAX_ATOMIC }));
   client.setSpendControls({ allowedAssets: allowed, ...(max ? { maxAmountPerPayment: `$${Number(max) / 1e6}` } : {}) });
   // The payment-identifier rides in the payment (never on chain): the proof this buyer shows to get a lost result again.
   client.registerExtension({
     key: 'payment-identifier',
     enrichPaymentPayload: async (p, required) => ({ ...p, extensions: appendPaymentIdentifierToExtensions(structuredClone({ ...required.extensions, ...p.extensions }), paymentId) }),
   });
-  const pay = wrapFetchWithPayment(fetch, client);
+  // What the server offered, kept for the message when the spend controls refuse all of it.
+  let offered: PaymentRequired | undefined;
+  const http = new x402HTTPClient(client).onPaymentRequired(async ({ paymentRequired }) => {
+    offered = paymentRequired;
+  });
+  const pay = wrapFetchWithPayment(fetch, http);
 
   const init: RequestInit = { method: method.toUpperCase(), headers: {} };
   if (body !== undefined) {
@@ -155,7 +194,14 @@ async function main() {
   const url = path.startsWith('http') ? path : base + (path.startsWith('/') ? path : '/' + path);
   process.stderr.write(`paying as ${payer} (${chain}) → ${init.method} ${url}\n`);
   process.stderr.write(`payment-identifier ${paymentId} (if the answer is lost, run the same command with --payment-id ${paymentId}: the result again, not charged twice)\n`);
-  const res = await pay(url, init);
+  let res: Response;
+  try {
+    res = await pay(url, init);
+  } catch (e) {
+    const refused = refusalLine(e, offered, chain, max);
+    if (refused) die(refused);
+    throw e;
+  }
   const bytes = new Uint8Array(await res.arrayBuffer());
   const text = new TextDecoder().decode(bytes);
   if (save) {

@@ -25,6 +25,7 @@ import {
 } from './chain-reads.js';
 import { startFacilitatorServer, type FacilitatorServer } from './facilitator-server.js';
 import { startSvmDevnet, type SvmDevnet } from './svm-devnet.js';
+import { anvilInstanceId } from '../src/payments/devnet-chain.js';
 
 export { authorizationState, findAuthorizationUsedTx };
 export type { TransferLog };
@@ -38,6 +39,12 @@ export interface DevnetAccount {
 export interface Devnet {
   network: 'eip155:31337';
   chainId: 31337;
+  /**
+   * Which chain this is: anvil's instanceId, drawn afresh by every anvil. A
+   * new devnet is a new chain under the same network id, token address and
+   * buyers; the service tells a ledger's payments on an earlier one by it.
+   */
+  chainInstance: string;
   rpcUrl: string;
   /** DevUSDC contract address. */
   asset: Address;
@@ -352,12 +359,14 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
       ...(svm ? { svm: { network: svm.network, signer: svm.signer } } : {}),
     });
 
+    const chainInstance = await anvilInstanceId(rpcUrl);
     const fac = facilitator;
     const svmDevnet = svm;
     let stopping: Promise<void> | undefined;
     return {
       network: NETWORK,
       chainId: CHAIN_ID,
+      chainInstance,
       rpcUrl,
       asset,
       assetName: 'USD Coin',

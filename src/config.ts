@@ -89,7 +89,8 @@ export interface SolanaRailConfig {
 }
 
 export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+/** Solana Devnet's id, which the embedded devnet's Solana runtime takes too (its clients accept only the public networks' ids). */
+export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
 /** The Solana networks the facilitators settle `exact` on, with their USDC and public RPC. */
 export const KNOWN_SVM_NETWORKS: Record<string, { label: string; asset: SvmAssetConfig; rpcUrl: string }> = {

@@ -77,7 +77,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   unsupported_media_type: 'The body\'s `Content-Type` is not one the operation reads (JSON, or `text/html` for the extractor).',
   payload_too_large: 'The body is over the operation\'s byte limit or holds more JSON values than its surface allows; refused while reading, before parsing.',
   duplicate_field_name: 'Two fields of one contract have the same name after canonicalization (data-compatibility checker).',
-  invalid_payment_header: 'A payment header that cannot be read: `PAYMENT-SIGNATURE` not base64 JSON of a PaymentPayload, an MPP credential that does not parse, or both protocols at once; nothing was verified or charged.',
+  invalid_payment_header: 'A payment header that cannot be read: `PAYMENT-SIGNATURE` not base64 JSON of a PaymentPayload, an MPP credential that does not parse, two different MPP credentials (`Authorization` and `Payment-Authorization`), or both protocols at once; nothing was verified or charged.',
   payment_required: 'Pay to get the result: the 402 carries `PAYMENT-REQUIRED` (x402 v2) and, with MPP on, `WWW-Authenticate: Payment`.',
   payment_invalid: 'The payment does not match the requirements, its signature is wrong, or the facilitator refused it; nothing was charged. Sign a new one.',
   payment_fee_too_high: 'Solana: the transaction would cost the facilitator\'s fee payer more than the service accepts (two signatures\' base fee plus compute unit limit × price; without a limit, the runtime\'s default); nothing was sent or charged. Sign again with a lower compute unit price or limit: the official client\'s budget is accepted.',

@@ -23,6 +23,21 @@ function buyCommand(dataDir: string): string {
   return `${env}npm run buy -- POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'`;
 }
 
+/** What `npm start` on the devnet prints once it listens: where to look, how to pay, how to stop. */
+function readyBanner(url: string, dataDir: string): string {
+  return [
+    '',
+    `Service ready at ${url} (devnet payment rail, chain 31337).`,
+    `  Front page:    ${url}/`,
+    `  API reference: ${url}/docs`,
+    'Try a paid call in another terminal:',
+    `  ${buyCommand(dataDir)}`,
+    'Ctrl-C to stop.',
+    '',
+    '',
+  ].join('\n');
+}
+
 async function main() {
   let config;
   try {
@@ -38,6 +53,7 @@ async function main() {
   }
   // The service's modules load only once the configuration stands, so a refusal does not wait for them.
   const { createLogger, startService } = await import('./service.js');
+  const { flushStandardOutputLines } = await import('./observability/log-lines.js');
   const log = createLogger(config.logLevel);
   // The x402 SDK's console lines become JSON log lines like ours, secrets removed.
   routeSdkConsole(log, secretsOf(config.payment));
@@ -45,7 +61,9 @@ async function main() {
     const svc = await startService(config, { log });
     log.info({ url: svc.url, network: svc.payment.network, payTo: svc.payment.payTo, ledger: svc.ledger.kind }, `listening on ${svc.url}`);
     if (svc.devnet) {
-      process.stdout.write(`\nService ready at ${svc.url} (devnet payment rail, chain 31337).\nTry a paid call in another terminal:\n  ${buyCommand(config.dataDir)}\n\n`);
+      // After the lines logged so far (JSON lines below warn are kept for a moment before they are written), so the banner is last.
+      flushStandardOutputLines();
+      process.stdout.write(readyBanner(svc.url, config.dataDir));
     }
     let closing = false;
     const shutdown = async (signal: NodeJS.Signals) => {

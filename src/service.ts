@@ -39,6 +39,7 @@ import { instrumentFacilitator, instrumentLedger } from './payments/instrumentat
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
 import { Redis } from 'ioredis';
 import { startReconciler } from './payments/reconciler.js';
+import { checkDevnetChain } from './payments/devnet-chain.js';
 import { openDatabase, type SqlDriver } from './store/index.js';
 import type { Ledger } from './store/ledger.js';
 import type { FacilitatorClient } from '@x402/core/server';
@@ -116,8 +117,14 @@ async function paymentRail(config: Config, log: Logger, cleanups: Cleanups): Pro
   const facts = {
     network: devnet.network,
     chainId: devnet.chainId,
+    // Which chain this is: a new one each start (see payments/devnet-chain.ts).
+    chainInstance: devnet.chainInstance,
     rpcUrl: devnet.rpcUrl,
     asset: devnet.asset,
+    // What an MPP client (mppx) needs besides the address: the token's EIP-712 domain it signs for, and its decimals.
+    assetName: devnet.assetName,
+    assetVersion: devnet.assetVersion,
+    decimals: devnet.decimals,
     payTo: devnet.payTo,
     facilitatorUrl: devnet.facilitatorUrl,
     buyer: devnet.buyer,
@@ -260,6 +267,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     });
     const rail = new PaymentRail({ payment, chain, svmReader: opts.svmReader, facilitator: facilitators });
     cleanups.push(await startFacilitators({ pool: facilitators, rail, network: payment.network, optionalNetworks: payment.solana ? [payment.solana.network] : [], lastGood, log }));
+    // Before the gate and the reconciler: attempts of an earlier devnet chain are closed, never driven on this one.
+    await checkDevnetChain({ db: database.db, payment, log, now: Date.now });
     const presence = [...new Map([...defaults, ...modules].flatMap((m) => m.surfaces ?? []).map((s) => [s.id, s])).values()];
     // The process's worker pool, under this service's budget: entries that compose others get its step executor when built.
     const handlers = await acquireHandlerPool({ size: config.handlers.workers });

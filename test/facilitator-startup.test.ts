@@ -17,14 +17,15 @@ import { join } from 'node:path';
 import { startDevnet } from '../devnet/index.js';
 import { loadConfig } from '../src/config.js';
 import { startService } from '../src/service.js';
+import { PROBE_RETRY_MS } from '../src/payments/facilitator-watch.js';
 import { spawnService } from './support/child-service.js';
 import { startFaultyFacilitator } from './support/faulty-facilitator.js';
 import { CONTRAST, BLACK_ON_WHITE, decodePaymentRequiredHeader, devnetEnv, postJson, signFor, tempDir, transferLogs } from './support/harness.js';
 
 const NETWORK = 'eip155:84532';
 
-/** A facilitator that answers /supported (under any path) with `networks`, and nothing else. */
-async function fakeFacilitator(networks: string[]): Promise<{ url: string; server: Server }> {
+/** A facilitator that answers /supported (under any path) with `networks`, and nothing else; on `port` when given. */
+async function fakeFacilitator(networks: string[], port = 0): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     if (req.url?.split('?')[0]?.endsWith('/supported')) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -33,9 +34,25 @@ async function fakeFacilitator(networks: string[]): Promise<{ url: string; serve
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
+
+/** A loopback port nothing listens on (for now): connections to it are refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** The service's JSON log lines so far. */
+const logLines = (out: string) =>
+  out
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: number; msg: string; source?: string });
 
 /** An external rail (no devnet) pointing at `facilitators`; the chain is never needed before listening. */
 const externalEnv = (facilitators: string) => ({
@@ -137,10 +154,13 @@ describe('facilitators at start-up and through outages', () => {
   });
 
   test('the x402 SDK\'s console warnings come out as JSON log lines tagged x402-sdk, without secrets', { timeout: 60_000 }, async () => {
-    // Nothing answers: the SDK warns "Failed to fetch supported kinds from facilitator" on each try.
+    // Nothing answers: a readiness probe has the SDK ask, and it warns "Failed to fetch supported kinds from facilitator".
     const svc = await spawnService({ ...externalEnv('http://127.0.0.1:1/?api_key=do-not-print-me'), LOG_LEVEL: 'info' });
     try {
-      for (let i = 0; i < 40 && !svc.output().includes('x402-sdk'); i++) await new Promise((r) => setTimeout(r, 500));
+      for (let i = 0; i < 40 && !svc.output().includes('x402-sdk'); i++) {
+        assert.equal((await fetch(svc.url + '/readyz')).status, 503);
+        await new Promise((r) => setTimeout(r, 500));
+      }
       const lines = svc.output().split('\n').filter((l) => l.trim());
       const parsed = lines.map((l) => {
         try {
@@ -154,6 +174,38 @@ describe('facilitators at start-up and through outages', () => {
       assert.equal(sdk[0]!.level, 40);
       assert.match(String(sdk[0]!.msg), /^Failed to fetch supported kinds from facilitator: /);
       assert.doesNotMatch(svc.output(), /do-not-print-me/);
+    } finally {
+      await svc.kill();
+    }
+  });
+
+  test('offline: the unreachable facilitator is logged once, not at every probe, and its return once', { timeout: 90_000 }, async () => {
+    const port = await closedPort();
+    const svc = await spawnService(externalEnv(`http://127.0.0.1:${port}`));
+    try {
+      // Several probes' worth of an unreachable facilitator.
+      await new Promise((r) => setTimeout(r, 2 * PROBE_RETRY_MS + 1_000));
+      const offline = logLines(svc.output());
+      const listening = offline.findIndex((l) => l.msg.startsWith('listening on '));
+      assert.ok(listening > 0, svc.output());
+      const about = (l: { msg: string; source?: string }) => /facilitator|\/supported/.test(l.msg) || l.source === 'x402-sdk';
+      assert.deepEqual(
+        offline.filter((l) => l.level >= 40 && about(l)).map((l) => l.msg),
+        ['facilitator gave no answer: asked after the others for a while', 'no facilitator reachable yet and no saved /supported answer: paid routes answer 503 until one answers'],
+        'the outage is told once, at start-up',
+      );
+      assert.deepEqual(offline.slice(listening + 1).filter((l) => l.level >= 40), [], 'nothing repeated while it lasts');
+
+      // It answers: the next probe opens paid routes, said once.
+      const facilitator = await fakeFacilitator([NETWORK], port);
+      servers.push(facilitator.server);
+      const open = (o: string) => logLines(o).filter((l) => l.msg === 'a facilitator answered /supported: paid routes open');
+      for (let i = 0; i < 40 && open(svc.output()).length === 0; i++) await new Promise((r) => setTimeout(r, 250));
+      assert.equal(open(svc.output()).length, 1, svc.output());
+      assert.equal((await fetch(svc.url + '/readyz')).status, 200);
+      await new Promise((r) => setTimeout(r, PROBE_RETRY_MS + 500));
+      assert.equal(open(svc.output()).length, 1, 'said once');
+      assert.deepEqual(logLines(svc.output()).slice(offline.length).filter((l) => l.level >= 40), [], 'no warning since');
     } finally {
       await svc.kill();
     }

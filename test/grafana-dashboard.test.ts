@@ -20,6 +20,7 @@ import { tempDir } from './support/harness.js';
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'ops', 'grafana', 'agent-pay-service.json');
+const README = readFileSync(join(dirname(FILE), 'README.md'), 'utf8');
 const dashboard = JSON.parse(readFileSync(FILE, 'utf8')) as Json;
 const panels = (dashboard.panels as Json[]).filter((p) => p.type !== 'row');
 const exprs = panels.flatMap((p) => (p.targets as Json[]).map((t) => ({ panel: p.title as string, expr: t.expr as string })));
@@ -70,4 +71,15 @@ test('every selection is scoped to the $job variable and every panel reads the $
   for (const p of panels) assert.equal(p.datasource?.uid, '${datasource}', p.title);
   assert.deepEqual((dashboard.templating.list as Json[]).map((v) => v.name), ['datasource', 'job']);
   assert.equal(new Set((dashboard.panels as Json[]).map((p) => p.id)).size, dashboard.panels.length, 'panel ids are unique');
+});
+
+test('the README\'s Prometheus scrape targets use the service\'s default port', () => {
+  // The default, as the service reads it with no PORT set.
+  const port = loadConfig({}).port;
+  const targets = /^\s*- targets: \[([^\]]*)\]$/m.exec(README);
+  assert.ok(targets, 'a static_configs targets line');
+  const hostPorts = [...targets[1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+  assert.ok(hostPorts.length > 0, targets[0]);
+  for (const hp of hostPorts) assert.equal(new URL(`http://${hp}`).port, String(port), `${hp} in ops/grafana/README.md`);
+  assert.ok(README.includes(`\`PORT\` is ${port} unless set`), 'the README states the default port');
 });

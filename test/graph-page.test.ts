@@ -3,9 +3,11 @@
  * the starter graph (every entity of the chosen types drawn once and linked
  * to its items, every relationship between drawn entities drawn once, names
  * escaped, the same bytes every time). In Chromium against the real service
- * at 1280 and 390 px: no horizontal scroll, no script error, no request to
- * another origin, each node's link answers, the type filter draws what the
- * JSON API lists, a bad type is a 400 page. Screenshots: entity-graph-*.png.
+ * at 1280 and 390 px (the column drawing on the phone): no horizontal
+ * scroll, of the page or of the picture, every label inside the picture and
+ * the viewport (whole on the phone), no script error, no request to another
+ * origin, each node's link answers, the type filter draws what the JSON API
+ * lists, a bad type is a 400 page. Screenshots: entity-graph-*.png.
 
  */
 import { describe, test, before, after } from 'node:test';
@@ -13,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { graphSvg, selectGraph, type GraphData } from '../src/intel/pages/graph-page.js';
+import { graphColumnSvg, graphSvg, selectGraph, type GraphData } from '../src/intel/pages/graph-page.js';
 import { PAGE_CSP } from '../src/intel/pages.js';
 import { STARTER_DIR } from '../src/intel/starter.js';
 import { ENTITY_TYPES, type Entity, type EntityType, type Relationship } from '../src/intel/types.js';
@@ -68,6 +70,18 @@ describe('the graph picture, in process', () => {
     }
   });
 
+  test('the column drawing (narrow screens): every entity once, each label whole, every relationship once', () => {
+    const svg = graphColumnSvg(selectGraph(all, [])).text;
+    assert.deepEqual(nodeLinks(svg).sort(), all.entities.map((e) => e.id).sort());
+    assert.equal(edgeTitles(svg).length, all.relationships.length);
+    const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/'/g, '&#39;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    const labels = [...svg.matchAll(/<text [^>]*>(.*?)<\/text>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').replace(/\s+/g, ''));
+    assert.deepEqual(labels.sort(), all.entities.map((e) => esc(e.name).replace(/\s+/g, '')).sort(), 'no label shortened');
+    assert.ok(/<tspan /.test(svg), 'long names wrap onto more lines');
+    assert.ok(!svg.includes('id="graph-title"') && !svg.includes('id="arrow"'), 'its ids differ from the wide drawing\'s (both are on the page)');
+    assert.equal(graphColumnSvg(selectGraph(all, [])).text, svg, 'the same graph draws the same bytes');
+  });
+
   test('names are text, never markup', () => {
     const at = '2026-11-22T00:00:00.000000Z';
     const evil: GraphData = {
@@ -116,11 +130,12 @@ describe('the graph page in a browser', { skip: skipBrowser }, () => {
     await rig?.close();
   });
 
-  for (const [name, viewport] of [
-    ['desktop', { width: 1280, height: 900 }],
-    ['phone', { width: 390, height: 844 }],
+  // The two-arc drawing where it fits, the column drawing (whole labels) on a phone.
+  for (const [name, viewport, drawn, hidden] of [
+    ['desktop', { width: 1280, height: 900 }, 'svg.graph', 'svg.graph-column'],
+    ['phone', { width: 390, height: 844 }, 'svg.graph-column', 'svg.graph'],
   ] as const) {
-    test(`at ${name} width (${viewport.width} px): every entity drawn and linked, no horizontal scroll`, async () => {
+    test(`at ${name} width (${viewport.width} px): every entity drawn and linked, no horizontal scroll, every label inside the picture`, async () => {
       const page = await newPage();
       await page.setViewportSize(viewport);
       const res = await page.goto(base + '/graph');
@@ -128,11 +143,32 @@ describe('the graph page in a browser', { skip: skipBrowser }, () => {
       assert.equal(res!.headers()['content-security-policy'], PAGE_CSP);
       assert.equal(await page.locator('h1').innerText(), 'Entity graph');
       const counts = (await json('/v1/graph')).counts;
-      assert.equal(await page.locator('svg.graph g.node').count(), counts.entities);
-      assert.equal(await page.locator('svg.graph path.edge').count(), counts.relationships);
+      assert.ok(await page.locator(drawn).isVisible());
+      assert.equal(await page.locator(hidden).isVisible(), false);
+      assert.equal(await page.locator(`${drawn} g.node`).count(), counts.entities);
+      assert.equal(await page.locator(`${drawn} path.edge`).count(), counts.relationships);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, `the page is ${overflow}px wider than the ${name} viewport`);
-      assert.ok(await page.locator('svg.graph').isVisible());
+      const box = await page.$eval('.graph-box', (b) => b.scrollWidth - b.clientWidth);
+      assert.equal(box, 0, `the picture is ${box}px wider than its box: it scrolls sideways`);
+      // Each label's box lies inside the picture and the viewport: nothing cut off.
+      const labels = await page.$$eval(`${drawn} g.node text`, (texts) =>
+        texts.map((t) => {
+          const r = t.getBoundingClientRect();
+          const svg = (t as SVGTextElement).ownerSVGElement!.getBoundingClientRect();
+          return { text: t.textContent!, left: r.left, right: r.right, top: r.top, bottom: r.bottom, svg: { left: svg.left, right: svg.right, top: svg.top, bottom: svg.bottom }, view: document.documentElement.clientWidth };
+        }),
+      );
+      assert.equal(labels.length, counts.entities);
+      for (const l of labels) {
+        assert.ok(l.left >= l.svg.left - 0.5 && l.right <= l.svg.right + 0.5 && l.top >= l.svg.top - 0.5 && l.bottom <= l.svg.bottom + 0.5, `"${l.text}" reaches outside the picture: ${JSON.stringify(l)}`);
+        assert.ok(l.left >= 0 && l.right <= l.view, `"${l.text}" reaches outside the viewport: ${JSON.stringify(l)}`);
+      }
+      if (name === 'phone') {
+        // Whole names, not shortened: the labels read as the API names the entities.
+        const names = ((await json('/v1/graph/entities?limit=200')).items as Json[]).map((e) => (e.name as string).replace(/\s+/g, '')).sort();
+        assert.deepEqual(labels.map((l) => l.text.replace(/\s+/g, '')).sort(), names);
+      }
       await page.screenshot({ path: join(shots, `entity-graph-${name}.png`) });
       assert.ok(statSync(join(shots, `entity-graph-${name}.png`)).size > 5_000);
       await page.close();

@@ -9,11 +9,9 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { REDIS_URL, redisReachable } from './support/redis.js';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { startRig, postJson, CONTRAST, BLACK_ON_WHITE, type Rig } from './support/harness.js';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const rigs: Rig[] = [];
 after(async () => {
@@ -39,19 +37,6 @@ function rawGet(url: string, headers: Record<string, string> = {}): Promise<{ st
   });
 }
 
-async function redisReachable(): Promise<boolean> {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-  r.on('error', () => {});
-  try {
-    await r.connect();
-    await r.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-}
 /** Counts live in one-minute windows: start a counting run well inside one, so a new window cannot reset it midway. */
 async function awayFromWindowEdge(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);

@@ -5,11 +5,11 @@
  * itself, as written: `npm start` (temp DATA_DIR, any free port) and the
  * `npm run buy` its ready banner prints, the production command (which, with
  * its placeholders, must stop with one line naming the variable), and the
- * `@x402/fetch` snippet for the devnet against a real devnet rig.
+ * `@x402/fetch` and `mppx` snippets for the devnet against a real devnet.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +18,11 @@ import { CONFIG_VARIABLES } from '../src/config-variables.js';
 import { ERROR_CODES } from '../src/errors.js';
 import { withTables } from '../scripts/readme-tables.js';
 import { cdpEd25519Secret } from './support/cdp-key.js';
-import { balanceOf, startRig, tempDir } from './support/harness.js';
+import { spawnShell } from './support/shell.js';
+import { balanceOf, decodePaymentRequiredHeader, startRig, tempDir, transferLogs } from './support/harness.js';
+import { startService } from '../src/service.js';
+import { createPublicClient, erc20Abi, http } from 'viem';
+import { getEip712Domain } from 'viem/actions';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -52,17 +56,30 @@ const COVERED_BY: Record<string, string> = {
   'X402_NETWORK=eip155:84532 X402_PAY_TO=0x… npm start': THIS,
   'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… CDP_API_KEY_ID=… CDP_API_KEY_SECRET=… npm start': THIS,
   'tsx devnet/cli.ts': THIS,
+  'npm run devnet': 'test/devnet-several-instances.test.ts',
+  'set -a && . ./data/devnet.env && set +a && PORT=8402 DATA_DIR=data/a PUBLIC_BASE_URL=https://api.example.com npm start': 'test/devnet-several-instances.test.ts (as written, PostgreSQL and Redis given)',
+  'set -a && . ./data/devnet.env && set +a && PORT=8403 DATA_DIR=data/b PUBLIC_BASE_URL=https://api.example.com npm start': 'test/devnet-several-instances.test.ts (as written, PostgreSQL and Redis given)',
+  [`PORT=8403 npm run buy -- POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'`]: 'test/devnet-several-instances.test.ts (as written)',
   'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… X402_SVM_NETWORK=solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp X402_SVM_PAY_TO=… CDP_API_KEY_ID=… CDP_API_KEY_SECRET=… npm start': THIS,
   'X402_NETWORK=eip155:8453 X402_PAY_TO=0x… X402_SVM_NETWORK=solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp X402_SVM_PAY_TO=… X402_FACILITATOR_URL=https://facilitator.payai.network npm start': THIS,
   [`npm run buy -- --chain solana POST /x402/v1/accessibility-contrast-calculator '{"foreground":"#000000","background":"#ffffff","large_text":false}'`]: 'cli/buy.test.ts',
   'spl-token create-account EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v --owner <wallet>': 'not run here: the Solana CLI (spl-token) is not a dependency; on the devnet the payee\'s account is created at start',
   'node pay.mjs': THIS,
+  'node pay-mpp.mjs': THIS,
   'npm run build': 'test/production-build.test.ts',
   'node dist/src/main.js': 'test/production-build.test.ts',
   'npm run start:dist': 'test/production-build.test.ts (the script is node dist/src/main.js)',
   'npm run intel -- collect': 'test/intel-collectors-run.test.ts',
   'npm run intel -- collect [--source discovery|npm-releases|chain-census]': 'test/intel-collectors-run.test.ts',
   'npm run build:token': THIS,
+  // Backups and restore: the test reads these blocks from the README and runs them as written.
+  'mkdir -p "$BACKUP_DIR"': 'test/backup-restore.test.ts (as written)',
+  'npm run backup -- "$BACKUP_DIR/ledger-$(date -u +%Y%m%dT%H%M%SZ).sqlite"': 'test/backup-restore.test.ts (as written, paid calls in flight)',
+  'npm run backup -- --restore "$(ls "$BACKUP_DIR"/ledger-*.sqlite | tail -n 1)"': 'test/backup-restore.test.ts (as written: fresh DATA_DIR, after a crash, refused while running)',
+  'f="$BACKUP_DIR/ledger-$(date -u +%Y%m%dT%H%M%SZ).dump"': 'test/backup-restore.test.ts (as written)',
+  'pg_dump --format=custom --file="$f.partial" "$DATABASE_URL" && mv "$f.partial" "$f"': 'test/backup-restore.test.ts (as written, PostgreSQL given)',
+  'pg_restore --dbname="$DATABASE_URL" --no-owner --no-privileges --exit-on-error --single-transaction "$(ls "$BACKUP_DIR"/ledger-*.dump | tail -n 1)"': 'test/backup-restore.test.ts (as written, into a new database)',
+  'npm run backup -- FILE': 'test/backup-restore.test.ts, cli/backup.test.ts',
   // Not run by a test: it measures for minutes on the whole machine and rewrites bench/results.json.
   'npm run bench': 'NOT RUN',
 };
@@ -108,39 +125,8 @@ test('every command in the README is run by a test or by .ci/run', () => {
   }
 });
 
-/** Spawn a command in its own process group (so anvil and node go with it), collecting output. */
-function spawnGroup(command: string, env: Record<string, string>) {
-  const child = spawn('sh', ['-c', command], { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b) => (stdout += b));
-  child.stderr.on('data', (b) => (stderr += b));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return {
-    out: () => stdout,
-    err: () => stderr,
-    exited,
-    async waitFor(re: RegExp, ms: number): Promise<RegExpExecArray> {
-      const until = Date.now() + ms;
-      for (;;) {
-        const m = re.exec(stdout);
-        if (m) return m;
-        if (child.exitCode !== null || Date.now() > until) throw new Error(`no ${re} (exit ${child.exitCode}):\n${stdout}\n${stderr}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    },
-    async stop() {
-      if (child.exitCode !== null) return;
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        return;
-      }
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-    },
-  };
-}
+/** A README command in its own process group, run where a user runs it. */
+const spawnGroup = (command: string, env: Record<string, string>) => spawnShell(command, env, ROOT);
 
 test('npm start, then the command its ready banner prints (the README one, with DATA_DIR) pays in a second shell without PORT', { timeout: 180_000 }, async () => {
   const dataDir = tempDir('readme-start-');
@@ -243,10 +229,14 @@ test('tsx devnet/cli.ts starts the devnet alone and writes devnet.json', { timeo
   const dataDir = tempDir('readme-devnet-');
   const devnet = spawnGroup('npx tsx devnet/cli.ts', { DATA_DIR: dataDir });
   try {
-    await devnet.waitFor(/"facilitatorUrl"/, 90_000);
+    // It prints the environment of its devnet.env once devnet.json is written too.
+    await devnet.waitFor(/^X402_FACILITATOR_URL=/m, 90_000);
     const facts = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
     assert.equal(facts.network, 'eip155:31337');
     assert.match(facts.asset, /^0x[0-9a-fA-F]{40}$/);
+    // What an MPP client needs besides the address (pay-mpp.mjs reads these): the token's EIP-712 domain, as the chain states it, and decimals.
+    const domain = await getEip712Domain(createPublicClient({ transport: http(facts.rpcUrl) }), { address: facts.asset });
+    assert.deepEqual([facts.assetName, facts.assetVersion, facts.decimals], [domain.domain.name, domain.domain.version, 6]);
   } finally {
     await devnet.stop();
   }
@@ -298,6 +288,52 @@ test("the README's @x402/fetch snippet is pay.mjs in the repository, and `node p
     assert.match(refused.stderr, /spendControls/);
   } finally {
     await rig.close();
+  }
+});
+
+test("the README's mppx snippet is pay-mpp.mjs, and `node pay-mpp.mjs` pays on npm start's devnet with what devnet.json holds: 200, an MPP receipt, the transfer on chain", { timeout: 120_000 }, async () => {
+  const snippet = codeUnder('### Paying with `mppx` on the devnet', 'js');
+  assert.equal(snippet, readFileSync(join(ROOT, 'pay-mpp.mjs'), 'utf8'), 'the README shows pay-mpp.mjs as it is in the repository');
+  // What `npm start` runs: the service on its embedded devnet, which writes devnet.json and service.json into DATA_DIR.
+  const dataDir = tempDir('readme-mpp-');
+  const service = await startService(loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }));
+  try {
+    const facts = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
+    // The token's EIP-712 domain and decimals are the chain's own (EIP-5267), and what the 402 states.
+    const domain = await getEip712Domain(createPublicClient({ transport: http(facts.rpcUrl) }), { address: facts.asset });
+    assert.deepEqual([facts.assetName, facts.assetVersion, facts.chainId], [domain.domain.name, domain.domain.version, domain.domain.chainId]);
+    assert.equal(facts.decimals, await createPublicClient({ transport: http(facts.rpcUrl) }).readContract({ address: facts.asset, abi: erc20Abi, functionName: 'decimals' }));
+    const unpaid = await fetch(`${service.url}/x402/v1/accessibility-contrast-calculator`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"foreground":"#000000","background":"#ffffff","large_text":false}' });
+    const extra = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!).accepts.find((a) => a.network === facts.network)!.extra;
+    assert.deepEqual([extra.name, extra.version], [facts.assetName, facts.assetVersion]);
+    const before = await balanceOf(facts, facts.payTo);
+    const buyerBefore = await balanceOf(facts, facts.buyer.address);
+    // The repository's own file, run where a user runs it.
+    const r = await run(process.execPath, ['pay-mpp.mjs'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
+    assert.match(r.stdout, /^200 \{/);
+    assert.match(r.stdout, /contrast_ratio: 21/);
+    assert.match(r.stdout, /method: 'evm'/);
+    assert.match(r.stdout, /status: 'success'/);
+    const reference = /reference: '(0x[0-9a-f]{64})'/.exec(r.stdout)?.[1];
+    assert.ok(reference, r.stdout);
+    // The receipt names the transfer: the buyer's 1000 atomic units to the payee, in that transaction.
+    assert.equal((await balanceOf(facts, facts.payTo)) - before, 1000n);
+    assert.equal(buyerBefore - (await balanceOf(facts, facts.buyer.address)), 1000n);
+    const [log] = (await transferLogs(facts, { from: facts.buyer.address, to: facts.payTo })).filter((l) => l.txHash === reference);
+    assert.ok(log, `a transfer in ${reference}`);
+
+    // The cap the README describes holds: under the price, the client refuses to sign and nothing is paid.
+    const dir = tempDir('readme-pay-mpp-');
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    assert.match(snippet, /maxAmount: '0\.10'/);
+    writeFileSync(join(dir, 'capped.mjs'), snippet.replace(/maxAmount: '0\.10'/, "maxAmount: '0.0005'"));
+    const paidTo = await balanceOf(facts, facts.payTo);
+    const capped = await run(process.execPath, ['capped.mjs'], { cwd: dir, env: { ...process.env, DATA_DIR: dataDir } }).catch((e) => e);
+    assert.notEqual(capped.code, 0);
+    assert.match(capped.stderr, /exceeds maxAmount/);
+    assert.equal(await balanceOf(facts, facts.payTo), paidTo);
+  } finally {
+    await service.close();
   }
 });
 

@@ -12,6 +12,7 @@ import { html } from 'hono/html';
 import { errorBody } from '../errors.js';
 import type { FreeRoute } from '../module.js';
 import { pageCsp, pageHeaders } from '../http/security-headers.js';
+import { SERVICE_NAME } from './identity.js';
 
 const DOCS_PATH = '/docs';
 
@@ -37,7 +38,7 @@ const PAGE = html`<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>API reference · Agent pay-per-call utilities</title>
+<title>API reference · ${SERVICE_NAME}</title>
 <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
 <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png">
 </head>

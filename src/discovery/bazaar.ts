@@ -6,12 +6,16 @@
  * discovery clients look for it (`schema.properties.output.properties.example`).
  * The transport picks the richest candidate whose header fits its budget
  * (schemas without descriptions, top levels only, only an example);
- * /openapi.json carries the full schemas.
+ * /openapi.json carries the full schemas. Bazaar's service metadata (the
+ * service's name, the entry's tags, the icon) rides on the 402's `resource`,
+ * where the spec and the SDK put it, and is traded down with the levels.
  */
-import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { bazaarResourceServerExtension, declareDiscoveryExtension, isValidIconUrl, sanitizeTags } from '@x402/extensions/bazaar';
 import type { Capability, JsonSchema } from '../catalog/capability.js';
 import { relocateDefs } from '../catalog/schema-refs.js';
-import type { PaidOffer } from '../payments/paid-flow.js';
+import { SERVICE_METADATA_KEYS, type ServiceMetadata } from '../payments/gate.js';
+import type { OfferRung, PaidOffer } from '../payments/paid-flow.js';
+import { ICON_PATH, SERVICE_NAME } from './identity.js';
 
 
 const DROP = new Set(['description', 'examples', 'title', '$comment', 'default']);
@@ -123,12 +127,72 @@ export function bazaarExtension(cap: Capability, level: BazaarLevel): Record<str
   }
 }
 
+/** Bazaar's levels, richest first. */
+const LEVELS = ['full', 'compact', 'outline', 'example-outline', 'example-object', 'example-only', 'example-bare', 'minimal'] as const satisfies readonly BazaarLevel[];
+
 /**
- * Candidates from richest to leanest; the HTTP adapter sends the first whose
- * encoded PAYMENT-REQUIRED header fits its budget, MCP the richest. The full schemas are always in /openapi.json.
+ * The leanest level that still carries an input example under an input
+ * schema: below it, discovery validators (x402scan's) call a payable 402 an
+ * error. The service metadata on `resource` is given up before going below it.
  */
-function bazaarCandidates(cap: Capability): Array<Record<string, unknown>> {
-  return (['full', 'compact', 'outline', 'example-outline', 'example-object', 'example-only', 'example-bare', 'minimal'] as const).map((l) => bazaarExtension(cap, l));
+const FLOOR: BazaarLevel = 'example-bare';
+
+/** The service metadata kept at each step of its own trade-down: all of it, then without the icon, then the name alone. */
+const METADATA_STEPS: ReadonlyArray<ReadonlyArray<keyof ServiceMetadata>> = [SERVICE_METADATA_KEYS, ['serviceName', 'tags'], ['serviceName']];
+
+/**
+ * Rungs from richest to leanest; the HTTP adapter sends the first whose
+ * encoded PAYMENT-REQUIRED header fits its budget, MCP and A2A the richest.
+ * Bazaar's levels are traded down first, with the whole service metadata,
+ * as far as the floor: a discovery challenge keeps all of it, and gives up
+ * only the schemas' descriptions, which /openapi.json has. At the floor the
+ * metadata goes, the icon first (the least use in a search), then the tags;
+ * only then the levels below the floor, without it. The full schemas are
+ * always in /openapi.json.
+ */
+function bazaarRungs(cap: Capability): OfferRung[] {
+  const floor = LEVELS.indexOf(FLOOR as (typeof LEVELS)[number]);
+  const at = (level: BazaarLevel) => bazaarExtension(cap, level);
+  return [
+    ...LEVELS.slice(0, floor + 1).map((level) => ({ extensions: at(level), keeps: SERVICE_METADATA_KEYS })),
+    ...METADATA_STEPS.slice(1).map((keeps) => ({ extensions: at(FLOOR), keeps })),
+    { extensions: at(FLOOR), keeps: [] },
+    ...LEVELS.slice(floor + 1).map((level) => ({ extensions: at(level), keeps: [] })),
+  ];
+}
+
+/**
+ * The entry's topical tags: the product names its routing knowledge says
+ * name its outcome (what the outcome router matches an objective by), else
+ * its id, which is how the router names an entry nobody described. Passed
+ * through the SDK's own sanitizer (the first five, each printable ASCII of
+ * at most 32 characters), so nothing is sent that the catalogue would drop.
+ */
+export function tagsOf(cap: Capability): string[] {
+  return sanitizeTags(cap.routing?.names?.length ? cap.routing.names : [cap.id]) ?? [];
+}
+
+/**
+ * Bazaar's service metadata of an entry at an origin: the service's name, the
+ * entry's tags and the icon the discovery module serves there. The icon's URL
+ * is stated only where Bazaar would keep it (the SDK's `isValidIconUrl`: an
+ * http(s) URL whose host is a name, not an IP address or localhost): the
+ * devnet's loopback origin has none.
+ */
+function serviceMetadataOf(cap: Capability): (origin: string) => ServiceMetadata {
+  const tags = tagsOf(cap);
+  const byOrigin = new Map<string, ServiceMetadata>();
+  return (origin) => {
+    let m = byOrigin.get(origin);
+    if (!m) {
+      const iconUrl = origin + ICON_PATH;
+      m = { serviceName: SERVICE_NAME, ...(tags.length ? { tags } : {}), ...(isValidIconUrl(iconUrl) ? { iconUrl } : {}) };
+      // Bounded: origins come from Host headers (only our own names, but several of them).
+      if (byOrigin.size >= 32) byOrigin.clear();
+      byOrigin.set(origin, m);
+    }
+    return m;
+  };
 }
 
 /**
@@ -142,7 +206,7 @@ export function shortDescription(cap: Capability): string {
   return first.length <= SHORT_DESCRIPTION_CHARS ? first : first.slice(0, SHORT_DESCRIPTION_CHARS - 3).replace(/\s+\S*$/, '') + '…';
 }
 
-/** A capability's paid face for every transport: its 402 summary and extensions (the paid flow makes it once per entry). */
+/** A capability's paid face for every transport: its 402 summary, service metadata and extensions (the paid flow makes it once per entry). */
 export function offerOf(cap: Capability): PaidOffer {
-  return { cap, summary: shortDescription(cap), extensionCandidates: bazaarCandidates(cap) };
+  return { cap, summary: shortDescription(cap), serviceMetadata: serviceMetadataOf(cap), rungs: bazaarRungs(cap) };
 }

@@ -10,6 +10,8 @@ import { HOW_TO_PAY, RESEND_NEEDS_PROOF, RESEND_PROOF } from '../payments/how-to
 import { railFacts, railsSentence } from '../payments/rails.js';
 import { freeToolsOf } from '../http/free-routes.js';
 import { agentCardSigningExtension } from '../commitments/published.js';
+import { SERVICE_NAME } from './identity.js';
+import { bazaarExtension } from './bazaar.js';
 
 type Operation = {
   responses?: Record<string, { content?: Record<string, unknown> }>;
@@ -48,14 +50,25 @@ export function mcpToolName(capabilityId: string): string {
 /**
  * The legacy manifest, kept for the clients that read it. Discovery tools now
  * read OpenAPI (`x-payment-info` per operation) and no longer parse this
- * document, so it points there by URL as well as in words.
+ * document, so it points there by URL as well as in words. `resources` stays
+ * a list of URLs (what its readers parse); `items` has each paid resource as
+ * the Bazaar catalogue lists one: its 402's `resource` (description and
+ * service metadata, the same objects its 402 carries) and its Bazaar
+ * extension at the level a discovery challenge affords (both shapes at their
+ * top level and an input example: the full schemas of every entry would make
+ * this document as large as /openapi.json, which has them), without
+ * `accepts` (the price and chains are in its 402 and in /openapi.json).
  */
-export function wellKnownX402(openapi: Record<string, unknown>, base: string) {
+export function wellKnownX402(ctx: ModuleContext, openapi: Record<string, unknown>, base: string) {
   return {
     version: 1,
     resources: operations(openapi)
       .filter((o) => o.paid)
       .map((o) => base + o.path),
+    items: ctx.catalog.map((cap) => {
+      const offer = ctx.flow.describe(cap);
+      return { resource: base + cap.path, type: 'http', x402Version: 2, description: offer.summary, mimeType: 'application/json', ...offer.serviceMetadata(base), extensions: bazaarExtension(cap, 'outline') };
+    }),
     openapi: `${base}/openapi.json`,
     instructions:
       `${HOW_TO_PAY} Schemas and prices: ${base}/openapi.json. Guide: ${base}/llms.txt.`,
@@ -144,7 +157,7 @@ export function agentCard(ctx: ModuleContext, openapi: Record<string, unknown>, 
   const paidNames = ctx.catalog.map((c) => c.title.split(' (')[0]!);
   const freeNames = freeTools.map((t) => t.title);
   return {
-    name: 'Agent pay-per-call utilities',
+    name: SERVICE_NAME,
     description: `Paid per call with x402 v2${ctx.flow.takesMpp ? ' or MPP (Payment HTTP authentication, evm charge)' : ''} in USDC, no account or API key: ${paidNames.join(', ')}. Free: ${freeNames.join(', ')}.`,
     // The first interface is the preferred one: A2A's own JSON-RPC binding (v1.0, and v0.3 at the same URL), then MCP.
     supportedInterfaces: [
@@ -217,7 +230,7 @@ export function llmsTxt(ctx: ModuleContext, openapi: Record<string, unknown>, ba
   const free = ops.filter((o) => !o.paid);
   const a = ctx.payment.asset;
   const lines = [
-    '# Agent pay-per-call utilities',
+    `# ${SERVICE_NAME}`,
     '',
     '> Deterministic paid utilities and free machine-economy discovery for software agents. Pay per call with x402 v2 in USDC; no account, no API key.',
     '',

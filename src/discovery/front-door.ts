@@ -18,6 +18,7 @@ import { HOW_TO_PAY, RESEND_NEEDS_PROOF } from '../payments/how-to-pay.js';
 import { railFacts, railNames } from '../payments/rails.js';
 import { operations } from './documents.js';
 import { pageCsp } from '../http/security-headers.js';
+import { ICON_CONTENT_TYPE, ICON_PATH, SERVICE_NAME } from './identity.js';
 
 /** No script, no foreign origin: inline styles and this origin's icon only. */
 export const FRONT_DOOR_CSP = pageCsp("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
@@ -161,15 +162,15 @@ export function frontDoorPage(ctx: ModuleContext, openapi: Record<string, unknow
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Agent pay-per-call utilities</title>
+<title>${SERVICE_NAME}</title>
 <meta name="description" content="Paid per call with x402 v2 in USDC: no account, no API key.">
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="icon" href="${ICON_PATH}" type="${ICON_CONTENT_TYPE}">
 <link rel="alternate" type="application/json" href="/" title="This index as JSON (Accept: application/json)">
 <style>${STYLE}</style>
 </head>
 <body>
 <header>
-<h1>Agent pay-per-call utilities</h1>
+<h1>${SERVICE_NAME}</h1>
 <p class="lede">Deterministic utilities for software agents, paid per request in ${a.symbol}. No account and no API key: each request carries its own payment, and you pay only for a result you receive.</p>
 </header>
 <main>

@@ -13,11 +13,7 @@ import { buildOpenApi } from './openapi.js';
 import { signingInfo } from '../commitments/published.js';
 import { ownOrigin } from '../http/own-origin.js';
 import { pageHeaders } from '../http/security-headers.js';
-
-/** A small coin with a 402 on it: registries look for an icon at the origin. */
-const FAVICON =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#2775ca"/>' +
-  '<text x="32" y="41" font-family="sans-serif" font-size="22" font-weight="700" text-anchor="middle" fill="#fff">402</text></svg>';
+import { ICON_CONTENT_TYPE, ICON_PATH, ICON_SVG } from './identity.js';
 
 interface Docs {
   openapi: Record<string, unknown>;
@@ -48,6 +44,26 @@ function discoveryPaths(): OpenApiPaths {
         properties: {
           version: { type: 'integer', const: 1 },
           resources: { type: 'array', items: { type: 'string', format: 'uri' } },
+          items: {
+            type: 'array',
+            description:
+              "Each paid resource as the Bazaar catalogue lists one: its URL, description and media type and Bazaar's service metadata (serviceName, tags, iconUrl) as its 402's resource states them, and extensions.bazaar with both shapes at their top level and an input example. The full schemas, the price and the chains are in this OpenAPI document and in its 402.",
+            items: {
+              type: 'object',
+              required: ['resource', 'type', 'x402Version', 'extensions'],
+              properties: {
+                resource: { type: 'string', format: 'uri' },
+                type: { type: 'string', const: 'http' },
+                x402Version: { type: 'integer', const: 2 },
+                description: { type: 'string' },
+                mimeType: { type: 'string' },
+                serviceName: { type: 'string', maxLength: 32 },
+                tags: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 32 } },
+                iconUrl: { type: 'string', format: 'uri' },
+                extensions: { type: 'object', properties: { bazaar: { type: 'object', required: ['info', 'schema'] } } },
+              },
+            },
+          },
           openapi: { type: 'string', format: 'uri', description: 'Where discovery lives now: the OpenAPI document (x-payment-info per paid operation). This manifest is kept for its existing readers.' },
           instructions: { type: 'string' },
         },
@@ -60,7 +76,7 @@ function discoveryPaths(): OpenApiPaths {
       json('The listing', { type: 'object', required: ['services', 'payment'], properties: { services: { type: 'array', items: { type: 'object' } }, payment: { type: 'object' } } }),
     ),
     '/llms.txt': get('getLlmsTxt', 'A short plain-text guide for language-model agents', { description: 'The guide', content: { 'text/plain': { schema: { type: 'string' } } } }),
-    '/favicon.svg': get('getFavicon', 'Site icon', { description: 'SVG icon', content: { 'image/svg+xml': { schema: { type: 'string' } } } }),
+    [ICON_PATH]: get('getFavicon', 'Site icon (the iconUrl of the Bazaar service metadata on every paid 402)', { description: 'SVG icon', content: { [ICON_CONTENT_TYPE]: { schema: { type: 'string' } } } }),
   };
 }
 
@@ -75,7 +91,7 @@ function responders(): Record<string, Responder> {
     '/.well-known/agent-card.json': (c, d) => c.json(d().card, 200, cacheHeaders),
     '/v1/services': (c, d) => c.json(d().services, 200, cacheHeaders),
     '/llms.txt': (c, d) => c.text(d().llms, 200, { ...cacheHeaders, 'Content-Type': 'text/plain; charset=utf-8' }),
-    '/favicon.svg': (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }),
+    [ICON_PATH]: (c) => c.body(ICON_SVG, 200, { 'Content-Type': ICON_CONTENT_TYPE, 'Cache-Control': 'public, max-age=86400' }),
   };
 }
 
@@ -87,7 +103,7 @@ function discoveryRoutes(ctx: ModuleContext): FreeRoute[] {
     let d = cache.get(base);
     if (!d) {
       const openapi = buildOpenApi(ctx, base);
-      d = { openapi, frontDoor: { page: frontDoorPage(ctx, openapi, base), index: frontDoorIndex(ctx, openapi, base) }, manifest: { ...wellKnownX402(openapi, base), signing: signingInfo(ctx.signer?.address), mpp: mppInfo(ctx) }, card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
+      d = { openapi, frontDoor: { page: frontDoorPage(ctx, openapi, base), index: frontDoorIndex(ctx, openapi, base) }, manifest: { ...wellKnownX402(ctx, openapi, base), signing: signingInfo(ctx.signer?.address), mpp: mppInfo(ctx) }, card: agentCard(ctx, openapi, base), services: servicesListing(ctx, openapi, base), llms: llmsTxt(ctx, openapi, base) };
       // Host headers are caller-controlled: bound the cache.
       if (cache.size >= 32) cache.clear();
       cache.set(base, d);

@@ -125,7 +125,15 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
         in: 'header',
         required: false,
         description:
-          'MPP (draft-httpauth-payment): `Payment <base64url credential>` answering the 402\'s WWW-Authenticate: Payment challenge (method evm, intent charge: an EIP-3009 authorization whose nonce is the challenge hash), when the service offers MPP (x-payment-info.protocols). Paid through the same gate as PAYMENT-SIGNATURE; sending both: 400 invalid_payment_header.',
+          'MPP (draft-httpauth-payment): `Payment <base64url credential>` answering the 402\'s WWW-Authenticate: Payment challenge (method evm, intent charge: an EIP-3009 authorization whose nonce is the challenge hash), when the service offers MPP (x-payment-info.protocols) and the challenge selected no other field. Paid through the same gate as PAYMENT-SIGNATURE; sending both: 400 invalid_payment_header.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'Payment-Authorization',
+        in: 'header',
+        required: false,
+        description:
+          'MPP\'s alternate credential field (draft-httpauth-payment): `Payment <base64url credential>` for a challenge with header="Payment-Authorization", which a 402 selects when the request\'s Authorization holds another scheme (e.g. a proxy\'s Bearer) or it came with Payment-Authorization. The same checks, single use, redelivery and errors as Authorization: Payment; a credential counts only in the field its challenge selected (else 402 invalid-challenge). The same credential in both fields is one; two different ones: 400 invalid_payment_header, nothing verified.',
         schema: { type: 'string' },
       },
       {
@@ -156,7 +164,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
             schema: { type: 'string' },
           },
           'X-Payment-Replayed': { description: 'true when this is a stored result delivered again (to a sign-in, or a resend with its proof): nothing was charged by this request.', schema: { type: 'string', enum: ['true', 'false'] } },
-          'Payment-Receipt': { description: 'MPP receipt (base64url JSON: method evm, reference = the transfer\'s transaction, status, timestamp); present when the call paid with Authorization: Payment.', schema: { type: 'string' } },
+          'Payment-Receipt': { description: 'MPP receipt (base64url JSON: method evm, reference = the transfer\'s transaction, status, timestamp); present when the call paid with an MPP credential (Authorization or Payment-Authorization).', schema: { type: 'string' } },
         },
         content: { 'application/json': { schema: outputSchema, examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { value: e.output }])) } },
       },
@@ -172,7 +180,7 @@ function paidOperation(cap: Capability, ctx: ModuleContext, components: Record<s
           'PAYMENT-RESPONSE': { description: 'Present when a settlement was attempted and failed (success false).', schema: { type: 'string' } },
           'Preference-Applied': { description: 'network=<the Prefer value>, when a Prefer: network=… put that chain first in accepts.', schema: { type: 'string' } },
           'WWW-Authenticate': {
-            description: 'When the service offers MPP: a fresh `Payment` challenge (method evm, intent charge) for this 402 alone. To a request that paid with Authorization: Payment, errors are RFC 9457 problems (application/problem+json) of the draft\'s types, with error.code as in every other error.',
+            description: 'When the service offers MPP: a fresh `Payment` challenge (method evm, intent charge) for this 402 alone; with header="Payment-Authorization" when the request\'s Authorization holds another scheme or it came with Payment-Authorization (send the credential there). To a request that paid with an MPP credential, errors are RFC 9457 problems (application/problem+json) of the draft\'s types, with error.code as in every other error.',
             schema: { type: 'string' },
           },
         },
@@ -232,7 +240,15 @@ export function buildOpenApi(ctx: ModuleContext, baseUrl: string): Record<string
             resource: {
               type: 'object',
               required: ['url'],
-              properties: { url: { type: 'string', format: 'uri' }, description: { type: 'string' }, mimeType: { type: 'string' } },
+              properties: {
+                url: { type: 'string', format: 'uri' },
+                description: { type: 'string' },
+                mimeType: { type: 'string' },
+                // Bazaar's service metadata, where x402 v2 carries it; short of header room the icon, then the tags, then the name are left out.
+                serviceName: { type: 'string', maxLength: 32, description: "Bazaar service metadata: the service's name." },
+                tags: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 32 }, description: 'Bazaar service metadata: the names the outcome router knows this resource by.' },
+                iconUrl: { type: 'string', format: 'uri', description: "Bazaar service metadata: the service's icon, at its own origin (absent at an IP or localhost origin, which Bazaar does not keep)." },
+              },
             },
             accepts: {
               type: 'array',

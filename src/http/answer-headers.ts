@@ -32,7 +32,7 @@ export function requestIdOf(c: Context): string {
 export type CorsOrigins = '*' | string[];
 
 /** Header names of x402 v2 and MPP (transport: HTTP) a browser agent must be able to send and read across origins. */
-const CORS_ALLOW_HEADERS = ['Content-Type', 'PAYMENT-SIGNATURE', 'SIGN-IN-WITH-X', 'X-Signed-Offer', 'X-Request-Id', 'Authorization', 'Prefer'];
+const CORS_ALLOW_HEADERS = ['Content-Type', 'PAYMENT-SIGNATURE', 'SIGN-IN-WITH-X', 'X-Signed-Offer', 'X-Request-Id', 'Authorization', 'Payment-Authorization', 'Prefer'];
 const CORS_EXPOSE_HEADERS = ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'WWW-Authenticate', 'Payment-Receipt', 'X-Request-Id', 'Retry-After', 'ETag', 'Preference-Applied', 'X-Payment-Replayed'];
 
 const CORS_EXPOSED = CORS_EXPOSE_HEADERS.join(',');

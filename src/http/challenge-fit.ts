@@ -1,13 +1,15 @@
 /**
  * The PAYMENT-REQUIRED header's size budget, which only HTTP has: the gate
- * answers with the entry's richest extensions, and the route advertises the
- * richest of the entry's candidates (Bazaar discovery, richest first) whose
- * encoded header fits. Production facilitators reject payments whose 402
+ * answers with the entry's richest extensions and service metadata, and the
+ * route advertises the richest of the entry's rungs (Bazaar discovery and the
+ * metadata on `resource`, richest first) whose encoded header fits. Production facilitators reject payments whose 402
  * header was too large, and reverse proxies buffer a bounded header block.
  */
 import { encodePaymentRequiredHeader } from './x402-headers.js';
 import { StampedBase64, type StampedBody } from './stamped-encoding.js';
 import type { PaymentRequired } from '../payments/rail.js';
+import { SERVICE_METADATA_KEYS } from '../payments/gate.js';
+import type { OfferRung } from '../payments/paid-flow.js';
 
 /**
  * Budget for the base64 PAYMENT-REQUIRED header of a payable 402 as a payment
@@ -43,6 +45,9 @@ export interface Fitted {
 
 const fitted = (paymentRequired: PaymentRequired): Fitted => ({ paymentRequired, header: new StampedBase64(JSON.stringify(paymentRequired)) });
 
+/** The last resort: none of the entry's extensions and no service metadata. */
+const NOTHING: OfferRung = { extensions: {}, keeps: [] };
+
 /**
  * The gate's own extensions (sign-in, payment-identifier) without their
  * `schema`: the JSON Schema of what a client sends back, which the SDK's
@@ -59,14 +64,21 @@ function withoutSchemas(own: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(own).map(([key, ext]) => [key, bare(ext)]));
 }
 
+/** `resource` with only the service metadata fields a rung keeps (its URL, description and media type always stay). */
+function resourceKeeping(resource: PaymentRequired['resource'], keeps: OfferRung['keeps']): PaymentRequired['resource'] {
+  const out = { ...resource };
+  for (const key of SERVICE_METADATA_KEYS) if (!keeps.includes(key)) delete out[key];
+  return out;
+}
+
 /**
  * One route's fitting. A plain 402 brings the gate's room for its encodings
  * (`encoded`, kept with the cached challenge): the fitting is made once per
  * budget and kept there, with the body the route makes once; any other
  * challenge is fitted when it is answered.
  */
-export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown>>) {
-  const ours = new Set(candidates.flatMap((c) => Object.keys(c)));
+export function challengeFitter(rungs: ReadonlyArray<OfferRung>) {
+  const ours = new Set(rungs.flatMap((r) => Object.keys(r.extensions)));
   /**
    * `budget`: the whole header's (a discovery challenge, which nothing can
    * pay), or `{ echoed }`: what a payment carries back, with the longest
@@ -79,10 +91,11 @@ export function challengeFitter(candidates: ReadonlyArray<Record<string, unknown
     const fits = (f: Fitted) => (typeof budget === 'number' ? f.header.length <= budget : f.header.length <= PAYABLE_HEADER_CEILING_BYTES && echoedLength(f.paymentRequired) <= budget.echoed);
     let f = fitted(pr);
     if (!fits(f)) {
-      // The gate's own schemas go first; then the entry's candidates are traded down. The gate's own extensions (sign-in, payment-identifier) stay.
+      // The gate's own schemas go first; then the entry's rungs are traded down (Bazaar's levels and the service
+      // metadata on `resource`), down to neither. The gate's own extensions (sign-in, payment-identifier) stay.
       const own = withoutSchemas(Object.fromEntries(Object.entries(pr.extensions ?? {}).filter(([k]) => !ours.has(k))));
-      for (const candidate of [candidates[0] ?? {}, ...candidates.slice(1), {}]) {
-        f = fitted({ ...pr, extensions: { ...own, ...candidate } });
+      for (const rung of [rungs[0] ?? NOTHING, ...rungs.slice(1), NOTHING]) {
+        f = fitted({ ...pr, resource: resourceKeeping(pr.resource, rung.keeps), extensions: { ...own, ...rung.extensions } });
         if (fits(f)) break;
       }
     }

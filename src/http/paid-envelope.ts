@@ -43,7 +43,7 @@ export function registerPaidRoutes(app: Hono, catalog: readonly Capability[], op
       await forwarded!(c, noNext);
       return serve(c, answer);
     };
-    // A paid attempt (PAYMENT-SIGNATURE, or MPP's Authorization) reports where its time went as Server-Timing, through Hono's
+    // A paid attempt (PAYMENT-SIGNATURE, or MPP's Authorization or Payment-Authorization) reports where its time went as Server-Timing, through Hono's
     // timing middleware, when it is delivered (ledger, verify, handler, settle, chain); no other answer
     // carries one, and the unpaid 402 does not run the middleware at all.
     const serveTimed = async (c: Context, answer: AnswerHeaders): Promise<Response> => {
@@ -59,8 +59,8 @@ export function registerPaidRoutes(app: Hono, catalog: readonly Capability[], op
       const start = performance.now();
       let res: Response;
       try {
-        // A paid attempt over either protocol (x402's PAYMENT-SIGNATURE, MPP's Authorization) is timed.
-        const paying = requestHeader(c, 'payment-signature') !== undefined || authorizationHeader(c) !== undefined;
+        // A paid attempt over either protocol (x402's PAYMENT-SIGNATURE, MPP's Authorization or Payment-Authorization) is timed.
+        const paying = requestHeader(c, 'payment-signature') !== undefined || authorizationHeader(c) !== undefined || requestHeader(c, 'payment-authorization') !== undefined;
         const run = paying ? serveTimed : forwarded ? serveForwarded : serve;
         res = await run(c, answer);
       } catch (e) {

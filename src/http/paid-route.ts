@@ -173,10 +173,14 @@ const PAYABLE_BUDGET = { echoed: HEADER_BUDGET_BYTES };
 const HTTP_WIRE: PaymentWire = {
   mpp: {
     twoProtocols: {
-      message: 'A request pays with one protocol: send either PAYMENT-SIGNATURE (x402) or Authorization: Payment (MPP), not both. Nothing was verified or charged.',
+      message: 'A request pays with one protocol: send either PAYMENT-SIGNATURE (x402) or an MPP credential (Authorization: Payment or Payment-Authorization: Payment), not both. Nothing was verified or charged.',
       details: [{ path: 'header:Authorization', rule: 'one-payment-protocol' }],
     },
-    unreadable: 'Authorization: Payment is not a base64url JSON MPP credential ({challenge, payload}). Nothing was verified or charged.',
+    twoCredentials: {
+      message: 'A request carries one MPP credential: Authorization: Payment and Payment-Authorization: Payment hold different ones (or a field holds two). Send the one credential in the field its challenge selected. Nothing was verified or charged.',
+      details: [{ path: 'header:Payment-Authorization', rule: 'one-mpp-credential' }],
+    },
+    unreadable: 'The Payment credential (Authorization or Payment-Authorization) is not a base64url JSON MPP credential ({challenge, payload}). Nothing was verified or charged.',
   },
   x402Unreadable: { message: 'PAYMENT-SIGNATURE is not base64-encoded JSON of an x402 PaymentPayload.', details: [{ path: 'header:PAYMENT-SIGNATURE', rule: 'base64-json' }] },
   requirementWithRefusal: false,
@@ -188,7 +192,7 @@ const HTTP_WIRE: PaymentWire = {
 export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
   const { flow } = opts;
   const limit = flow.inputLimit(cap);
-  const fit = challengeFitter(flow.describe(cap).extensionCandidates);
+  const fit = challengeFitter(flow.describe(cap).rungs);
   const payable = (pr: PaymentRequired, encoded?: Map<string, unknown>) => fit(pr, PAYABLE_BUDGET, encoded);
   /** `answer`: the envelope's headers (request id, CORS), for the answers the route builds itself. */
   return async function paidCapabilityRoute(c: Context, answer?: AnswerHeaders): Promise<Response> {
@@ -200,6 +204,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
     const probe = raw.value.byteLength === 0;
     const sig = requestHeader(c, 'payment-signature');
     const authorization = authorizationHeader(c);
+    const paymentAuthorization = requestHeader(c, 'payment-authorization');
     const signedOffer = probe ? undefined : requestHeader(c, SIGNED_OFFER_NAME);
     const preferNetwork = preferredNetwork(requestHeader(c, 'prefer'));
     const paid = await flow.answer(cap, {
@@ -209,6 +214,7 @@ export function paidRoute(cap: Capability, opts: PaidRouteOptions) {
       x402: sig === undefined ? undefined : (decodePayment(sig) ?? null),
       x402v1: requestHeader(c, V1_PAYMENT_HEADER) !== undefined,
       authorization,
+      paymentAuthorization,
       // With a payment, who may receive what it bought; without one, a request for what its wallet already bought with this request.
       signIn: requestHeader(c, 'sign-in-with-x'),
       preferNetwork,

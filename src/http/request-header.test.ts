@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { requestHeader, type JoinedHeaderName } from './request-header.js';
 
-const NAMES: JoinedHeaderName[] = ['payment-signature', 'x-payment', 'x-request-id', 'origin', 'transfer-encoding', 'x-signed-offer'];
+const NAMES: JoinedHeaderName[] = ['payment-signature', 'x-payment', 'x-request-id', 'origin', 'transfer-encoding', 'x-signed-offer', 'payment-authorization'];
 
 const app = new Hono();
 app.all('/h', (c) => c.json(NAMES.map((n) => [n, requestHeader(c, n) ?? null, c.req.header(n) ?? null])));

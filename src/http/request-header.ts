@@ -14,7 +14,7 @@ import { IncomingMessage } from 'node:http';
  * only the first value of (content-type, content-length, host, …) are left
  * to Hono, which joins all of them as fetch does.
  */
-export type JoinedHeaderName = 'payment-signature' | 'x-payment' | 'x-request-id' | 'origin' | 'transfer-encoding' | 'x-signed-offer' | 'sign-in-with-x' | 'prefer';
+export type JoinedHeaderName = 'payment-signature' | 'x-payment' | 'x-request-id' | 'origin' | 'transfer-encoding' | 'x-signed-offer' | 'sign-in-with-x' | 'prefer' | 'payment-authorization';
 
 /** A value node-server would not answer as it is (surrounding whitespace, NUL/CR/LF): left to Hono. */
 const UNUSUAL_VALUE = /^[\t\n\r ]|[\t\n\r ]$|[\0\r\n]/;

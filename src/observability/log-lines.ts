@@ -27,7 +27,7 @@ const MAX_KEPT_CHARS = 64 * 1024;
 export const KEEP_MS = 100;
 
 /** What a pino logger writes into; pino sets `lastLevel` (the level of the line it is about to write) on a stream marked `pino.metadata`. */
-type LogLines = pino.DestinationStream & { lastLevel?: number };
+type LogLines = pino.DestinationStream & { lastLevel?: number; flush(done?: (err?: Error) => void): void };
 
 /** Lines kept for up to KEEP_MS, written through `sink` (one `write` per batch). */
 function batchedLines(sink: pino.DestinationStream): LogLines {
@@ -46,6 +46,11 @@ function batchedLines(sink: pino.DestinationStream): LogLines {
   process.on('exit', flush);
   return {
     [Symbol.for('pino.metadata')]: true,
+    // Also what pino's logger.flush(cb) calls: the sink writes synchronously, so the lines are out when cb runs.
+    flush(done?: (err?: Error) => void): void {
+      flush();
+      done?.();
+    },
     write(this: LogLines, line: string): void {
       kept += line;
       if ((this.lastLevel ?? WARN) >= WARN || kept.length > MAX_KEPT_CHARS) return flush();
@@ -64,4 +69,12 @@ let standardOutput: LogLines | undefined;
 /** The lines of the process's standard output: one batch for every logger writing there, so their lines stay in order. */
 export function standardOutputLines(): LogLines {
   return (standardOutput ??= batchedLines(pino.destination({ dest: 1, sync: true })));
+}
+
+/**
+ * Writes the log lines kept so far, now: text written to standard output
+ * otherwise (the ready banner) then follows the lines logged before it.
+ */
+export function flushStandardOutputLines(): void {
+  standardOutput?.flush();
 }

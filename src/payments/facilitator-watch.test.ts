@@ -28,9 +28,10 @@ function dir(): string {
   return mkdtempSync(join(tmpdir(), 'fac-watch-'));
 }
 
-/** A pool whose preflight answers as scripted, call after call (the last repeats). */
-function scriptedPool(rounds: ProbeVerdict[][], unchecked = () => false) {
+/** A pool whose preflight answers as scripted, call after call (the last repeats); its getSupported fails while `down()`. */
+function scriptedPool(rounds: ProbeVerdict[][], unchecked = () => false, down: () => boolean = () => false) {
   const calls: boolean[] = [];
+  const asked = { supported: 0 };
   const pool = {
     names: ['http://a/x402', 'http://b/x402'],
     get hasUnchecked() {
@@ -40,12 +41,17 @@ function scriptedPool(rounds: ProbeVerdict[][], unchecked = () => false) {
       calls.push(onlyUnchecked);
       return rounds[Math.min(calls.length - 1, rounds.length - 1)]!;
     },
+    async getSupported() {
+      asked.supported++;
+      if (down()) throw new Error('no facilitator answered /supported with exact on eip155:31337 (http://a/x402: fetch failed)');
+      return SUPPORTED;
+    },
   } as unknown as FacilitatorPool;
-  return { pool, calls };
+  return { pool, calls, asked };
 }
 
-/** A rail recording what it was initialized with; `initialize()` without an answer fails while `down()`. */
-function scriptedRail(down: () => boolean = () => false) {
+/** A rail recording the answers it was initialized with. */
+function scriptedRail() {
   const inits: Array<SupportedResponse | undefined> = [];
   let ready = false;
   return {
@@ -56,11 +62,16 @@ function scriptedRail(down: () => boolean = () => false) {
       },
       async initialize(known?: SupportedResponse) {
         inits.push(known);
-        if (!known && down()) throw new Error('no facilitator answered');
         ready = true;
       },
     },
   };
+}
+
+/** Lets the interval fire once and the probe it starts finish. */
+async function probe(): Promise<void> {
+  mock.timers.tick(PROBE_RETRY_MS);
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 }
 
 describe('the saved /supported answer', () => {
@@ -153,65 +164,100 @@ describe('start-up and the background probe', () => {
     }
   });
 
-  test('none reachable, an answer saved: 402s from it at once; the probe opens paid routes when one answers', async () => {
+  test('none reachable, an answer saved: 402s from it at once; the probe opens paid routes when one answers, logging the outage once', async () => {
     mock.timers.enable({ apis: ['setInterval'] });
     try {
       const lastGood = new LastGoodSupported(join(dir(), 'f.json'), NETWORK);
       lastGood.save(SUPPORTED, 'http://a/x402');
-      const { pool } = scriptedPool([[{ facilitator: 'http://a/x402', verdict: 'unreachable', error: 'timeout' }]]);
       let down = true;
-      const { rail, inits } = scriptedRail(() => down);
+      const { pool, asked } = scriptedPool([[{ facilitator: 'http://a/x402', verdict: 'unreachable', error: 'timeout' }]], () => false, () => down);
+      const { rail, inits } = scriptedRail();
       const { log, lines } = recordingLog();
       const stop = await startFacilitators({ pool, rail, network: NETWORK, lastGood, log, now: () => 0 });
       assert.deepEqual(inits, [SUPPORTED], 'initialized from the saved answer');
-      assert.ok(lines.some((l) => /last good/.test(l.msg)));
+      assert.deepEqual(lines.map((l) => l.level), ['warn']);
+      assert.match(lines[0]!.msg, /last good/);
 
-      // Still down: asked again, no answer; the rail already has one, so no repeated warning.
-      mock.timers.tick(PROBE_RETRY_MS);
-      await new Promise((r) => setImmediate(r));
-      assert.equal(inits.length, 2);
-      assert.equal(lines.filter((l) => /not reachable yet/.test(l.msg)).length, 0);
+      // Still down: asked again at every probe, and nothing more logged.
+      for (let i = 0; i < 3; i++) await probe();
+      assert.equal(asked.supported, 3);
+      assert.equal(inits.length, 1);
+      assert.equal(lines.length, 1, JSON.stringify(lines));
 
       down = false;
-      mock.timers.tick(PROBE_RETRY_MS);
-      await new Promise((r) => setImmediate(r));
-      assert.ok(lines.some((l) => /paid routes open/.test(l.msg)));
+      await probe();
+      assert.equal(inits.length, 2);
+      assert.deepEqual(lines.slice(1).map((l) => [l.level, l.msg]), [['info', 'a facilitator answered /supported: paid routes open']]);
       stop();
     } finally {
       mock.timers.reset();
     }
   });
 
-  test('none reachable and nothing saved: paid routes wait (a warning per failed probe) until one answers; then refreshed only every few minutes', async () => {
+  test('none reachable and nothing saved: paid routes wait, the outage logged once, until one answers; then refreshed only every few minutes', async () => {
     mock.timers.enable({ apis: ['setInterval'] });
     try {
-      const { pool } = scriptedPool([[{ facilitator: 'http://a/x402', verdict: 'unreachable', error: 'timeout' }]]);
       let down = true;
       let clock = 0;
-      const { rail, inits } = scriptedRail(() => down);
+      const { pool, asked } = scriptedPool([[{ facilitator: 'http://a/x402', verdict: 'unreachable', error: 'timeout' }]], () => false, () => down);
+      const { rail, inits } = scriptedRail();
       const { log, lines } = recordingLog();
       const stop = await startFacilitators({ pool, rail, network: NETWORK, lastGood: new LastGoodSupported(join(dir(), 'f.json'), NETWORK), log, now: () => clock });
       assert.equal(inits.length, 0);
-      assert.ok(lines.some((l) => /no saved \/supported answer/.test(l.msg)));
+      assert.equal(lines.length, 1);
+      assert.match(lines[0]!.msg, /no saved \/supported answer/);
 
-      mock.timers.tick(PROBE_RETRY_MS);
-      await new Promise((r) => setImmediate(r));
-      assert.ok(lines.some((l) => /not reachable yet/.test(l.msg)));
+      for (let i = 0; i < 3; i++) await probe();
+      assert.equal(asked.supported, 3);
+      assert.equal(lines.length, 1, `no line per failed probe: ${JSON.stringify(lines)}`);
 
       down = false;
       clock = 1;
-      mock.timers.tick(PROBE_RETRY_MS);
-      await new Promise((r) => setImmediate(r));
-      assert.equal(inits.length, 2);
+      await probe();
+      assert.deepEqual(inits, [SUPPORTED]);
+      assert.deepEqual(lines.slice(1).map((l) => l.msg), ['a facilitator answered /supported: paid routes open']);
 
       // Live now: the next probes inside SUPPORTED_REFRESH_MS do not ask again.
-      mock.timers.tick(PROBE_RETRY_MS);
-      await new Promise((r) => setImmediate(r));
-      assert.equal(inits.length, 2);
+      await probe();
+      assert.equal(asked.supported, 4);
       clock = 1 + SUPPORTED_REFRESH_MS;
-      mock.timers.tick(PROBE_RETRY_MS);
-      await new Promise((r) => setImmediate(r));
-      assert.equal(inits.length, 3);
+      await probe();
+      assert.equal(asked.supported, 5);
+      assert.equal(inits.length, 2);
+      assert.equal(lines.length, 2, 'a refresh that answers logs nothing');
+      stop();
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  test('a refresh that goes unanswered: one warning when the outage begins, one line when it ends, nothing between', async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      let down = false;
+      let clock = 1;
+      const { pool, asked } = scriptedPool([[{ facilitator: 'http://a/x402', verdict: 'ok', answer: SUPPORTED }]], () => false, () => down);
+      const { rail, inits } = scriptedRail();
+      const { log, lines } = recordingLog();
+      const stop = await startFacilitators({ pool, rail, network: NETWORK, lastGood: new LastGoodSupported(join(dir(), 'f.json'), NETWORK), log, now: () => clock });
+      assert.deepEqual(inits, [SUPPORTED]);
+      assert.equal(lines.length, 0);
+
+      down = true;
+      clock = 1 + SUPPORTED_REFRESH_MS;
+      for (let i = 0; i < 4; i++) await probe();
+      assert.equal(asked.supported, 4, 'asked again at every probe while the refresh is due');
+      assert.deepEqual(lines.map((l) => l.level), ['warn']);
+      assert.match(lines[0]!.msg, /^no facilitator answers \/supported: 402s keep the last answer/);
+      assert.match(String((lines[0]!.obj as { err: string }).err), /fetch failed/);
+      assert.equal(inits.length, 1, 'the rail keeps its answer');
+
+      down = false;
+      await probe();
+      assert.deepEqual(lines.slice(1).map((l) => [l.level, l.msg]), [['info', 'a facilitator answers /supported again']]);
+      assert.equal(inits.length, 2);
+      await probe();
+      assert.equal(asked.supported, 5, 'refreshed: not asked again until the next refresh');
       stop();
     } finally {
       mock.timers.reset();

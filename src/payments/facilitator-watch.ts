@@ -13,7 +13,8 @@
  *   buyer's first call, a discovery crawler) still gets the normal 402; a paid
  *   one still fails closed, since verify has no facilitator to ask.
  * - /supported is asked again every few minutes, and every few seconds while
- *   a facilitator has never answered or the rail has no live answer.
+ *   a facilitator has never answered or the rail has no live answer. An
+ *   outage is logged once when it begins and once when it ends.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -119,23 +120,35 @@ export async function startFacilitators(opts: WatchOptions): Promise<() => void>
     }
   }
 
+  /**
+   * Whether the last ask went unanswered. An outage is logged when it starts
+   * (at start-up, the warning above) and when it ends, not at every probe:
+   * an offline service would otherwise log a line every PROBE_RETRY_MS.
+   */
+  let failing = !(passed && passed.verdict === 'ok');
   let running = false;
   const tick = async () => {
     if (running) return;
     running = true;
     try {
+      /** Every facilitator was just asked, without an answer: none is asked twice in one probe. */
+      let noneAnswered = false;
       if (liveAt === 0 || now() - liveAt >= SUPPORTED_REFRESH_MS) {
-        // Through the SDK's initialize, which asks the pool (the pool saves a good answer).
-        const wasReady = rail.ready;
+        // The pool is asked first (it saves a good answer) and the SDK takes its answer: the SDK asking
+        // itself would add its own console warning on every failed probe.
         try {
-          await rail.initialize();
-          if (liveAt === 0) log.info({ facilitators: pool.names }, 'a facilitator answered /supported: paid routes open');
+          await rail.initialize(await pool.getSupported());
+          if (failing) log.info({ facilitators: pool.names }, liveAt === 0 ? 'a facilitator answered /supported: paid routes open' : 'a facilitator answers /supported again');
+          failing = false;
           liveAt = now();
         } catch (e) {
-          if (!wasReady) log.warn({ err: (e as Error).message }, 'facilitator not reachable yet; paid routes answer 503 until it is');
+          // Only a live rail gets here without a warning already out (start-up gave the others theirs).
+          if (!failing) log.warn({ facilitators: pool.names, err: (e as Error).message }, `no facilitator answers /supported: 402s keep the last answer; asked again every ${PROBE_RETRY_MS / 1000} s, logged again when one answers`);
+          failing = true;
+          noneAnswered = true;
         }
       }
-      if (pool.hasUnchecked) {
+      if (pool.hasUnchecked && !noneAnswered) {
         for (const v of await pool.preflight(true)) {
           if (v.verdict === 'ok') log.info({ facilitator: v.facilitator }, 'facilitator answered /supported: in rotation');
         }

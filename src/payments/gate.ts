@@ -36,7 +36,7 @@ import type { RailOffer } from './rails.js';
 export type { RailOffer };
 import { HOW_TO_PAY, RESEND_PROOF } from './how-to-pay.js';
 import { sha256Hex } from '../foundation/canonical-json.js';
-import type { MppCharge, MppCredential, MppProblem } from './mpp.js';
+import type { CredentialField, MppCharge, MppCredential, MppProblem } from './mpp.js';
 import { MIN_IDENTIFIER_BITS, RedeliveryGuard, paymentKeyOf } from './redelivery.js';
 import { UNKNOWN_CLIENT } from '../foundation/client-key.js';
 import { SignInWithX, stamped, type SignInCheck, type SignInStamp } from './sign-in.js';
@@ -64,7 +64,7 @@ export interface GateRail {
   requirements(priceAtomic: string): Promise<PaymentRequirements[]>;
   paymentRequired(
     requirements: PaymentRequirements[],
-    resource: { url: string; description: string; mimeType: string },
+    resource: { url: string; description: string; mimeType: string } & ServiceMetadata,
     error?: string,
     extra?: Record<string, unknown>,
   ): Promise<PaymentRequired>;
@@ -72,6 +72,20 @@ export interface GateRail {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyOutcome>;
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleOutcome>;
 }
+
+/**
+ * Bazaar's service metadata, which x402 v2 carries on the 402's `resource`
+ * beside its URL (not in `extensions.bazaar`): a buyer's client echoes
+ * `resource` in its payment, and the facilitator catalogues these fields from
+ * there (the SDK's `sanitizeResourceServiceMetadata`).
+ */
+export interface ServiceMetadata {
+  serviceName?: string;
+  tags?: string[];
+  iconUrl?: string;
+}
+/** Every field of ServiceMetadata: what a transport short of room may leave out of `resource`, and nothing else. */
+export const SERVICE_METADATA_KEYS = ['serviceName', 'tags', 'iconUrl'] as const satisfies ReadonlyArray<keyof ServiceMetadata>;
 
 export interface PaidCall {
   /** Capability id; the resource an authorization is bound to. */
@@ -111,11 +125,14 @@ export interface PaidCall {
    */
   client?: string;
   /**
-   * The payment as an MPP credential (`Authorization: Payment`, or MCP's
-   * `org.paymentauth/credential`) instead of `payment`: checked against the
-   * challenge we issued, then paid exactly like the x402 payload it maps to.
+   * The payment as an MPP credential (`Authorization: Payment`,
+   * `Payment-Authorization: Payment`, or MCP's `org.paymentauth/credential`)
+   * instead of `payment`: checked against the challenge we issued, then paid
+   * exactly like the x402 payload it maps to.
    */
   mpp?: MppCredential;
+  /** The HTTP field `mpp` came in (none: MCP's `_meta`): it counts only in the one its challenge selected. */
+  mppField?: CredentialField;
   /**
    * When the price comes from a signed quote offer: its `validUntil` (unix
    * seconds). Past it the offer is honoured only for an authorization bound
@@ -124,6 +141,8 @@ export interface PaidCall {
   offerValidUntil?: number;
   /** Extensions to advertise on the 402 (Bazaar discovery); a transport with a size budget trims them (src/http). */
   extensions?: Record<string, unknown>;
+  /** Bazaar's service metadata for the 402's `resource`, at this request's origin; a transport with a size budget trims it too. */
+  serviceMetadata?: ServiceMetadata;
   /** Produce the deliverable; must be deterministic for the fingerprint. Throwing means "cannot deliver". */
   execute: () => StoredResponse | Promise<StoredResponse>;
 }
@@ -285,7 +304,7 @@ export class PaymentGate {
     let payment = call.payment;
     if (call.mpp) {
       if (!this.mpp) return { kind: 'refuse', code: 'invalid_payment_header', message: 'MPP payments are not accepted here (MPP_SECRET_KEY is not set); pay with x402 (PAYMENT-SIGNATURE). Nothing was verified or charged.' };
-      const admitted = this.mpp.admit(call.mpp, call.resourceUrl, call.priceAtomic, requirements);
+      const admitted = this.mpp.admit(call.mpp, call.resourceUrl, call.priceAtomic, requirements, call.mppField);
       if (!admitted.ok) return { ...(await this.challenge(call, requirements, admitted.code, admitted.message)), mppProblem: admitted.problem } as GateOutcome;
       payment = admitted.payment;
     }
@@ -355,7 +374,7 @@ export class PaymentGate {
     let template = cached?.template;
     let encoded = cached?.encoded;
     if (!template) {
-      const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json' };
+      const resource = { url: call.resourceUrl, description: call.description, mimeType: 'application/json', ...call.serviceMetadata };
       const error = code === 'payment_required' ? undefined : message;
       // Every 402 to a request with input declares sign-in-with-x: the payer of this request gets its result again by signing in.
       template = await this.rail.paymentRequired(requirements, resource, error, call.discovery ? call.extensions : { ...call.extensions, ...this.signIn.declare(call.resourceUrl) });

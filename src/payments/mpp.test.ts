@@ -8,10 +8,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Challenge, Credential, evm } from 'mppx';
+import { Mppx } from 'mppx/client';
 import { charge } from 'mppx/evm/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { keccak256, toHex } from 'viem';
-import { MppCharge, credentialFromHeader, credentialFromObject, paymentScheme, type MppChallenge } from './mpp.js';
+import { MppCharge, PAYMENT_AUTHORIZATION, credentialFromHeader, credentialFromObject, paymentScheme, paymentSchemes, type MppChallenge } from './mpp.js';
 import { RedeliveryGuard } from './redelivery.js';
 import { SignInWithX } from './sign-in.js';
 import type { PaymentPayload, PaymentRequirements } from './rail.js';
@@ -45,6 +46,36 @@ describe('MPP challenges', () => {
     assert.ok(Date.parse(parsed.expires!) > Date.now() + 290_000);
   });
 
+  test('a challenge selecting Payment-Authorization: mppx reads the field, verifies the id bound to it, and its client sends the credential there', async () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    const issued = mpp.issue(URL_A, PRICE, PAYMENT_AUTHORIZATION);
+    assert.match(issued.header, / header="Payment-Authorization", opaque="/);
+    const parsed = Challenge.deserialize(issued.header);
+    assert.deepEqual(parsed, issued.challenge);
+    assert.equal(Challenge.credentialHeader(parsed), 'Payment-Authorization');
+    assert.ok(Challenge.verify(parsed, { secretKey: SECRET }));
+    // The selection is bound: the same challenge without it (or with it added to a default one) does not verify.
+    const { header: _dropped, ...without } = parsed;
+    assert.equal(Challenge.verify(without as MppChallenge, { secretKey: SECRET }), false);
+    const plain = Challenge.deserialize(mpp.issue(URL_A, PRICE).header);
+    assert.equal(plain.header, undefined);
+    assert.equal(Challenge.verify({ ...plain, header: PAYMENT_AUTHORIZATION }, { secretKey: SECRET }), false);
+    // mppx's own HTTP client attaches the credential to the selected field and leaves another Authorization as it is.
+    const sent: Headers[] = [];
+    const fetchStub = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      sent.push(headers);
+      return sent.length === 1 ? new Response(null, { status: 402, headers: { 'WWW-Authenticate': issued.header } }) : new Response('{}', { status: 200 });
+    };
+    const client = Mppx.create({ methods: [mppxClient], polyfill: false, fetch: fetchStub as typeof fetch });
+    await client.fetch(URL_A, { method: 'POST', headers: { Authorization: 'Bearer proxy-token' }, body: '{}' });
+    assert.equal(sent.length, 2);
+    assert.equal(sent[1]!.get('authorization'), 'Bearer proxy-token');
+    const credential = credentialFromHeader(sent[1]!.get('payment-authorization')!)!;
+    assert.equal(credential.challenge.header, PAYMENT_AUTHORIZATION);
+    assert.ok(mpp.admit(credential, URL_A, PRICE, REQUIREMENTS, PAYMENT_AUTHORIZATION).ok);
+  });
+
   test('every 402 gets a challenge of its own, within one second and across instances sharing the secret', () => {
     const a = new MppCharge(SECRET, TERMS, () => 1_800_000_000_000);
     const b = new MppCharge(SECRET, TERMS, () => 1_800_000_000_000);
@@ -60,11 +91,17 @@ describe('MPP challenges', () => {
     assert.ok(Challenge.verify(Challenge.deserialize(mpp.issue(URL_A, PRICE).header), { secretKey: SECRET }));
   });
 
-  test('headerBytes bounds every challenge\'s header for a resource and price', () => {
+  test('headerBytes bounds every challenge\'s header for a resource, price and credential field', () => {
     const mpp = new MppCharge(SECRET, TERMS);
     const bound = mpp.headerBytes(URL_A, PRICE);
-    for (let i = 0; i < 2000; i++) assert.ok(mpp.issue(URL_A, PRICE).header.length <= bound);
+    const selecting = mpp.headerBytes(URL_A, PRICE, PAYMENT_AUTHORIZATION);
+    for (let i = 0; i < 2000; i++) {
+      assert.ok(mpp.issue(URL_A, PRICE).header.length <= bound);
+      assert.ok(mpp.issue(URL_A, PRICE, PAYMENT_AUTHORIZATION).header.length <= selecting);
+    }
     assert.equal(mpp.headerBytes(URL_A, PRICE), bound);
+    assert.equal(mpp.headerBytes(URL_A, PRICE, PAYMENT_AUTHORIZATION), selecting);
+    assert.ok(selecting > bound);
   });
 
   test('the secret must be at least 32 bytes', () => {
@@ -80,6 +117,9 @@ describe('MPP challenges', () => {
     assert.equal(credentialFromObject({ challenge: 1 }), undefined);
     assert.equal(credentialFromObject({ challenge: 1, payload: {} }), undefined);
     assert.equal(credentialFromObject(null), undefined);
+    assert.deepEqual(paymentSchemes(undefined), []);
+    assert.deepEqual(paymentSchemes('Bearer abc'), []);
+    assert.deepEqual(paymentSchemes('Payment eyJh, payment  eyJi'), ['Payment eyJh', 'payment  eyJi'], 'a field sent twice arrives joined');
   });
 });
 
@@ -130,6 +170,24 @@ describe('MPP credentials', () => {
     }
     const none = mpp.admit(good, URL_A, PRICE, []);
     assert.ok(!none.ok && none.problem === 'invalidChallenge', 'no requirements to pay');
+  });
+
+  test('a credential counts only in the field its challenge selected', async () => {
+    const mpp = new MppCharge(SECRET, TERMS);
+    const plain = await signed(mpp.issue(URL_A, PRICE).challenge);
+    const selecting = await signed(mpp.issue(URL_A, PRICE, PAYMENT_AUTHORIZATION).challenge);
+    assert.ok(mpp.admit(plain, URL_A, PRICE, REQUIREMENTS, 'Authorization').ok);
+    assert.ok(mpp.admit(plain, URL_A, PRICE, REQUIREMENTS).ok, 'MCP\'s _meta: the default');
+    assert.ok(mpp.admit(selecting, URL_A, PRICE, REQUIREMENTS, PAYMENT_AUTHORIZATION).ok);
+    for (const [name, credential, field] of [
+      ['default challenge in Payment-Authorization', plain, PAYMENT_AUTHORIZATION],
+      ['Payment-Authorization challenge in Authorization', selecting, 'Authorization'],
+      ['Payment-Authorization challenge over MCP', selecting, undefined],
+    ] as const) {
+      const r = mpp.admit(credential, URL_A, PRICE, REQUIREMENTS, field);
+      assert.ok(!r.ok && r.problem === 'invalidChallenge', name);
+      assert.match(!r.ok ? r.message : '', /counts only there/, name);
+    }
   });
 });
 

@@ -16,6 +16,14 @@
  * purchases. `opaque` carries a per-instance counter (and the route, so a
  * challenge for one route pays no other).
  *
+ * Where the credential travels: `Authorization: Payment …` by default, or
+ * `Payment-Authorization: Payment …` when the challenge selected that field
+ * with its `header` auth-param (the draft's only alternative), so that a
+ * request keeps `Authorization` for another scheme (a proxy's or the
+ * client's own authentication). The selection is bound into the id like
+ * every other field, and a credential counts only in the field its challenge
+ * selected (the draft's rule): `admit` checks it.
+ *
  * Why a challenge proves who may receive a stored result (redelivery.ts):
  * only its hash goes on chain, as the nonce; the challenge itself (its HMAC
  * id) was sent to the buyer alone and cannot be rebuilt from the hash.
@@ -27,6 +35,11 @@ import type { PaymentPayload, PaymentRequirements } from './rail.js';
 
 export const MPP_METHOD = 'evm';
 export const MPP_INTENT = 'charge';
+
+/** The one field besides Authorization a challenge may select for its credential (draft-httpauth-payment, `header`). */
+export const PAYMENT_AUTHORIZATION = 'Payment-Authorization';
+/** The HTTP field a Payment credential travels in. */
+export type CredentialField = 'Authorization' | typeof PAYMENT_AUTHORIZATION;
 
 /** The draft's problem types (RFC 9457 `type`), as mppx names them. */
 export const MPP_PROBLEMS = {
@@ -69,6 +82,25 @@ const CHALLENGE_ID_CHARS = 43; // base64url of 32 bytes, unpadded
 export function paymentScheme(authorization: string | undefined): string | undefined {
   if (authorization === undefined) return undefined;
   return Credential.extractPaymentScheme(authorization) ?? undefined;
+}
+
+/**
+ * Every `Payment …` credential in a header value, as mppx finds one (a
+ * comma-separated scheme starting with `Payment`): a field sent twice
+ * arrives joined with ", ", and base64url has no comma.
+ */
+export function paymentSchemes(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => /^Payment\s+/i.test(s));
+}
+
+/** The field a challenge selected for its credential: its `header` (only Payment-Authorization is issued), else Authorization. */
+export function selectedField(challenge: MppChallenge): string {
+  const h = challenge.header;
+  return h === undefined || h.toLowerCase() === 'authorization' ? 'Authorization' : h;
 }
 
 /** The credential in an `Authorization: Payment` value, or undefined when it is not base64url JSON of one. */
@@ -117,8 +149,9 @@ interface Offer {
   headerHead: string;
   /** The HMAC input up to the expires value. */
   macHead: string;
-  /** An upper bound of the header's length (see headerBytes). */
+  /** An upper bound of the header's length (see headerBytes): challenges selecting Authorization, and Payment-Authorization. */
   headerBytes?: number;
+  headerBytesSelecting?: number;
 }
 
 /** One issued challenge: the header is built at once, the object (MCP's form) only when asked for. */
@@ -128,12 +161,14 @@ class Issued implements IssuedChallenge {
     private readonly id: string,
     private readonly expires: string,
     private readonly opaque: string,
+    private readonly field: CredentialField | undefined,
     readonly header: string,
   ) {}
 
   get challenge(): MppChallenge {
     const { realm, request } = this.offer;
-    return { id: this.id, realm, method: MPP_METHOD, intent: MPP_INTENT, request, expires: this.expires, opaque: this.opaque } as MppChallenge;
+    const header = this.field === PAYMENT_AUTHORIZATION ? { header: PAYMENT_AUTHORIZATION } : undefined;
+    return { id: this.id, realm, method: MPP_METHOD, intent: MPP_INTENT, request, expires: this.expires, ...header, opaque: this.opaque } as MppChallenge;
   }
 }
 
@@ -161,40 +196,48 @@ export class MppCharge {
   }
 
   /**
-   * A fresh challenge for one 402 of `resourceUrl` at `priceAtomic`. Built
+   * A fresh challenge for one 402 of `resourceUrl` at `priceAtomic`, its
+   * credential to travel in `field` (Authorization when not given). Built
    * without mppx's Challenge.from, whose parse and canonicalisation would run
    * on the path every unpaid call takes (decision 0004); the unit test checks
    * that mppx reads, verifies and hashes it exactly as we do.
    */
-  issue(resourceUrl: string, priceAtomic: string): IssuedChallenge {
+  issue(resourceUrl: string, priceAtomic: string, field?: CredentialField): IssuedChallenge {
     const offer = this.offerOf(resourceUrl, priceAtomic);
     const expires = this.expires();
     const opaque = offer.opaquePrefix + Buffer.from(`${(this.counter++).toString(36)}"}`).toString('base64url');
+    if (field === PAYMENT_AUTHORIZATION) {
+      // mppx binds a selected field in a slot of its own just before the opaque (Challenge.verify reads it there).
+      const id = createHmac('sha256', this.key).update(`${offer.macHead}${expires}||${PAYMENT_AUTHORIZATION}|${opaque}`).digest('base64url');
+      return new Issued(offer, id, expires, opaque, field, `Payment id="${id}"${offer.headerHead}${expires}", header="${PAYMENT_AUTHORIZATION}", opaque="${opaque}"`);
+    }
     // mppx's id: HMAC-SHA256 over realm|method|intent|request|expires|digest|opaque (no digest here).
     const id = createHmac('sha256', this.key).update(`${offer.macHead}${expires}||${opaque}`).digest('base64url');
-    return new Issued(offer, id, expires, opaque, `Payment id="${id}"${offer.headerHead}${expires}", opaque="${opaque}"`);
+    return new Issued(offer, id, expires, opaque, undefined, `Payment id="${id}"${offer.headerHead}${expires}", opaque="${opaque}"`);
   }
 
   /**
-   * An upper bound of the WWW-Authenticate value's length for this resource
-   * and price (what a header budget must leave room for): one challenge's
-   * length plus room for a longer counter.
+   * An upper bound of the WWW-Authenticate value's length for this resource,
+   * price and credential field (what a header budget must leave room for):
+   * one challenge's length plus room for a longer counter.
    */
-  headerBytes(resourceUrl: string, priceAtomic: string): number {
+  headerBytes(resourceUrl: string, priceAtomic: string, field?: CredentialField): number {
     const offer = this.offerOf(resourceUrl, priceAtomic);
+    if (field === PAYMENT_AUTHORIZATION) return (offer.headerBytesSelecting ??= this.issue(resourceUrl, priceAtomic, field).header.length + 16);
     return (offer.headerBytes ??= this.issue(resourceUrl, priceAtomic).header.length + 16);
   }
 
   /**
-   * A credential for `resourceUrl` at `priceAtomic`, checked against the
-   * challenge we issued and turned into the x402 payload the gate takes
+   * A credential for `resourceUrl` at `priceAtomic`, come in `field` (over
+   * HTTP; none: MCP's `_meta`, where only the default applies), checked
+   * against the challenge we issued and turned into the x402 payload the gate takes
    * (`accepted` = the matching requirements). Nothing here writes or sends:
    * the gate's own local checks (EIP-712 signature of `from`, time window)
    * run next. An expired challenge is let through when its authorization is
    * expired too (validBefore never outlives the challenge): the gate then
    * refuses it as a new payment and serves it only as a redelivery.
    */
-  admit(credential: MppCredential, resourceUrl: string, priceAtomic: string, requirements: PaymentRequirements[]): MppAdmission {
+  admit(credential: MppCredential, resourceUrl: string, priceAtomic: string, requirements: PaymentRequirements[], field?: CredentialField): MppAdmission {
     const c = credential.challenge;
     const fail = (problem: MppProblem, message: string): MppAdmission => ({ ok: false, problem, code: 'payment_invalid', message });
     if (c.method !== MPP_METHOD || c.intent !== MPP_INTENT) return fail('methodUnsupported', `Only method "${MPP_METHOD}", intent "${MPP_INTENT}" is accepted (got "${c.method}", "${c.intent}").`);
@@ -202,6 +245,11 @@ export class MppCharge {
     // From here the challenge is one `issue` built (the id binds every field): an opaque naming its route, an expires, no digest.
     const offer = this.offerOf(resourceUrl, priceAtomic);
     if (c.realm !== offer.realm || routeOf(c) !== offer.route) return fail('invalidChallenge', 'The challenge was issued for another resource; answer this resource\'s challenge.');
+    // The draft: a credential satisfies its challenge only in the field the challenge selected.
+    const selected = selectedField(c);
+    if (selected !== (field ?? 'Authorization')) {
+      return fail('invalidChallenge', `The challenge selected the ${selected} header for its credential, which counts only there (it came ${field ? `in ${field}` : 'outside an HTTP header'}); send it in ${selected}.`);
+    }
     if (JSON.stringify(canonicalRequest(c.request)) !== JSON.stringify(offer.request)) {
       return fail('invalidChallenge', 'The challenge asks for another amount, currency, recipient or chain than this resource now does; answer a fresh challenge.');
     }

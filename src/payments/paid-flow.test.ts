@@ -35,7 +35,7 @@ const base: Capability<{ n: number }, { n: number }> = {
   run: (input) => input,
 };
 
-const describe = (cap: Capability) => ({ cap, summary: 'Echoes.', extensionCandidates: [] });
+const describe = (cap: Capability) => ({ cap, summary: 'Echoes.', serviceMetadata: () => ({}), rungs: [] });
 const flowOf = (gate: PaymentGate, more: Partial<PaidFlowDeps> = {}) => createPaidFlow({ gate, executor: INLINE_EXECUTOR, describe, clock: Date.now, ...more });
 const ORIGIN = 'https://h.example';
 
@@ -136,7 +136,7 @@ test('with the operator\'s hooks a delivery carries its signed receipt (bound to
   }
 });
 
-test('the flow decides what came on the wire, in one order for every transport: no input, the input, two protocols, x402 v1, an unreadable MPP credential, the offer, an unreadable x402 payment', async () => {
+test('the flow decides what came on the wire, in one order for every transport: no input, the input, two protocols, two MPP credentials, x402 v1, an unreadable MPP credential, the offer, an unreadable x402 payment', async () => {
   const ledger = await openLedger({ dataDir: mkdtempSync(join(tmpdir(), 'paid-flow-wire-')) });
   try {
     const rail = new ScriptedRail();
@@ -171,6 +171,32 @@ test('the flow decides what came on the wire, in one order for every transport: 
     const again = await ask(a2a, { x402: 'not an object', authorization: 'Payment abc' });
     assert.ok(again.kind === 'invalid' && again.requirement?.kind === 'challenge', 'a transport whose refusal offers the requirement again gets it');
     assert.equal(codeOf(await ask(a2a, { authorization: 'Payment abc' })), 'challenge payment_required', 'MPP is not read where the transport does not speak it');
+
+    // MPP's two HTTP fields: two different credentials are refused before anything is read; the same one in both is one.
+    const withTwo: PaymentWire = { ...http, mpp: { ...http.mpp!, twoCredentials: words('two credentials') } };
+    assert.equal(codeOf(await ask(withTwo, { authorization: 'Payment abc', paymentAuthorization: 'Payment abd' })), 'invalid payment invalid_payment_header two credentials');
+    assert.equal(codeOf(await ask(withTwo, { paymentAuthorization: 'Payment abc, Payment abd' })), 'invalid payment invalid_payment_header two credentials', 'the field sent twice');
+    assert.equal(codeOf(await ask(withTwo, { x402: {}, paymentAuthorization: 'Payment abc' })), 'invalid payment invalid_payment_header two');
+    assert.equal(codeOf(await ask(withTwo, { input: undefined, paymentAuthorization: 'Payment abc' })), 'invalid input invalid_request input for echo');
+    const same = await ask(withTwo, { authorization: 'Payment abc', paymentAuthorization: 'Payment abc' });
+    assert.ok(same.kind === 'challenge' && same.mpp?.problem?.type === 'https://paymentauth.org/problems/malformed-credential', 'one (unreadable) credential');
+    // The 402's challenge selects Payment-Authorization when Authorization holds another scheme or Payment-Authorization came.
+    const selects = async (more: Partial<Parameters<PaidFlow['answer']>[1]>) => {
+      const a = await ask(withTwo, more);
+      assert.ok(a.kind === 'challenge' && a.mpp, JSON.stringify(more));
+      assert.ok(a.mpp.headerBytes >= a.mpp.header.length);
+      return a.mpp.challenge.header ?? 'Authorization';
+    };
+    assert.equal(await selects({}), 'Authorization');
+    assert.equal(await selects({ authorization: 'Payment abc' }), 'Authorization');
+    assert.equal(await selects({ authorization: 'Bearer proxy-token' }), 'Payment-Authorization');
+    assert.equal(await selects({ authorization: 'Bearer proxy-token', paymentAuthorization: 'Payment abc' }), 'Payment-Authorization');
+    assert.equal(await selects({ paymentAuthorization: 'Bearer not-a-credential' }), 'Payment-Authorization');
+    assert.equal(await selects({ input: undefined, authorization: 'Bearer proxy-token' }), 'Payment-Authorization', 'the discovery 402 too');
+    // MPP off: neither field is read.
+    const off = flowOf(new PaymentGate({ ledger, rail, leaseMs: 20_000 }));
+    const unread = await off.answer(cap, { wire: withTwo, origin: ORIGIN, input: bytes('{"n":1}'), authorization: 'Payment abc', paymentAuthorization: 'Payment abd' });
+    assert.ok(unread.kind === 'challenge' && unread.code === 'payment_required' && unread.mpp === undefined);
 
     // Not ready: the unpaid answers are the gate's refusal, to an MPP credential in its problem form.
     rail.ready = false;

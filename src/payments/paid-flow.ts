@@ -19,19 +19,47 @@ import { parseJsonBody, type BodyResult, type JsonLimits } from '../catalog/json
 import { makeInputReader } from '../catalog/input-reader.js';
 import { requestFingerprint } from '../foundation/canonical-json.js';
 import { errorBody, type ErrorBody, type ErrorDetail } from '../errors.js';
-import type { GateOutcome, PaidCall, PaymentGate } from './gate.js';
-import { MPP_PROBLEMS, credentialFromHeader, credentialFromObject, mppProblemOf, paymentScheme, receiptHeader, receiptOf, type MppChallenge, type MppCharge, type MppCredential, type MppProblem } from './mpp.js';
+import type { GateOutcome, PaidCall, PaymentGate, ServiceMetadata } from './gate.js';
+import {
+  MPP_PROBLEMS,
+  PAYMENT_AUTHORIZATION,
+  credentialFromHeader,
+  credentialFromObject,
+  mppProblemOf,
+  paymentSchemes,
+  receiptHeader,
+  receiptOf,
+  selectedField,
+  type CredentialField,
+  type MppChallenge,
+  type MppCharge,
+  type MppCredential,
+  type MppProblem,
+} from './mpp.js';
 import type { PaymentPayload } from './rail.js';
 
 export { HOW_TO_PAY } from './how-to-pay.js';
 
-/** What a transport knows about an entry besides the catalog: its 402 description and advertised extensions (built once). */
+/**
+ * One step of an entry's trade-down for room, richest first: the extensions
+ * the 402 advertises (Bazaar discovery) and which of `resource`'s service
+ * metadata fields it keeps. The first carries everything; a transport with a
+ * size budget (HTTP's header) sends the first that fits.
+ */
+export interface OfferRung {
+  extensions: Record<string, unknown>;
+  keeps: ReadonlyArray<keyof ServiceMetadata>;
+}
+
+/** What a transport knows about an entry besides the catalog: its 402 description, service metadata and advertised extensions (built once). */
 export interface PaidOffer {
   cap: Capability;
   /** One sentence for the 402's `resource.description`. */
   summary: string;
-  /** Extensions for the 402 (Bazaar discovery), richest first. */
-  extensionCandidates: Array<Record<string, unknown>>;
+  /** Bazaar's service metadata for the 402's `resource`, at an origin (the icon's URL is absolute at it). */
+  serviceMetadata(origin: string): ServiceMetadata;
+  /** The 402's extensions and service metadata, richest first (never empty). */
+  rungs: OfferRung[];
 }
 
 /** An input reader's verdict on a body: the input, or the error answer (status and body). */
@@ -130,9 +158,10 @@ export interface PaymentWire {
    * Set when it carries MPP's challenges, credentials and receipts (HTTP and
    * MCP do; A2A does not): its words for a request that pays with both
    * protocols (an x402 payment, or an x402 v1 one, beside an MPP credential),
+   * for one that carries two different MPP credentials (HTTP's two fields),
    * and the detail of the draft's malformed-credential problem.
    */
-  mpp?: { twoProtocols: Worded; unreadable: string };
+  mpp?: { twoProtocols: Worded; twoCredentials?: Worded; unreadable: string };
   /** The x402 payment is not a PaymentPayload object (over HTTP: not base64 JSON). */
   x402Unreadable: Worded;
   /** Its form of that refusal offers the payment requirement again (A2A's task stays input-required). */
@@ -164,6 +193,8 @@ export interface PaidRequest {
   x402v1?: boolean;
   /** HTTP's Authorization header, whatever its scheme: read for MPP's `Payment` credential only while MPP is on. */
   authorization?: string;
+  /** HTTP's Payment-Authorization header (the draft's alternate credential field): read like `authorization`. */
+  paymentAuthorization?: string;
   /** An MPP credential object (MCP's `org.paymentauth/credential`). */
   mppCredential?: unknown;
   /**
@@ -283,12 +314,28 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     return offThread.then((read) => read ?? { verdict: reader.fromBody(input.contentType, input.bytes) });
   }
 
-  /** The MPP credential that came (null: one that cannot be read), or undefined when none did or MPP is off here. */
-  function mppCredentialOf(req: PaidRequest): MppCredential | null | undefined {
+  /**
+   * The MPP credential that came (null: one that cannot be read) and, over
+   * HTTP, the field it came in; TWO_CREDENTIALS when a request carries two
+   * different ones (in Authorization and Payment-Authorization, or a field
+   * sent twice); undefined when none came or MPP is off here. The same value
+   * in both fields is one credential, in the field its challenge selected.
+   */
+  function mppCredentialOf(req: PaidRequest): PresentedMpp {
     if (!mpp || !req.wire.mpp) return undefined;
-    if (req.mppCredential !== undefined) return credentialFromObject(req.mppCredential) ?? null;
-    const value = paymentScheme(req.authorization);
-    return value === undefined ? undefined : (credentialFromHeader(value) ?? null);
+    if (req.mppCredential !== undefined) return { credential: credentialFromObject(req.mppCredential) ?? null };
+    // The unpaid 402 (the hot path) carries neither field.
+    if (req.authorization === undefined && req.paymentAuthorization === undefined) return undefined;
+    const inAuthorization = paymentSchemes(req.authorization);
+    const inPaymentAuthorization = paymentSchemes(req.paymentAuthorization);
+    const value = inAuthorization[0] ?? inPaymentAuthorization[0];
+    if (value === undefined) return undefined;
+    for (const other of [...inAuthorization, ...inPaymentAuthorization]) if (other !== value) return TWO_CREDENTIALS;
+    const credential = credentialFromHeader(value) ?? null;
+    if (inPaymentAuthorization.length === 0) return { credential, field: 'Authorization' };
+    if (inAuthorization.length === 0) return { credential, field: PAYMENT_AUTHORIZATION };
+    // In both fields: it came in the one its challenge selected.
+    return { credential, field: credential && selectedField(credential.challenge) === PAYMENT_AUTHORIZATION ? PAYMENT_AUTHORIZATION : 'Authorization' };
   }
 
   function callOf(cap: Capability, offer: PaidOffer, input: unknown, resourceUrl: string, priceAtomic: string, fingerprint: string | undefined, req: PaidRequest, honoured?: HonouredOffer): PaidCall {
@@ -305,7 +352,8 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       requestId: req.requestId,
       preferNetwork: req.preferNetwork,
       offerValidUntil: honoured?.validUntil,
-      extensions: offer.extensionCandidates[0],
+      extensions: offer.rungs[0]?.extensions,
+      serviceMetadata: offer.serviceMetadata(req.origin),
       // A method, not an arrow property: tsx names every arrow stored in a property (esbuild keepNames), a cost on each 402.
       async execute() {
         const out = await executor.run(cap, input);
@@ -334,7 +382,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       case 'challenge': {
         // One literal of one shape (not a spread): the unpaid 402 is the hot path, and every reader of the answer sees the same shape.
         const o = outcome;
-        const m = mpp && req.wire.mpp ? mppChallenge(mpp, o, priceAtomic, credential !== undefined) : undefined;
+        const m = mpp && req.wire.mpp ? mppChallenge(mpp, o, priceAtomic, credential !== undefined, challengeField(req)) : undefined;
         return {
           kind: 'challenge',
           code: o.code,
@@ -362,8 +410,9 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     const { offer, reader } = entryOf(cap);
     const { wire } = req;
     const resourceUrl = req.origin + cap.path;
-    const credential = mppCredentialOf(req);
-    const paying = req.x402 !== undefined || req.x402v1 === true || credential !== undefined;
+    const presented = mppCredentialOf(req);
+    const credential = presented === TWO_CREDENTIALS ? undefined : presented?.credential;
+    const paying = req.x402 !== undefined || req.x402v1 === true || presented !== undefined;
     if (req.input === undefined) {
       // No input: with a payment there is nothing to deliver for, so it is refused before any payment step; unpaid it is a discovery probe.
       if (paying) return invalid('input', 'invalid_request', wire.inputRequired!(cap));
@@ -375,7 +424,8 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     const read = reading instanceof Promise ? await reading : reading;
     if (!read.verdict.ok) return { kind: 'invalid', about: 'input', status: read.verdict.status, body: read.verdict.body as ErrorBody };
     const input = read.verdict.input;
-    if (credential !== undefined && (req.x402 !== undefined || req.x402v1)) return invalid('payment', 'invalid_payment_header', wire.mpp!.twoProtocols);
+    if (presented !== undefined && (req.x402 !== undefined || req.x402v1)) return invalid('payment', 'invalid_payment_header', wire.mpp!.twoProtocols);
+    if (presented === TWO_CREDENTIALS) return invalid('payment', 'invalid_payment_header', wire.mpp!.twoCredentials!);
     const listPrice = entryPrice(cap, input);
     if (req.x402v1 && req.x402 === undefined) {
       // An x402 v1 payment: never decoded, verified or bound. The answer names v2 and carries its challenge.
@@ -410,6 +460,7 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
     if (req.x402 === undefined && !credential && signIn === undefined) return finish(await unpaid(call, honoured), priceAtomic, req, undefined);
     call.payment = req.x402 as PaymentPayload | undefined;
     call.mpp = credential ?? undefined;
+    call.mppField = presented?.field;
     call.signIn = signIn;
     call.client = req.client?.();
     const outcome = await gate.handle(call);
@@ -452,7 +503,8 @@ export function createPaidFlow(deps: PaidFlowDeps): PaidFlow {
       requestId: req.requestId,
       preferNetwork: req.preferNetwork,
       discovery: true,
-      extensions: offer.extensionCandidates[0],
+      extensions: offer.rungs[0]?.extensions,
+      serviceMetadata: offer.serviceMetadata(req.origin),
       execute: () => {
         throw new Error(`${cap.id}: a call without input cannot be executed`);
       },
@@ -467,17 +519,33 @@ function invalid(about: 'input' | 'payment', code: 'invalid_request' | 'invalid_
   return { kind: 'invalid', about, status: 400, body: errorBody(code, w.message, w.details) };
 }
 
-/** A fresh MPP challenge for this 402 (its hash is the nonce the buyer signs) and, to an MPP credential, the draft's problem. */
-function mppChallenge(mpp: MppCharge, outcome: Challenge, priceAtomic: string, toCredential: boolean): MppChallengeAnswer {
+/** What MPP credential a request presented (see mppCredentialOf). */
+type PresentedMpp = { credential: MppCredential | null; field?: CredentialField } | typeof TWO_CREDENTIALS | undefined;
+const TWO_CREDENTIALS = 'two-credentials';
+
+/**
+ * The field a 402's MPP challenge selects for its credential:
+ * Payment-Authorization when the request's Authorization holds another
+ * scheme (a proxy's or the client's own authentication, which the credential
+ * must not displace), or when it already used Payment-Authorization; else
+ * the default, Authorization (undefined).
+ */
+function challengeField(req: PaidRequest): CredentialField | undefined {
+  if (req.paymentAuthorization !== undefined) return PAYMENT_AUTHORIZATION;
+  return req.authorization !== undefined && paymentSchemes(req.authorization).length === 0 ? PAYMENT_AUTHORIZATION : undefined;
+}
+
+/** A fresh MPP challenge for this 402 (its hash is the nonce the buyer signs), its credential to come in `field`, and, to an MPP credential, the draft's problem. */
+function mppChallenge(mpp: MppCharge, outcome: Challenge, priceAtomic: string, toCredential: boolean, field: CredentialField | undefined): MppChallengeAnswer {
   const url = outcome.paymentRequired.resource.url;
-  const issued = mpp.issue(url, priceAtomic);
+  const issued = mpp.issue(url, priceAtomic, field);
   const answer: MppChallengeAnswer = {
     header: issued.header,
     get challenge() {
       return issued.challenge;
     },
     get headerBytes() {
-      return mpp.headerBytes(url, priceAtomic);
+      return mpp.headerBytes(url, priceAtomic, field);
     },
   };
   if (toCredential) {

@@ -6,7 +6,7 @@
  */
 import { x402ResourceServer, type FacilitatorClient } from '@x402/core/server';
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, ResourceInfo, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
@@ -158,7 +158,7 @@ export class PaymentRail {
 
   async paymentRequired(
     requirements: PaymentRequirements[],
-    resource: { url: string; description: string; mimeType: string },
+    resource: ResourceInfo & { description: string; mimeType: string },
     error?: string,
     extra: Record<string, unknown> = {},
   ): Promise<PaymentRequired> {

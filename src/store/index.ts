@@ -5,6 +5,7 @@ import type { Ledger } from './ledger.js';
 import { openPostgres } from './postgres/driver.js';
 import { openSqlite } from './sqlite/driver.js';
 import { checkSqliteFiles, SqliteIntegrityError } from './sqlite/integrity.js';
+import { backupSqliteFile, restoreSqliteFile, SqliteBackupError, type BackupReport, type RestoreReport } from './sqlite/backup.js';
 import { SqlLedger } from './sql-ledger.js';
 import { migrate } from './migrate.js';
 import { ThreadedSqliteLedger } from './sqlite/ledger-thread.js';
@@ -14,6 +15,7 @@ import { writeProbe } from './write-probe.js';
 
 export type { Ledger } from './ledger.js';
 export type { SqlDriver } from './sql-driver.js';
+export { SqliteBackupError, type BackupReport, type LedgerCounts, type RestoreReport } from './sqlite/backup.js';
 
 function alive(pid: number): boolean {
   try {
@@ -32,15 +34,38 @@ function alive(pid: number): boolean {
  */
 function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, 'ledger.pid');
-  if (existsSync(file)) {
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-      throw new ConfigError('DATA_DIR', `the SQLite ledger in ${dataDir} is in use by process ${pid}; use another DATA_DIR or DATABASE_URL for several instances`);
-    }
+  const pid = dataDirHolder(dataDir);
+  if (pid !== undefined) {
+    throw new ConfigError('DATA_DIR', `the SQLite ledger in ${dataDir} is in use by process ${pid}; use another DATA_DIR or DATABASE_URL for several instances`);
   }
+  const file = join(dataDir, 'ledger.pid');
   writeFileSync(file, String(process.pid));
   return () => rmSync(file, { force: true });
+}
+
+/** The live process (not this one) whose pid file holds `dataDir`'s SQLite ledger, if any. */
+export function dataDirHolder(dataDir: string): number | undefined {
+  const file = join(dataDir, 'ledger.pid');
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : undefined;
+}
+
+/** The SQLite ledger's file in a data directory. */
+export function sqliteLedgerFile(dataDir: string): string {
+  return join(dataDir, 'ledger.sqlite');
+}
+
+/** An online backup of `dataDir`'s ledger to `dest`, while the service runs or not (sqlite/backup.ts). */
+export function backupSqliteLedger(dataDir: string, dest: string, opts: { replace?: boolean; timeoutMs?: number } = {}): Promise<BackupReport> {
+  return backupSqliteFile(sqliteLedgerFile(dataDir), dest, opts);
+}
+
+/** Put `backup` in place as `dataDir`'s ledger; refused while a service holds the directory (sqlite/backup.ts). */
+export function restoreSqliteLedger(dataDir: string, backup: string, opts: { now: Date; timeoutMs?: number }): RestoreReport {
+  const pid = dataDirHolder(dataDir);
+  if (pid !== undefined) throw new SqliteBackupError(`the service (process ${pid}) holds ${dataDir}: stop it first, then restore`);
+  return restoreSqliteFile(backup, sqliteLedgerFile(dataDir), opts);
 }
 
 export interface Database {
@@ -87,7 +112,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     return { db: driver, ledger, close: () => ledger.close() };
   }
   const unlock = lockDataDir(opts.dataDir);
-  const file = join(opts.dataDir, 'ledger.sqlite');
+  const file = sqliteLedgerFile(opts.dataDir);
   const threaded = opts.sqliteLedgerThread !== false;
   let driver;
   // Set once the ledger's thread is up: it checkpoints what this connection writes.

@@ -95,7 +95,7 @@ const SELECT_ATTEMPT = `SELECT a.*, r.status AS response_status, r.content_type 
 const DELIVERED = 'EXISTS (SELECT 1 FROM payment_responses r WHERE r.attempt_id = a.id)';
 
 /** States an attempt is still in until it is settled or failed. */
-const NOT_FINAL = "('reserved', 'verified', 'executed', 'settling', 'unknown')";
+export const NOT_FINAL = "('reserved', 'verified', 'executed', 'settling', 'unknown')";
 
 /** A dashboard query inside its bounds (a defect in the caller otherwise, never the database's fault). */
 function checkDashboardQuery(q: DashboardQuery): void {

@@ -18,6 +18,37 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watchService(child, timeoutMs, (signal) => child.kill(signal));
+}
+
+/**
+ * The service as a shell script starts it (a README block that ends in
+ * `npm start`), run by bash with `set -e` in the package directory. Signals
+ * go to the service's own process (the pid on its log line), as an operator's
+ * SIGTERM would, not to npm, which would pass a second one on.
+ */
+export async function spawnServiceByShell(script: string, env: Record<string, string>, timeoutMs = 60_000): Promise<ChildService> {
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let pid: number | undefined;
+  const svc = await watchService(child, timeoutMs, (signal) => {
+    try {
+      if (pid !== undefined) process.kill(pid, signal);
+      else process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  });
+  pid = Number(/"pid":(\d+)[^\n]*"url":"http/.exec(svc.output())?.[1]);
+  if (!Number.isInteger(pid)) pid = undefined;
+  return svc;
+}
+
+async function watchService(child: ChildProcess, timeoutMs: number, send: (s: NodeJS.Signals) => void): Promise<ChildService> {
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -42,7 +73,7 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
     child,
     output: () => out,
     async kill(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) send(signal);
       await exited;
     },
   };

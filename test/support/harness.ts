@@ -13,6 +13,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startDevnet, balanceOf, transferLogs, type Devnet, type DevnetAccount, type StartDevnetOptions } from '../../devnet/index.js';
+import { devnetRailEnv } from '../../devnet/env.js';
 import { loadConfig } from '../../src/config.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.js';
 import { startFaultyFacilitator, type FaultyFacilitator } from './faulty-facilitator.js';
@@ -24,24 +25,18 @@ export function tempDir(prefix = 'svc-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** The environment that points a service at this devnet, as an operator would. */
+/** The environment that points a service at this devnet, as an operator would (`npm run devnet`'s, devnet/env.ts), for a test. */
 export function devnetEnv(devnet: Devnet, facilitatorUrl = devnet.facilitatorUrl, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    X402_NETWORK: devnet.network,
-    X402_PAY_TO: devnet.payTo,
+    // The devnet's Solana rail too (on unless started with svm: false): every 402 offers both, as in production with both configured.
+    ...devnetRailEnv(devnet),
     X402_FACILITATOR_URL: facilitatorUrl,
-    X402_ASSET: devnet.asset,
-    X402_ASSET_NAME: devnet.assetName,
-    X402_ASSET_VERSION: devnet.assetVersion,
-    X402_RPC_URL: devnet.rpcUrl,
     X402_FACILITATOR_TIMEOUT_MS: '3000',
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: 'silent',
     // The suite sends thousands of free calls from one address; the tests of the limit set their own.
     RATE_LIMIT_PER_MINUTE: '0',
-    // The devnet's Solana rail (on unless started with svm: false): every 402 offers both, as in production with both configured.
-    ...(devnet.svm && { X402_SVM_NETWORK: devnet.svm.network, X402_SVM_PAY_TO: devnet.svm.payTo, X402_SVM_RPC_URL: devnet.svm.rpcUrl }),
     ...extra,
   };
 }

@@ -57,10 +57,12 @@ footer{margin-top:2.5rem;padding-top:.75rem;border-top:1px solid var(--line);fon
 body.wide{max-width:80rem}
 .graph-box{overflow-x:auto;border:1px solid var(--line);border-radius:6px;background:var(--soft);margin:1rem 0}
 svg.graph{display:block;width:100%;height:auto;min-width:72rem}
-svg.graph .edge{fill:none;stroke:var(--muted);stroke-opacity:.45;stroke-width:1.3}
-svg.graph .arrowhead{fill:var(--muted)}
-svg.graph text{font:13px system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:var(--fg)}
-svg.graph a:hover text,svg.graph a:focus text{text-decoration:underline;fill:var(--link)}
+svg.graph-column{display:none}
+@media (max-width:75rem){svg.graph{display:none}svg.graph-column{display:block;max-width:100%;height:auto;margin:0 auto}}
+.graph-box svg .edge{fill:none;stroke:var(--muted);stroke-opacity:.45;stroke-width:1.3}
+.graph-box svg .arrowhead{fill:var(--muted)}
+.graph-box svg text{font:13px system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:var(--fg)}
+.graph-box svg a:hover text,.graph-box svg a:focus text{text-decoration:underline;fill:var(--link)}
 ul.types{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.35rem .9rem;font-size:.9rem}
 ul.types li{white-space:nowrap}
 .swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:50%;vertical-align:-.05rem;margin-right:.3rem}

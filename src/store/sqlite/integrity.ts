@@ -18,10 +18,10 @@ import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 
 /** Files SQLite keeps next to the database: the WAL, its shared-memory index, a rollback journal. */
-const COMPANIONS = ['-wal', '-shm', '-journal'] as const;
+export const COMPANIONS = ['-wal', '-shm', '-journal'] as const;
 
-/** quick_check reports at most this many problems in the refusal line. */
-const MAX_REPORTED = 3;
+/** quick_check (and a backup's integrity_check) reports at most this many problems in the refusal line. */
+export const MAX_REPORTED = 3;
 
 export class SqliteIntegrityError extends Error {
   constructor(readonly file: string, message: string) {
@@ -67,6 +67,16 @@ export function checkCompanionFiles(file: string): void {
   }
 }
 
+/** What `PRAGMA quick_check` or `integrity_check` finds wrong in `db`, one problem an entry; none when it is sound. */
+export function checkProblems(db: Database.Database, check: 'quick_check' | 'integrity_check'): string[] {
+  const rows = db.pragma(check) as Array<Record<string, string>>;
+  // One row may hold several problems, one a line, under a "*** in database main ***" heading.
+  return rows
+    .flatMap((r) => String(r[check]).split('\n'))
+    .map((m) => m.trim())
+    .filter((m) => m !== '' && m !== 'ok' && !/^\*\*\* in database .* \*\*\*$/.test(m));
+}
+
 /**
  * Open the database (which replays its WAL) and run `PRAGMA quick_check`:
  * every page's structure and every record's format, in time linear in the
@@ -79,12 +89,7 @@ export function quickCheck(file: string, timeoutMs: number): void {
   try {
     // Read-only: the WAL is read, never checkpointed into a file that may be damaged (kept as found for its restore).
     db = new Database(file, { readonly: true, timeout: timeoutMs, fileMustExist: true });
-    const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;
-    // One row may hold several problems, one a line, under a "*** in database main ***" heading.
-    const problems = rows
-      .flatMap((r) => r.quick_check.split('\n'))
-      .map((m) => m.trim())
-      .filter((m) => m !== '' && m !== 'ok' && !/^\*\*\* in database .* \*\*\*$/.test(m));
+    const problems = checkProblems(db, 'quick_check');
     if (problems.length > 0) {
       const shown = problems.slice(0, MAX_REPORTED).join('; ');
       const more = problems.length > MAX_REPORTED ? ` (and ${problems.length - MAX_REPORTED} more)` : '';
