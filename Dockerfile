@@ -1,4 +1,4 @@
-# The service as a container: compiled JavaScript (npm run build) on Node 20,
+# The service as a container: compiled JavaScript (npm run build) on Node 24 LTS,
 # production dependencies only, node itself as PID 1 (SIGTERM reaches the
 # service, which drains and exits; no npm or tsx in between).
 #
@@ -10,7 +10,7 @@
 # a demo that takes no real money. Set X402_NETWORK and X402_PAY_TO for a
 # real network, on Base also CDP_API_KEY_ID/SECRET or X402_FACILITATOR_URL
 # (README, Going live).
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Compile TypeScript (needs the dev dependencies: typescript). No install
 # scripts: compiling needs no native module, so nothing is downloaded or built.
@@ -24,16 +24,21 @@ COPY src ./src
 COPY devnet ./devnet
 RUN npm run build
 
-# Production dependencies only. better-sqlite3 is native: its prebuilt binary
-# is used when it can be fetched, else it compiles with these tools (which stay
-# in this stage).
+# Production dependencies only, installed without running any package's
+# scripts; then only the install scripts package.json's allowScripts approves
+# run (the native modules: a prebuilt binary when one can be fetched, else
+# compiled with these tools, which stay in this stage). Denied ones, such as
+# @scarf/scarf's install-time telemetry, never run, whatever the image's npm
+# knows of allowScripts.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && npm rebuild $(node -p "Object.entries(require('./package.json').allowScripts).filter(([, allowed]) => allowed).map(([name]) => name).join(' ')") \
+  && npm cache clean --force
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
