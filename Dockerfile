@@ -1,4 +1,4 @@
-# The service as a container: compiled JavaScript (npm run build) on Node 24 LTS,
+# The service as a container: compiled JavaScript (npm run build) on Node 22 LTS,
 # production dependencies only, node itself as PID 1 (SIGTERM reaches the
 # service, which drains and exits; no npm or tsx in between).
 #
@@ -10,7 +10,9 @@
 # a demo that takes no real money. Set X402_NETWORK and X402_PAY_TO for a
 # real network, on Base also CDP_API_KEY_ID/SECRET or X402_FACILITATOR_URL
 # (README, Going live).
-ARG NODE_IMAGE=node:24-bookworm-slim
+# Node 22, not 24: better-sqlite3 12 aborts the process under Node 24
+# (docs/decisions/0049-a-lean-install.md).
+ARG NODE_IMAGE=node:22-bookworm-slim
 
 # Compile TypeScript (needs the dev dependencies: typescript). No install
 # scripts: compiling needs no native module, so nothing is downloaded or built.

@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
-import { checkStartup } from './start-up-checks.js';
+import { checkStartup, unsupportedNode } from './start-up-checks.js';
 import { routeSdkConsole, secretsOf } from './observability/sdk-console.js';
 
 /**
@@ -39,6 +39,11 @@ function readyBanner(url: string, dataDir: string): string {
 }
 
 async function main() {
+  const runtime = unsupportedNode(process.versions.node);
+  if (runtime !== undefined) {
+    process.stderr.write(`start-up failed: ${runtime}\n`);
+    process.exit(1);
+  }
   let config;
   try {
     config = loadConfig();

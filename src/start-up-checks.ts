@@ -13,6 +13,19 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { ConfigError, type Config } from './config.js';
 
+/**
+ * Why this Node cannot run the service, or undefined when it can. Node 23 and
+ * later are refused: the SQLite driver (better-sqlite3 12) aborts the whole
+ * process under them once a statement is garbage-collected (Node 24's
+ * ObjectWrap), and the driver that fixes it does not run on Node 20; see
+ * docs/decisions/0049-a-lean-install.md.
+ */
+export function unsupportedNode(version: string): string | undefined {
+  const major = Number(version.split('.')[0]);
+  if (major >= 20 && major <= 22) return undefined;
+  return `Node ${version} is not supported: use Node 22 LTS (or 20.19+)${major > 22 ? '; under Node 23 and later the SQLite driver, better-sqlite3 12, aborts the process' : ''}`;
+}
+
 /** The bound on each check. */
 const CHECK_MS = 3000;
 

@@ -39,8 +39,22 @@ export function spawnShell(command: string, env: Record<string, string>, cwd: st
       } catch {
         return;
       }
+      // The shell may exit before what it started (npm, node finishing its own
+      // shutdown): wait for the whole group, not only the shell.
+      const until = Date.now() + 15_000;
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      while (groupAlive(child.pid!) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
     },
   };
+}
+
+/** Whether any process of the group led by `pid` still runs. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
