@@ -191,8 +191,14 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
         }
         active = lock;
       });
+      // Either probe firing means fn let the event loop turn. Which one comes
+      // first depends on the loop phase this started in (and on libuv: Node 22
+      // runs timers after the poll phase): begun in the check phase, an await
+      // on a timer can resume before the next immediate, never before an
+      // earlier, shorter timer.
       let crossedTurn = false;
       const probe = setImmediate(() => (crossedTurn = true));
+      const timerProbe = setTimeout(() => (crossedTurn = true), 0);
       try {
         const out = await fn(direct);
         // Holding the write lock across real I/O would stall every request.
@@ -206,6 +212,7 @@ export function openSqlite(file: string, opts: SqliteOptions = {}): SqliteDriver
       } finally {
         if (relaxed) syncFull.run();
         clearImmediate(probe);
+        clearTimeout(timerProbe);
         active = null;
         release();
       }
