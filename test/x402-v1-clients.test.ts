@@ -13,6 +13,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../src/payments/authorization.js';
 import { BLACK_ON_WHITE, CONTRAST, balanceOf, decodePaymentRequiredHeader, payingFetch, postJson, startRig, type Rig } from './support/harness.js';
 
 describe('x402 v1 clients', () => {
@@ -43,16 +44,7 @@ describe('x402 v1 clients', () => {
     };
     const signature = await buyer.signTypedData({
       domain: { name: rig.devnet.assetName, version: rig.devnet.assetVersion, chainId: 84532, verifyingContract: rig.devnet.asset },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
     });
